@@ -1,0 +1,185 @@
+// Package platform holds the types and interfaces the core speaks to a desktop
+// backend through: applications, windows, accessible nodes and their states.
+// It knows nothing of MCP and holds no OS code; backends live in subpackages
+// (atspi, x11) and return these types.
+package platform
+
+import (
+	"errors"
+	"strings"
+)
+
+// Rect is a rectangle in screen pixels.
+type Rect struct {
+	X      int `json:"x"`
+	Y      int `json:"y"`
+	Width  int `json:"width"`
+	Height int `json:"height"`
+}
+
+// Contains reports whether the point lies inside r.
+func (r Rect) Contains(x, y int) bool {
+	return x >= r.X && y >= r.Y && x < r.X+r.Width && y < r.Y+r.Height
+}
+
+// Empty reports whether r covers no pixel.
+func (r Rect) Empty() bool { return r.Width <= 0 || r.Height <= 0 }
+
+// Window is a top-level native window.
+type Window struct {
+	ID       uint32 `json:"-"`
+	Pid      int    `json:"pid,omitempty"`
+	Title    string `json:"title"`
+	Class    string `json:"class,omitempty"`
+	Instance string `json:"instance,omitempty"`
+	Bounds   Rect   `json:"bounds"`
+	Mapped   bool   `json:"mapped"`
+}
+
+// App is a running application as the backends see it.
+type App struct {
+	Pid            int      `json:"pid"`
+	Name           string   `json:"name"`
+	Executable     string   `json:"executable"`
+	Toolkit        string   `json:"toolkit"`
+	ToolkitVersion string   `json:"toolkitVersion"`
+	Accessible     bool     `json:"accessible"`
+	BusName        string   `json:"-"`
+	Windows        []Window `json:"windows"`
+}
+
+// Role is an AT-SPI role number (AtspiRole).
+type Role uint32
+
+// Well-known roles used by the core.
+const (
+	RoleInvalid      Role = 0
+	RoleFiller       Role = 26
+	RoleFrame        Role = 23
+	RolePanel        Role = 39
+	RolePasswordText Role = 40
+	RoleUnknown      Role = 68
+	RoleWindow       Role = 69
+	RoleApplication  Role = 75
+	RoleSection      Role = 85
+)
+
+// String returns the canonical libatspi name of the role ("push button").
+func (r Role) String() string {
+	if int(r) < len(roleNames) {
+		return roleNames[r]
+	}
+	return "unknown"
+}
+
+// RoleByName resolves a canonical role name (or its dashed/underscored form,
+// case-insensitive) to a Role.
+func RoleByName(name string) (Role, bool) {
+	n := strings.ToLower(strings.NewReplacer("-", " ", "_", " ").Replace(strings.TrimSpace(name)))
+	for i, rn := range roleNames {
+		if rn == n {
+			return Role(i), true
+		}
+	}
+	return 0, false
+}
+
+// State is an AT-SPI state number (AtspiStateType).
+type State uint
+
+// Well-known states.
+const (
+	StateActive             State = 1
+	StateChecked            State = 4
+	StateDefunct            State = 6
+	StateEditable           State = 7
+	StateEnabled            State = 8
+	StateExpandable         State = 9
+	StateExpanded           State = 10
+	StateFocusable          State = 11
+	StateFocused            State = 12
+	StateSelected           State = 23
+	StateSensitive          State = 24
+	StateShowing            State = 25
+	StateVisible            State = 30
+	StateManagesDescendants State = 31
+)
+
+func (s State) String() string {
+	if int(s) < len(stateNames) {
+		return stateNames[s]
+	}
+	return "unknown"
+}
+
+// StateByName resolves a lower-case state name ("focused") to a State.
+func StateByName(name string) (State, bool) {
+	n := strings.ToLower(strings.ReplaceAll(strings.TrimSpace(name), "_", "-"))
+	for i, sn := range stateNames {
+		if sn == n {
+			return State(i), true
+		}
+	}
+	return 0, false
+}
+
+// StateSet is a bit set of states, as AT-SPI's two 32-bit words.
+type StateSet uint64
+
+// StateSetFromWords builds a set from GetState's word list.
+func StateSetFromWords(words []uint32) StateSet {
+	var s StateSet
+	for i, w := range words {
+		if i > 1 {
+			break
+		}
+		s |= StateSet(w) << (32 * i)
+	}
+	return s
+}
+
+// Has reports whether st is in the set.
+func (s StateSet) Has(st State) bool { return st < 64 && s&(1<<st) != 0 }
+
+// Names lists the set's states by name, in numeric order.
+func (s StateSet) Names() []string {
+	names := []string{}
+	for i := State(1); i < 64; i++ {
+		if s.Has(i) {
+			names = append(names, i.String())
+		}
+	}
+	return names
+}
+
+// Node is one accessible element as a backend read it. Children is complete
+// when the walk reached every child; ChildCount is what the element reported.
+type Node struct {
+	Key          string   `json:"key"`
+	Role         Role     `json:"role"`
+	Name         string   `json:"name"`
+	Description  string   `json:"description,omitempty"`
+	AccessibleID string   `json:"accessibleId,omitempty"`
+	States       StateSet `json:"states"`
+	Bounds       *Rect    `json:"bounds,omitempty"`
+	Interfaces   []string `json:"interfaces,omitempty"`
+	Actions      []string `json:"actions,omitempty"`
+	ChildCount   int      `json:"childCount"`
+	Children     []*Node  `json:"children,omitempty"`
+	Redacted     bool     `json:"redacted,omitempty"`
+	Err          string   `json:"error,omitempty"` // why this node's details are incomplete
+}
+
+// IsPassword reports whether the node is a password field, whose text must
+// never be read and whose name is redacted.
+func (n *Node) IsPassword() bool { return n.Role == RolePasswordText }
+
+// Errors shared by backends; the core maps them to error codes.
+var (
+	ErrNoBus         = errors.New("accessibility bus not found")
+	ErrAppNotFound   = errors.New("application not found")
+	ErrNotAccessible = errors.New("application is not on the accessibility bus")
+	ErrElementGone   = errors.New("element no longer exists")
+	ErrNotSupported  = errors.New("not supported by this element")
+	ErrTimeout       = errors.New("the application did not answer in time")
+)
