@@ -1,0 +1,91 @@
+package atspi
+
+import (
+	"context"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/procinfo"
+)
+
+// AppInfo is an application as the registry lists it.
+type AppInfo struct {
+	Bus            string
+	Pid            int
+	Name           string // the root accessible's name (usually the program name)
+	Toolkit        string
+	ToolkitVersion string
+	Root           *platform.Node // the application root (role, child count), nil if unread
+	Err            string
+}
+
+// RootKey is the durable key of the application's root accessible.
+func (a AppInfo) RootKey() string { return objRef{a.Bus, rootPath}.key() }
+
+// Apps lists the applications registered on the bus, with their pids and
+// toolkits, in a few pipelined round trips. An app that does not answer in
+// time is listed with Err set rather than holding up the others.
+func (c *Conn) Apps(ctx context.Context) ([]AppInfo, error) {
+	var refs []objRef
+	if err := c.call(ctx, registryName, rootPath, ifaceAccessible+".GetChildren", nil, &refs); err != nil {
+		return nil, err
+	}
+	apps := make([]AppInfo, 0, len(refs))
+	for _, r := range refs {
+		if !r.null() {
+			apps = append(apps, AppInfo{Bus: r.Bus})
+		}
+	}
+	b := c.newBatch(ctx)
+	for i := range apps {
+		a := &apps[i]
+		b.add("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.GetConnectionUnixProcessID", func(call *dbus.Call) {
+			var pid uint32
+			if call.Err == nil && call.Store(&pid) == nil {
+				a.Pid = int(pid)
+			}
+		}, a.Bus)
+		b.add(a.Bus, rootPath, ifaceProps+".GetAll", func(call *dbus.Call) {
+			var props map[string]dbus.Variant
+			if call.Err != nil {
+				a.Err = errText(call.Err)
+				return
+			}
+			if call.Store(&props) == nil {
+				a.Toolkit, _ = props["ToolkitName"].Value().(string)
+				a.ToolkitVersion, _ = props["Version"].Value().(string)
+			}
+		}, ifaceApp)
+		b.add(a.Bus, rootPath, ifaceProps+".GetAll", func(call *dbus.Call) {
+			var props map[string]dbus.Variant
+			if call.Err == nil && call.Store(&props) == nil {
+				n := &platform.Node{Key: a.RootKey(), Role: platform.RoleApplication}
+				n.Name, _ = props["Name"].Value().(string)
+				if cc, ok := props["ChildCount"].Value().(int32); ok {
+					n.ChildCount = int(cc)
+				}
+				a.Name, a.Root = n.Name, n
+			}
+		}, ifaceAccessible)
+	}
+	b.wait()
+	return apps, nil
+}
+
+// AppForPid returns the registered application of a process.
+func (c *Conn) AppForPid(ctx context.Context, pid int) (AppInfo, error) {
+	apps, err := c.Apps(ctx)
+	if err != nil {
+		return AppInfo{}, err
+	}
+	for _, a := range apps {
+		if a.Pid == pid {
+			return a, nil
+		}
+	}
+	if !(procinfo.Identity{Pid: pid}).Alive() {
+		return AppInfo{}, platform.ErrAppNotFound
+	}
+	return AppInfo{}, platform.ErrNotAccessible
+}

@@ -1,0 +1,200 @@
+// Package atspi is the AT-SPI2 backend: it finds the accessibility bus,
+// lists the applications registered on it and reads their accessible trees
+// and element properties over D-Bus (godbus, no cgo).
+//
+// Speed comes from round trips saved, not goroutines: a tree is read with one
+// bulk Cache.GetItems per application and pipelined calls for whatever the
+// cache misses. Every call carries a deadline so that a frozen or dying
+// application can never hang the caller. It knows nothing of MCP, sessions or
+// refs; those live in internal/core.
+package atspi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/uiscope/uiscope/internal/platform"
+)
+
+// D-Bus names of the AT-SPI protocol.
+const (
+	registryName    = "org.a11y.atspi.Registry"
+	rootPath        = dbus.ObjectPath("/org/a11y/atspi/accessible/root")
+	nullPath        = dbus.ObjectPath("/org/a11y/atspi/null")
+	cachePath       = dbus.ObjectPath("/org/a11y/atspi/cache")
+	registryPath    = dbus.ObjectPath("/org/a11y/atspi/registry")
+	ifaceAccessible = "org.a11y.atspi.Accessible"
+	ifaceComponent  = "org.a11y.atspi.Component"
+	ifaceAction     = "org.a11y.atspi.Action"
+	ifaceText       = "org.a11y.atspi.Text"
+	ifaceValue      = "org.a11y.atspi.Value"
+	ifaceApp        = "org.a11y.atspi.Application"
+	ifaceCache      = "org.a11y.atspi.Cache"
+	ifaceProps      = "org.freedesktop.DBus.Properties"
+)
+
+// DefaultCallTimeout bounds a single D-Bus call when the caller's context has
+// no earlier deadline.
+const DefaultCallTimeout = 3 * time.Second
+
+// BusSource says where the accessibility bus address came from.
+type BusSource string
+
+// Where an address can come from, in the order they are tried.
+const (
+	SourceUiscopeEnv BusSource = "UISCOPE_A11Y_BUS"
+	SourceEnv        BusSource = "AT_SPI_BUS_ADDRESS"
+	SourceX11        BusSource = "X11 root property AT_SPI_BUS"
+	SourceSession    BusSource = "session bus org.a11y.Bus"
+)
+
+// Locate finds the address of the accessibility bus without ever starting a
+// new session bus (godbus's ConnectSessionBus would run dbus-launch when none
+// is configured and hand back an empty, useless bus). rootProperty reads a
+// string property of the X root window; it may be nil when there is no X.
+func Locate(ctx context.Context, rootProperty func(ctx context.Context, name string) (string, error)) (string, BusSource, error) {
+	if a := os.Getenv("UISCOPE_A11Y_BUS"); a != "" {
+		return a, SourceUiscopeEnv, nil
+	}
+	if a := os.Getenv("AT_SPI_BUS_ADDRESS"); a != "" {
+		return a, SourceEnv, nil
+	}
+	if rootProperty != nil {
+		if a, err := rootProperty(ctx, "AT_SPI_BUS"); err == nil && a != "" {
+			return a, SourceX11, nil
+		}
+	}
+	session := os.Getenv("DBUS_SESSION_BUS_ADDRESS")
+	if session == "" {
+		p := fmt.Sprintf("/run/user/%d/bus", os.Getuid())
+		if _, err := os.Stat(p); err == nil {
+			session = "unix:path=" + p
+		}
+	}
+	if session == "" {
+		return "", "", fmt.Errorf("%w: no AT_SPI_BUS on the X root window and no session bus (DBUS_SESSION_BUS_ADDRESS unset)", platform.ErrNoBus)
+	}
+	conn, err := dbus.Connect(session, dbus.WithContext(ctx))
+	if err != nil {
+		return "", "", fmt.Errorf("%w: session bus %s: %v", platform.ErrNoBus, session, err)
+	}
+	defer conn.Close()
+	cctx, cancel := withCallTimeout(ctx)
+	defer cancel()
+	var addr string
+	// NoAutoStart: asking for the address must not launch a bus that no
+	// application is connected to.
+	err = conn.Object("org.a11y.Bus", "/org/a11y/bus").CallWithContext(cctx, "org.a11y.Bus.GetAddress", dbus.FlagNoAutoStart).Store(&addr)
+	if err != nil || addr == "" {
+		return "", "", fmt.Errorf("%w: session bus has no org.a11y.Bus (is at-spi2-core running?): %v", platform.ErrNoBus, err)
+	}
+	return addr, SourceSession, nil
+}
+
+// Conn is a connection to the accessibility bus.
+type Conn struct {
+	bus     *dbus.Conn
+	Address string
+	Source  BusSource
+
+	mu       sync.Mutex
+	appLocks map[string]*sync.Mutex
+}
+
+// Dial connects to the accessibility bus at addr and registers for events, so
+// that atk-bridge applications (GTK 3, LibreOffice, Java) export their cache:
+// they export none until some client registered a listener.
+func Dial(ctx context.Context, addr string, source BusSource) (*Conn, error) {
+	bus, err := dbus.Connect(addr, dbus.WithContext(ctx))
+	if err != nil {
+		return nil, fmt.Errorf("%w: connect %s: %v", platform.ErrNoBus, addr, err)
+	}
+	c := &Conn{bus: bus, Address: addr, Source: source, appLocks: map[string]*sync.Mutex{}}
+	cctx, cancel := withCallTimeout(ctx)
+	defer cancel()
+	for _, ev := range []string{"object:children-changed", "object:state-changed", "object:property-change"} {
+		call := bus.Object(registryName, registryPath).CallWithContext(cctx, "org.a11y.atspi.Registry.RegisterEvent", 0, ev, []string{}, "")
+		if call.Err != nil {
+			// at-spi2-core before 2.46 has the two-argument form.
+			call = bus.Object(registryName, registryPath).CallWithContext(cctx, "org.a11y.atspi.Registry.RegisterEvent", 0, ev)
+		}
+		if call.Err != nil {
+			bus.Close()
+			return nil, fmt.Errorf("%w: registry at %s does not answer: %v", platform.ErrNoBus, addr, call.Err)
+		}
+	}
+	return c, nil
+}
+
+// Open locates the bus and dials it.
+func Open(ctx context.Context, rootProperty func(ctx context.Context, name string) (string, error)) (*Conn, error) {
+	addr, src, err := Locate(ctx, rootProperty)
+	if err != nil {
+		return nil, err
+	}
+	return Dial(ctx, addr, src)
+}
+
+// Close closes the bus connection.
+func (c *Conn) Close() error { return c.bus.Close() }
+
+// appLock serializes walks of one application: each app answers on a single
+// main loop, so two concurrent walks only slow each other down.
+func (c *Conn) appLock(bus string) *sync.Mutex {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m, ok := c.appLocks[bus]
+	if !ok {
+		m = &sync.Mutex{}
+		c.appLocks[bus] = m
+	}
+	return m
+}
+
+func withCallTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < DefaultCallTimeout {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, DefaultCallTimeout)
+}
+
+// call makes one D-Bus call with a deadline and stores the reply.
+func (c *Conn) call(ctx context.Context, dest string, path dbus.ObjectPath, method string, args []any, out ...any) error {
+	cctx, cancel := withCallTimeout(ctx)
+	defer cancel()
+	call := c.bus.Object(dest, path).CallWithContext(cctx, method, dbus.FlagNoAutoStart, args...)
+	if call.Err != nil {
+		return mapErr(call.Err)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return call.Store(out...)
+}
+
+// mapErr turns D-Bus failures into the platform's sentinels.
+func mapErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return fmt.Errorf("%w: %v", platform.ErrTimeout, err)
+	}
+	var de dbus.Error
+	if errors.As(err, &de) {
+		switch de.Name {
+		case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.UnknownObject",
+			"org.freedesktop.DBus.Error.NameHasNoOwner", "org.freedesktop.DBus.Error.NoReply":
+			return fmt.Errorf("%w: %s", platform.ErrElementGone, de.Name)
+		case "org.freedesktop.DBus.Error.UnknownMethod", "org.freedesktop.DBus.Error.UnknownInterface":
+			return fmt.Errorf("%w: %s", platform.ErrNotSupported, de.Name)
+		}
+	}
+	return err
+}

@@ -1,0 +1,524 @@
+package atspi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/uiscope/uiscope/internal/platform"
+)
+
+// TreeOptions shape a tree read.
+type TreeOptions struct {
+	// MaxNodes stops the walk after this many nodes (0: 50000), so that an
+	// app with a runaway tree cannot exhaust memory.
+	MaxNodes int
+	// MaxManagedChildren caps the children read under one element that
+	// manages its descendants (tables, tree views: children are created on
+	// demand, possibly millions). 0: 1000.
+	MaxManagedChildren int
+	// NoCache skips the bulk prefetch (for comparisons).
+	NoCache bool
+	// NoDetails skips bounds and actions.
+	NoDetails bool
+	// WindowOrigin returns the screen origin of the native window that
+	// shows a top-level element (frame, dialog, window). Needed for toolkits
+	// that report window-relative extents (GTK 4); nil leaves them as read.
+	WindowOrigin func(ctx context.Context, top *platform.Node) (x, y int, ok bool)
+}
+
+// TreeStats describes how a tree was read.
+type TreeStats struct {
+	Strategy   string        `json:"strategy"`
+	CacheItems int           `json:"cacheItems"`
+	CacheUsed  int           `json:"cacheUsed"`
+	Calls      int           `json:"calls"`
+	Nodes      int           `json:"nodes"`
+	Truncated  bool          `json:"truncated"`
+	Reason     string        `json:"reason,omitempty"`
+	Elapsed    time.Duration `json:"-"`
+}
+
+type objRef struct {
+	Bus  string
+	Path dbus.ObjectPath
+}
+
+func (r objRef) key() string { return "atspi:" + r.Bus + string(r.Path) }
+
+func (r objRef) null() bool { return r.Bus == "" || r.Path == nullPath || r.Path == "" }
+
+// ParseKey splits a durable key back into bus name and object path.
+func ParseKey(key string) (bus string, path dbus.ObjectPath, err error) {
+	rest, ok := strings.CutPrefix(key, "atspi:")
+	i := strings.IndexByte(rest, '/')
+	if !ok || i <= 0 {
+		return "", "", fmt.Errorf("not an AT-SPI element key: %q", key)
+	}
+	return rest[:i], dbus.ObjectPath(rest[i:]), nil
+}
+
+// cacheItem is one entry of Cache.GetItems, current signature
+// a((so)(so)(so)iiassusau).
+type cacheItem struct {
+	Self, App, Parent objRef
+	Index, ChildCount int32
+	Interfaces        []string
+	Name              string
+	Role              uint32
+	Description       string
+	States            []uint32
+}
+
+// cacheItemOld is the pre-2.30 signature that Qt still sends,
+// a((so)(so)(so)a(so)assusau): children inline, no index or count.
+type cacheItemOld struct {
+	Self, App, Parent objRef
+	Children          []objRef
+	Interfaces        []string
+	Name              string
+	Role              uint32
+	Description       string
+	States            []uint32
+}
+
+// cached is what the cache says of one element.
+type cached struct {
+	node     platform.Node
+	children map[int32]objRef // by index in parent, from the items' parent links
+	inline   []objRef         // old signature: the children list itself
+	old      bool
+}
+
+// readCache fetches an application's whole cache in one call. It is a bulk
+// prefetch, not a snapshot: GTK 4 lists only objects it exported already, GTK
+// 3 leaves out the subtrees of elements that manage their descendants, and Qt
+// answers with nothing. The walk checks every element's child count against it.
+func (c *Conn) readCache(ctx context.Context, bus string) (map[objRef]*cached, error) {
+	cctx, cancel := withCallTimeout(ctx)
+	defer cancel()
+	call := c.bus.Object(bus, cachePath).CallWithContext(cctx, ifaceCache+".GetItems", dbus.FlagNoAutoStart)
+	if call.Err != nil {
+		return nil, mapErr(call.Err)
+	}
+	out := map[objRef]*cached{}
+	var items []cacheItem
+	var old []cacheItemOld
+	switch {
+	case call.Store(&items) == nil:
+		for _, it := range items {
+			out[it.Self] = &cached{node: nodeFrom(it.Self, it.Role, it.Name, it.Description, it.States, it.Interfaces, int(it.ChildCount))}
+		}
+		for _, it := range items {
+			if p, ok := out[it.Parent]; ok && it.Index >= 0 {
+				if p.children == nil {
+					p.children = map[int32]objRef{}
+				}
+				p.children[it.Index] = it.Self
+			}
+		}
+	case call.Store(&old) == nil:
+		for _, it := range old {
+			out[it.Self] = &cached{
+				node:   nodeFrom(it.Self, it.Role, it.Name, it.Description, it.States, it.Interfaces, len(it.Children)),
+				inline: it.Children, old: true,
+			}
+		}
+	default:
+		return nil, fmt.Errorf("unexpected Cache.GetItems reply %s", dbus.SignatureOf(call.Body...))
+	}
+	return out, nil
+}
+
+func nodeFrom(r objRef, role uint32, name, desc string, states []uint32, ifaces []string, childCount int) platform.Node {
+	n := platform.Node{
+		Key:         r.key(),
+		Role:        platform.Role(role),
+		Name:        name,
+		Description: desc,
+		States:      platform.StateSetFromWords(states),
+		Interfaces:  shortInterfaces(ifaces),
+		ChildCount:  childCount,
+	}
+	redact(&n)
+	return n
+}
+
+// redact enforces the password rule at the source: a password field's name
+// is never passed on and its text never read.
+func redact(n *platform.Node) {
+	if n.IsPassword() {
+		n.Name, n.Description, n.Redacted = "", "", true
+	}
+}
+
+func shortInterfaces(ifaces []string) []string {
+	out := make([]string, 0, len(ifaces))
+	for _, i := range ifaces {
+		s, ok := strings.CutPrefix(i, "org.a11y.atspi.")
+		if !ok {
+			continue
+		}
+		out = append(out, strings.ToLower(s))
+	}
+	return out
+}
+
+func hasInterface(n *platform.Node, iface string) bool {
+	for _, i := range n.Interfaces {
+		if i == iface {
+			return true
+		}
+	}
+	return false
+}
+
+// trustCount reports whether a cached item's child count can be believed.
+// Application roots report 0 in GTK 4's cache, atk-bridge reports -1 for
+// children it will not enumerate (combo box menus), and elements that manage
+// their descendants report what happened to be created; all are read live.
+func trustCount(n *platform.Node, r objRef) bool {
+	return r.Path != rootPath && n.ChildCount >= 0 && !n.States.Has(platform.StateManagesDescendants)
+}
+
+// walkNode is a node under construction.
+type walkNode struct {
+	ref      objRef
+	node     *platform.Node
+	detailed bool // role/name/states/interfaces known
+	top      *walkNode
+}
+
+// Tree reads the whole accessible tree of the application on bus. On a
+// deadline or node limit it returns what it has, with Truncated set; the
+// error is non-nil only when not even the root could be read.
+func (c *Conn) Tree(ctx context.Context, bus string, opts TreeOptions) (*platform.Node, TreeStats, error) {
+	return c.SubTree(ctx, objRef{bus, rootPath}.key(), opts)
+}
+
+// SubTree reads the tree under the element with the given key.
+func (c *Conn) SubTree(ctx context.Context, key string, opts TreeOptions) (*platform.Node, TreeStats, error) {
+	start := time.Now()
+	if opts.MaxNodes <= 0 {
+		opts.MaxNodes = 50000
+	}
+	if opts.MaxManagedChildren <= 0 {
+		opts.MaxManagedChildren = 1000
+	}
+	bus, path, err := ParseKey(key)
+	if err != nil {
+		return nil, TreeStats{}, err
+	}
+	lock := c.appLock(bus)
+	lock.Lock()
+	defer lock.Unlock()
+
+	st := TreeStats{Strategy: "walk"}
+	var cache map[objRef]*cached
+	cerr := errors.New("cache not asked for")
+	if !opts.NoCache {
+		cache, cerr = c.readCache(ctx, bus)
+		st.Calls++
+	}
+	if cerr == nil {
+		st.CacheItems = len(cache)
+		st.Strategy = "cache+walk"
+	} else if errors.Is(cerr, platform.ErrTimeout) || errors.Is(cerr, platform.ErrElementGone) {
+		// A frozen or vanished app: the walk would fail the same way.
+		return nil, st, cerr
+	}
+	w := &walker{c: c, ctx: ctx, cache: cache, opts: opts, stats: &st}
+	root := w.make(objRef{bus, path}, nil)
+	if err := w.walk(root); err != nil {
+		return nil, st, err
+	}
+	if !opts.NoDetails && ctx.Err() == nil {
+		w.details(root)
+	}
+	if ctx.Err() != nil && !st.Truncated {
+		st.Truncated, st.Reason = true, "deadline"
+	}
+	st.Elapsed = time.Since(start)
+	return root.node, st, nil
+}
+
+type walker struct {
+	c     *Conn
+	ctx   context.Context
+	cache map[objRef]*cached
+	opts  TreeOptions
+	stats *TreeStats
+	all   []*walkNode
+}
+
+func (w *walker) make(r objRef, parent *walkNode) *walkNode {
+	wn := &walkNode{ref: r}
+	if ci, ok := w.cache[r]; ok && trustCount(&ci.node, r) {
+		n := ci.node
+		wn.node, wn.detailed = &n, true
+		w.stats.CacheUsed++
+	} else {
+		wn.node = &platform.Node{Key: r.key()}
+	}
+	if parent != nil {
+		wn.top = parent.top
+		if parent.top == nil && parent.ref.Path == rootPath {
+			wn.top = wn
+		}
+	}
+	w.all = append(w.all, wn)
+	return wn
+}
+
+type childList struct {
+	parent *walkNode
+	kids   []objRef
+}
+
+// walk reads the structure breadth first. Each level costs at most two
+// pipelined rounds: details of the nodes the cache missed, then the child
+// lists the cache could not vouch for.
+func (w *walker) walk(root *walkNode) error {
+	level := []*walkNode{root}
+	for len(level) > 0 {
+		if w.ctx.Err() != nil {
+			w.truncate("deadline")
+			return w.rootErr(root)
+		}
+		w.fetchDetails(level)
+		if !root.detailed {
+			return w.rootErr(root)
+		}
+		var next []*walkNode
+		var lists []childList
+		b := w.c.newBatch(w.ctx)
+		for _, wn := range level {
+			if !wn.detailed || wn.node.ChildCount <= 0 {
+				continue
+			}
+			if kids, ok := w.cachedChildren(wn); ok {
+				for _, k := range kids {
+					next = w.addChild(wn, k, next)
+				}
+				continue
+			}
+			// GetChildAtIndex, not GetChildren: GTK 4.8's GetChildren skips
+			// stack pages and answers with their children, while
+			// GetChildAtIndex agrees with Parent and ChildCount (and is what
+			// libatspi clients walk). Elements that manage their
+			// descendants create children on demand, possibly millions:
+			// read up to the cap.
+			n := wn.node.ChildCount
+			if wn.node.States.Has(platform.StateManagesDescendants) && n > w.opts.MaxManagedChildren {
+				n = w.opts.MaxManagedChildren
+			}
+			if n > w.opts.MaxNodes {
+				n = w.opts.MaxNodes
+			}
+			kids := make([]objRef, n)
+			for i := range kids {
+				b.add(wn.ref.Bus, wn.ref.Path, ifaceAccessible+".GetChildAtIndex", func(call *dbus.Call) {
+					if call.Err != nil || call.Store(&kids[i]) != nil {
+						wn.node.Err = "children not read: " + errText(call.Err)
+					}
+				}, int32(i))
+			}
+			w.stats.Calls += n
+			lists = append(lists, childList{wn, kids})
+		}
+		b.wait()
+		for _, m := range lists {
+			for _, k := range m.kids {
+				if !k.null() {
+					next = w.addChild(m.parent, k, next)
+				}
+			}
+		}
+		if len(w.all) >= w.opts.MaxNodes {
+			w.truncate("node limit")
+			break
+		}
+		level = next
+	}
+	return nil
+}
+
+func (w *walker) rootErr(root *walkNode) error {
+	if root.detailed {
+		return nil
+	}
+	if root.node.Err != "" {
+		if strings.Contains(root.node.Err, platform.ErrTimeout.Error()) || w.ctx.Err() != nil {
+			return fmt.Errorf("%w: %s", platform.ErrTimeout, root.node.Err)
+		}
+		return fmt.Errorf("%w: %s", platform.ErrElementGone, root.node.Err)
+	}
+	return platform.ErrTimeout
+}
+
+func (w *walker) truncate(reason string) {
+	if !w.stats.Truncated {
+		w.stats.Truncated, w.stats.Reason = true, reason
+	}
+}
+
+func (w *walker) addChild(parent *walkNode, r objRef, next []*walkNode) []*walkNode {
+	if len(w.all) >= w.opts.MaxNodes {
+		w.truncate("node limit")
+		return next
+	}
+	k := w.make(r, parent)
+	parent.node.Children = append(parent.node.Children, k.node)
+	return append(next, k)
+}
+
+// cachedChildren returns a node's children from the cache when the cache
+// holds all of them.
+func (w *walker) cachedChildren(wn *walkNode) ([]objRef, bool) {
+	ci, ok := w.cache[wn.ref]
+	if !ok {
+		return nil, false
+	}
+	if ci.old {
+		return ci.inline, len(ci.inline) == wn.node.ChildCount
+	}
+	if len(ci.children) != wn.node.ChildCount {
+		return nil, false
+	}
+	kids := make([]objRef, wn.node.ChildCount)
+	for i := range kids {
+		k, ok := ci.children[int32(i)]
+		if !ok {
+			return nil, false
+		}
+		kids[i] = k
+	}
+	return kids, true
+}
+
+// fetchDetails reads role, name, states and interfaces of the nodes the
+// cache did not have, four pipelined calls each.
+func (w *walker) fetchDetails(level []*walkNode) {
+	b := w.c.newBatch(w.ctx)
+	for _, wn := range level {
+		if wn.detailed {
+			continue
+		}
+		wn := wn
+		n := wn.node
+		var failed error
+		fail := func(call *dbus.Call) bool {
+			if call.Err != nil && failed == nil {
+				failed = call.Err
+			}
+			return call.Err != nil
+		}
+		b.add(wn.ref.Bus, wn.ref.Path, ifaceProps+".GetAll", func(call *dbus.Call) {
+			var props map[string]dbus.Variant
+			if fail(call) || call.Store(&props) != nil {
+				return
+			}
+			n.Name, _ = props["Name"].Value().(string)
+			n.Description, _ = props["Description"].Value().(string)
+			n.AccessibleID, _ = props["AccessibleId"].Value().(string)
+			if cc, ok := props["ChildCount"].Value().(int32); ok {
+				n.ChildCount = int(cc)
+			}
+		}, ifaceAccessible)
+		b.add(wn.ref.Bus, wn.ref.Path, ifaceAccessible+".GetRole", func(call *dbus.Call) {
+			var role uint32
+			if !fail(call) && call.Store(&role) == nil {
+				n.Role = platform.Role(role)
+			}
+		})
+		b.add(wn.ref.Bus, wn.ref.Path, ifaceAccessible+".GetState", func(call *dbus.Call) {
+			var words []uint32
+			if !fail(call) && call.Store(&words) == nil {
+				n.States = platform.StateSetFromWords(words)
+			}
+		})
+		b.add(wn.ref.Bus, wn.ref.Path, ifaceAccessible+".GetInterfaces", func(call *dbus.Call) {
+			var ifaces []string
+			if !fail(call) && call.Store(&ifaces) == nil {
+				n.Interfaces = shortInterfaces(ifaces)
+			}
+			if failed != nil {
+				n.Err = "not read: " + errText(failed)
+				return
+			}
+			wn.detailed = true
+			redact(n)
+		})
+		w.stats.Calls += 4
+	}
+	b.wait()
+}
+
+// details reads bounds and action names of every node, pipelined, and
+// corrects window-relative extents.
+func (w *walker) details(root *walkNode) {
+	b := w.c.newBatch(w.ctx)
+	for _, wn := range w.all {
+		if !wn.detailed {
+			continue
+		}
+		n := wn.node
+		if hasInterface(n, "component") {
+			b.add(wn.ref.Bus, wn.ref.Path, ifaceComponent+".GetExtents", func(call *dbus.Call) {
+				var r struct{ X, Y, W, H int32 }
+				if call.Err == nil && call.Store(&r) == nil && r.W >= 0 && r.H >= 0 {
+					n.Bounds = &platform.Rect{X: int(r.X), Y: int(r.Y), Width: int(r.W), Height: int(r.H)}
+				}
+			}, uint32(0))
+			w.stats.Calls++
+		}
+		if hasInterface(n, "action") {
+			b.add(wn.ref.Bus, wn.ref.Path, ifaceAction+".GetActions", func(call *dbus.Call) {
+				var acts []struct{ Name, Desc, Key string }
+				if call.Err == nil && call.Store(&acts) == nil {
+					for _, a := range acts {
+						n.Actions = append(n.Actions, a.Name)
+					}
+				}
+			})
+			w.stats.Calls++
+		}
+	}
+	b.wait()
+	if w.ctx.Err() != nil {
+		w.truncate("deadline")
+	}
+	if w.opts.WindowOrigin == nil {
+		return
+	}
+	// Toolkits with window-relative extents: shift each top-level's subtree
+	// by its window's screen origin.
+	origins := map[*walkNode][2]int{}
+	for _, wn := range w.all {
+		if wn.top == nil || wn.node.Bounds == nil {
+			continue
+		}
+		o, seen := origins[wn.top]
+		if !seen {
+			x, y, ok := w.opts.WindowOrigin(w.ctx, wn.top.node)
+			if !ok {
+				x, y = 0, 0
+			}
+			o = [2]int{x, y}
+			origins[wn.top] = o
+		}
+		wn.node.Bounds.X += o[0]
+		wn.node.Bounds.Y += o[1]
+	}
+}
+
+func errText(err error) string {
+	if err == nil {
+		return "unexpected reply"
+	}
+	return mapErr(err).Error()
+}
