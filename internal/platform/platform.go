@@ -5,8 +5,10 @@
 package platform
 
 import (
+	"context"
 	"errors"
 	"strings"
+	"time"
 )
 
 // Rect is a rectangle in screen pixels.
@@ -183,3 +185,58 @@ var (
 	ErrNotSupported  = errors.New("not supported by this element")
 	ErrTimeout       = errors.New("the application did not answer in time")
 )
+
+// TextContent is what an element's Text interface holds, bounded.
+type TextContent struct {
+	Text      string `json:"text"`
+	Length    int    `json:"length"`
+	Truncated bool   `json:"truncated,omitempty"`
+	Caret     int    `json:"caret"`
+}
+
+// ValueInfo is an element's Value interface.
+type ValueInfo struct {
+	Current   float64 `json:"current"`
+	Minimum   float64 `json:"minimum"`
+	Maximum   float64 `json:"maximum"`
+	Increment float64 `json:"increment"`
+	Text      string  `json:"text,omitempty"`
+}
+
+// Details is one element read live, with what a tree read leaves out.
+type Details struct {
+	Node          Node              `json:"node"`
+	ParentKey     string            `json:"parentKey,omitempty"`
+	IndexInParent int               `json:"indexInParent"`
+	Attributes    map[string]string `json:"attributes,omitempty"`
+	Text          *TextContent      `json:"text,omitempty"`
+	Value         *ValueInfo        `json:"value,omitempty"`
+}
+
+// TreeStats describes how a tree was read: strategy, round trips, and
+// whether the result is partial (deadline, node limit) and why.
+type TreeStats struct {
+	Strategy   string        `json:"strategy"`
+	CacheItems int           `json:"cacheItems"`
+	CacheUsed  int           `json:"cacheUsed"`
+	Calls      int           `json:"calls"`
+	Nodes      int           `json:"nodes"`
+	Truncated  bool          `json:"truncated"`
+	Reason     string        `json:"reason,omitempty"`
+	Elapsed    time.Duration `json:"-"`
+}
+
+// TreeOptions shape a tree read.
+type TreeOptions struct {
+	MaxNodes int // walk limit; 0 means the backend's default
+}
+
+// Desktop is what the core needs of a platform: applications with their
+// windows, their accessible trees and single elements. Implementations
+// bound every call by the context's deadline.
+type Desktop interface {
+	Apps(ctx context.Context) ([]App, error)
+	Tree(ctx context.Context, app App, opts TreeOptions) (*Node, TreeStats, error)
+	Element(ctx context.Context, app App, key string) (*Details, error)
+	Close() error
+}

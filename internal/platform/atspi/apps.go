@@ -46,17 +46,21 @@ func (c *Conn) Apps(ctx context.Context) ([]AppInfo, error) {
 				a.Pid = int(pid)
 			}
 		}, a.Bus)
-		b.add(a.Bus, rootPath, ifaceProps+".GetAll", func(call *dbus.Call) {
-			var props map[string]dbus.Variant
+		// atk-bridge answers Get but not GetAll on the Application interface.
+		b.add(a.Bus, rootPath, ifaceProps+".Get", func(call *dbus.Call) {
+			var v dbus.Variant
 			if call.Err != nil {
 				a.Err = errText(call.Err)
-				return
+			} else if call.Store(&v) == nil {
+				a.Toolkit, _ = v.Value().(string)
 			}
-			if call.Store(&props) == nil {
-				a.Toolkit, _ = props["ToolkitName"].Value().(string)
-				a.ToolkitVersion, _ = props["Version"].Value().(string)
+		}, ifaceApp, "ToolkitName")
+		b.add(a.Bus, rootPath, ifaceProps+".Get", func(call *dbus.Call) {
+			var v dbus.Variant
+			if call.Err == nil && call.Store(&v) == nil {
+				a.ToolkitVersion, _ = v.Value().(string)
 			}
-		}, ifaceApp)
+		}, ifaceApp, "Version")
 		b.add(a.Bus, rootPath, ifaceProps+".GetAll", func(call *dbus.Call) {
 			var props map[string]dbus.Variant
 			if call.Err == nil && call.Store(&props) == nil {

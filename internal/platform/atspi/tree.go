@@ -32,16 +32,7 @@ type TreeOptions struct {
 }
 
 // TreeStats describes how a tree was read.
-type TreeStats struct {
-	Strategy   string        `json:"strategy"`
-	CacheItems int           `json:"cacheItems"`
-	CacheUsed  int           `json:"cacheUsed"`
-	Calls      int           `json:"calls"`
-	Nodes      int           `json:"nodes"`
-	Truncated  bool          `json:"truncated"`
-	Reason     string        `json:"reason,omitempty"`
-	Elapsed    time.Duration `json:"-"`
-}
+type TreeStats = platform.TreeStats
 
 type objRef struct {
 	Bus  string
@@ -242,6 +233,7 @@ func (c *Conn) SubTree(ctx context.Context, key string, opts TreeOptions) (*plat
 	if ctx.Err() != nil && !st.Truncated {
 		st.Truncated, st.Reason = true, "deadline"
 	}
+	st.Nodes = len(w.all)
 	st.Elapsed = time.Since(start)
 	return root.node, st, nil
 }
@@ -470,7 +462,7 @@ func (w *walker) details(root *walkNode) {
 		if hasInterface(n, "component") {
 			b.add(wn.ref.Bus, wn.ref.Path, ifaceComponent+".GetExtents", func(call *dbus.Call) {
 				var r struct{ X, Y, W, H int32 }
-				if call.Err == nil && call.Store(&r) == nil && r.W >= 0 && r.H >= 0 {
+				if call.Err == nil && call.Store(&r) == nil && validExtents(r.X, r.Y, r.W, r.H) {
 					n.Bounds = &platform.Rect{X: int(r.X), Y: int(r.Y), Width: int(r.W), Height: int(r.H)}
 				}
 			}, uint32(0))

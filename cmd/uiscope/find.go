@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/uiscope/uiscope/internal/core"
+)
+
+func init() {
+	register(command{name: "find", summary: "find elements by name, role, state or interface", run: runFind})
+}
+
+func runFind(ctx context.Context, c *cli, args []string) error {
+	fs := newFlags(c, "find", "TARGET [--name S] [--match exact|contains|regex] [--role R] [--state S]... [--interface I] [--limit N] [--json]")
+	t := targetFlags(fs)
+	var q core.Query
+	fs.StringVar(&q.Name, "name", "", "accessible name to match")
+	fs.StringVar(&q.NameMatch, "match", "", "how --name matches: exact, contains (default) or regex")
+	fs.StringVar(&q.Role, "role", "", "role name, e.g. \"push button\"")
+	fs.StringVar(&q.AccessibleID, "id", "", "accessible id")
+	states := fs.String("state", "", "comma-separated states that must be set (!state: must not be)")
+	fs.StringVar(&q.Interface, "interface", "", "supported interface: action, value, text, editable, selection")
+	fs.IntVar(&q.Limit, "limit", 50, "most matches to print")
+	asJSON := fs.Bool("json", false, "print JSON")
+	timeoutMs := fs.Int("timeout-ms", 10000, "deadline for reading the tree")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *states != "" {
+		q.States = strings.Split(*states, ",")
+	}
+	if _, err := q.Compile(); err != nil {
+		return cliError(c, "find", err)
+	}
+	d, app, err := openTarget(ctx, t)
+	if err != nil {
+		return cliError(c, "find", err)
+	}
+	defer d.Close()
+	tree, st, err := fetchTree(ctx, d, app, time.Duration(*timeoutMs)*time.Millisecond, 0)
+	if err != nil {
+		return cliError(c, "find", err)
+	}
+	els, fst, err := tree.Find(q)
+	if err != nil {
+		return cliError(c, "find", err)
+	}
+	if *asJSON {
+		return writeJSON(c.stdout, map[string]any{
+			"elements": els, "matched": fst.Matched, "returned": fst.Returned,
+			"truncated": st.Truncated, "limitHit": fst.LimitHit,
+		})
+	}
+	for _, e := range els {
+		id, _ := tree.ByKey(e.Key)
+		line, _ := tree.OutlineLine(id)
+		fmt.Fprintln(c.stdout, line)
+	}
+	if fst.LimitHit {
+		fmt.Fprintf(c.stderr, "# %d matches, %d shown (raise --limit)\n", fst.Matched, fst.Returned)
+	}
+	if st.Truncated {
+		fmt.Fprintf(c.stderr, "warning: the tree is incomplete (%s); a missing match proves nothing\n", st.Reason)
+	}
+	if fst.Matched == 0 {
+		return exitError{1}
+	}
+	return nil
+}

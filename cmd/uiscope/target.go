@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/uiscope/uiscope/internal/core"
+	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/platform/linux"
+)
+
+// targetFlags adds --pid/--name/--title/--window to a flag set.
+func targetFlags(fs *flag.FlagSet) *core.Target {
+	t := &core.Target{}
+	fs.IntVar(&t.Pid, "pid", 0, "target process id")
+	fs.StringVar(&t.Name, "name", "", "target process name (e.g. gtk3-widget-factory, app.py)")
+	fs.StringVar(&t.Title, "title", "", "substring of the target's window title")
+	fs.StringVar(&t.Window, "window", "", "target X window id (0x...)")
+	return t
+}
+
+// parseFlags parses args and refuses stray positional arguments.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	return nil
+}
+
+// openTarget connects to the desktop and resolves the target application.
+func openTarget(ctx context.Context, t *core.Target) (*linux.Desktop, platform.App, error) {
+	d, err := linux.Open(ctx)
+	if err != nil {
+		return nil, platform.App{}, core.AsError(fmt.Errorf("%w: %v", platform.ErrNoBus, err))
+	}
+	apps, err := d.Apps(ctx)
+	if err != nil {
+		d.Close()
+		return nil, platform.App{}, core.AsError(err)
+	}
+	app, _, err := core.Resolve(apps, *t)
+	if err != nil {
+		d.Close()
+		return nil, platform.App{}, err
+	}
+	return d, app, nil
+}
+
+// fetchTree reads the target's tree within timeout.
+func fetchTree(ctx context.Context, d *linux.Desktop, app platform.App, timeout time.Duration, maxNodes int) (*core.Tree, platform.TreeStats, error) {
+	tctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	root, st, err := d.Tree(tctx, app, platform.TreeOptions{MaxNodes: maxNodes})
+	if err != nil {
+		return nil, st, core.AsError(err)
+	}
+	t := core.NewTree(root, "a11y")
+	t.Truncated = st.Truncated
+	return t, st, nil
+}
+
+// cliError prints an agent-actionable error the CLI way and returns exit 1.
+func cliError(c *cli, name string, err error) error {
+	e := core.AsError(err)
+	fmt.Fprintf(c.stderr, "uiscope %s: %s [%s]\n", name, e.Msg, e.Code)
+	for _, cand := range e.Candidates {
+		fmt.Fprintf(c.stderr, "  pid %d  %s  %s  %q\n", cand.Pid, cand.Name, cand.Window, cand.Title)
+	}
+	return exitError{1}
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// isUsage reports whether err came from flag parsing (already printed).
+func isUsage(err error) bool {
+	return err != nil && !errors.Is(err, flag.ErrHelp)
+}

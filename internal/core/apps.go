@@ -1,0 +1,32 @@
+package core
+
+import "github.com/uiscope/uiscope/internal/platform"
+
+// AppSummary is an application as list_apps and 'uiscope apps --json' show it.
+type AppSummary struct {
+	Pid            int             `json:"pid"`
+	Name           string          `json:"name"`
+	Executable     string          `json:"executable"`
+	Toolkit        string          `json:"toolkit"`
+	ToolkitVersion string          `json:"toolkitVersion"`
+	Accessible     bool            `json:"accessible"`
+	Windows        []WindowSummary `json:"windows"`
+}
+
+// WindowSummary is one top-level window.
+type WindowSummary struct {
+	Window string        `json:"window"`
+	Title  string        `json:"title"`
+	Bounds platform.Rect `json:"bounds"`
+	Mapped bool          `json:"mapped"`
+}
+
+// Summarize shapes an application for output.
+func Summarize(a platform.App) AppSummary {
+	s := AppSummary{Pid: a.Pid, Name: a.Name, Executable: a.Executable, Toolkit: a.Toolkit,
+		ToolkitVersion: a.ToolkitVersion, Accessible: a.Accessible, Windows: []WindowSummary{}}
+	for _, w := range a.Windows {
+		s.Windows = append(s.Windows, WindowSummary{Window: WindowID(w.ID), Title: w.Title, Bounds: w.Bounds, Mapped: w.Mapped})
+	}
+	return s
+}

@@ -1,0 +1,77 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/uiscope/uiscope/internal/platform"
+)
+
+// Error codes: stable strings that agents and scripts branch on.
+const (
+	CodeInvalidArgument = "invalidArgument"
+	CodeNotFound        = "notFound"
+	CodeAmbiguous       = "ambiguous"
+	CodeNotAccessible   = "notAccessible"
+	CodeNoBus           = "noAccessibilityBus"
+	CodeTimeout         = "timeout"
+	CodeElementGone     = "elementGone"
+	CodeUnknownRef      = "unknownRef"
+	CodeMalformedRef    = "malformedRef"
+	CodeWrongTree       = "wrongTree"
+	CodeOwnershipLost   = "ownershipLost"
+	CodeUnknownSession  = "unknownSession"
+	CodeNotSupported    = "notSupported"
+	CodeInternal        = "internal"
+)
+
+// Error is a failure the caller can act on: a code, a message that says
+// what to do next, and whether trying again may help.
+type Error struct {
+	Code        string      `json:"errorCode"`
+	Msg         string      `json:"error"`
+	Retryable   bool        `json:"retryable"`
+	Disposition string      `json:"errorDisposition,omitempty"` // terminal, transient, ownershipLost
+	Candidates  []Candidate `json:"candidates,omitempty"`
+	Err         error       `json:"-"`
+}
+
+func (e *Error) Error() string { return e.Msg }
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf builds an Error.
+func Errorf(code string, format string, args ...any) *Error {
+	return &Error{Code: code, Msg: fmt.Sprintf(format, args...), Disposition: "terminal"}
+}
+
+// AsError maps any error to an Error: platform sentinels get their codes and
+// advice, anything else is internal.
+func AsError(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	switch {
+	case errors.Is(err, ErrMalformedRef):
+		return &Error{Code: CodeMalformedRef, Msg: err.Error(), Disposition: "terminal", Err: err}
+	case errors.Is(err, ErrWrongTree):
+		return &Error{Code: CodeWrongTree, Msg: err.Error(), Disposition: "terminal", Err: err}
+	case errors.Is(err, ErrInvalidArgument):
+		return &Error{Code: CodeInvalidArgument, Msg: err.Error(), Disposition: "terminal", Err: err}
+	case errors.Is(err, ErrUnknownRef):
+		return &Error{Code: CodeUnknownRef, Msg: err.Error(), Disposition: "terminal", Err: err}
+	case errors.Is(err, platform.ErrTimeout):
+		return &Error{Code: CodeTimeout, Msg: err.Error() + "; the application may be busy or frozen: try again, or with a larger timeoutMs", Retryable: true, Disposition: "transient", Err: err}
+	case errors.Is(err, platform.ErrElementGone):
+		return &Error{Code: CodeElementGone, Msg: err.Error() + "; the element or application went away: re-read the tree", Disposition: "terminal", Err: err}
+	case errors.Is(err, platform.ErrNotAccessible):
+		return &Error{Code: CodeNotAccessible, Msg: err.Error() + "; it has no accessibility tree (run 'uiscope doctor' for why)", Disposition: "terminal", Err: err}
+	case errors.Is(err, platform.ErrNoBus):
+		return &Error{Code: CodeNoBus, Msg: err.Error() + "; start a desktop with 'uiscope sandbox' or enable accessibility (run 'uiscope doctor')", Disposition: "terminal", Err: err}
+	case errors.Is(err, platform.ErrAppNotFound):
+		return &Error{Code: CodeNotFound, Msg: err.Error() + "; list applications with list_apps / 'uiscope apps'", Disposition: "terminal", Err: err}
+	case errors.Is(err, platform.ErrNotSupported):
+		return &Error{Code: CodeNotSupported, Msg: err.Error(), Disposition: "terminal", Err: err}
+	}
+	return &Error{Code: CodeInternal, Msg: err.Error(), Disposition: "terminal", Err: err}
+}

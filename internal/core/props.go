@@ -1,0 +1,117 @@
+package core
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/uiscope/uiscope/internal/platform"
+)
+
+// propertyOrder is the order properties are shown in; others follow sorted.
+var propertyOrder = []string{"ref", "key", "role", "name", "description", "accessibleId", "states",
+	"bounds", "interfaces", "actions", "text", "value", "childCount", "parentKey", "indexInParent", "attributes", "redacted"}
+
+// Properties shapes one element's live details as get_element_properties
+// and 'uiscope props' return them.
+func Properties(ref string, d *platform.Details) map[string]any {
+	n := &d.Node
+	p := map[string]any{
+		"ref":           ref,
+		"key":           n.Key,
+		"role":          n.Role.String(),
+		"name":          n.Name,
+		"description":   n.Description,
+		"states":        n.States.Names(),
+		"interfaces":    nonNil(n.Interfaces),
+		"actions":       nonNil(n.Actions),
+		"childCount":    n.ChildCount,
+		"indexInParent": d.IndexInParent,
+	}
+	if n.AccessibleID != "" {
+		p["accessibleId"] = n.AccessibleID
+	}
+	if n.Bounds != nil {
+		p["bounds"] = *n.Bounds
+	}
+	if d.ParentKey != "" {
+		p["parentKey"] = d.ParentKey
+	}
+	if len(d.Attributes) > 0 {
+		p["attributes"] = d.Attributes
+	}
+	if d.Text != nil && !n.Redacted {
+		p["text"] = d.Text
+	}
+	if d.Value != nil {
+		p["value"] = d.Value
+	}
+	if n.Redacted {
+		p["redacted"] = true
+	}
+	return p
+}
+
+// SelectProperties keeps only the named properties (ref always stays). An
+// unknown name is an error listing the known ones.
+func SelectProperties(p map[string]any, names []string) (map[string]any, error) {
+	if len(names) == 0 {
+		return p, nil
+	}
+	out := map[string]any{"ref": p["ref"]}
+	for _, n := range names {
+		known := false
+		for _, k := range propertyOrder {
+			known = known || k == n
+		}
+		if !known {
+			return nil, Errorf(CodeInvalidArgument, "unknown property %q; known: %s", n, strings.Join(propertyOrder, ", "))
+		}
+		if v, ok := p[n]; ok {
+			out[n] = v
+		}
+	}
+	return out, nil
+}
+
+// PropertyOrder lists p's keys in display order.
+func PropertyOrder(p map[string]any) []string {
+	var keys []string
+	seen := map[string]bool{}
+	for _, k := range propertyOrder {
+		if _, ok := p[k]; ok {
+			keys = append(keys, k)
+			seen[k] = true
+		}
+	}
+	var rest []string
+	for k := range p {
+		if !seen[k] {
+			rest = append(rest, k)
+		}
+	}
+	sort.Strings(rest)
+	return append(keys, rest...)
+}
+
+// FormatValue renders a property value on one line for people.
+func FormatValue(v any) string {
+	switch x := v.(type) {
+	case string:
+		return fmt.Sprintf("%q", x)
+	case []string:
+		return strings.Join(x, " ")
+	case platform.Rect:
+		return fmt.Sprintf("%d,%d %dx%d", x.X, x.Y, x.Width, x.Height)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

@@ -1,0 +1,160 @@
+package core
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/uiscope/uiscope/internal/platform"
+)
+
+// Target names an application the way a person or an agent does: exactly
+// one of pid, process name, window title substring or X window id.
+type Target struct {
+	Pid    int    `json:"pid,omitempty"`
+	Name   string `json:"name,omitempty"`
+	Title  string `json:"title,omitempty"`
+	Window string `json:"window,omitempty"` // "0x1a00003" or decimal
+}
+
+// Candidate is one application or window a target could mean.
+type Candidate struct {
+	Pid    int    `json:"pid"`
+	Name   string `json:"name"`
+	Window string `json:"window,omitempty"`
+	Title  string `json:"title,omitempty"`
+}
+
+// WindowID formats an X window id as the API shows it.
+func WindowID(id uint32) string { return fmt.Sprintf("0x%x", id) }
+
+// ParseWindowID reads "0x1a00003" or a decimal id.
+func ParseWindowID(s string) (uint32, error) {
+	v, err := strconv.ParseUint(strings.TrimSpace(s), 0, 32)
+	if err != nil || v == 0 {
+		return 0, Errorf(CodeInvalidArgument, "window %q is not an X window id (like 0x1a00003)", s)
+	}
+	return uint32(v), nil
+}
+
+func (t Target) count() int {
+	n := 0
+	for _, set := range []bool{t.Pid != 0, t.Name != "", t.Title != "", t.Window != ""} {
+		if set {
+			n++
+		}
+	}
+	return n
+}
+
+// String describes the target for messages.
+func (t Target) String() string {
+	switch {
+	case t.Pid != 0:
+		return fmt.Sprintf("pid %d", t.Pid)
+	case t.Name != "":
+		return fmt.Sprintf("name %q", t.Name)
+	case t.Title != "":
+		return fmt.Sprintf("title %q", t.Title)
+	default:
+		return "window " + t.Window
+	}
+}
+
+// Resolve picks the one application a target means. A name or title that
+// matches several windows is an ambiguous error carrying the candidates,
+// never a guess. The window is set when the target named one.
+func Resolve(apps []platform.App, t Target) (platform.App, *platform.Window, error) {
+	if t.count() != 1 {
+		return platform.App{}, nil, Errorf(CodeInvalidArgument, "give exactly one of pid, name, title or window")
+	}
+	if t.Pid < 0 {
+		return platform.App{}, nil, Errorf(CodeInvalidArgument, "pid must be positive")
+	}
+	var wantWin uint32
+	if t.Window != "" {
+		id, err := ParseWindowID(t.Window)
+		if err != nil {
+			return platform.App{}, nil, err
+		}
+		wantWin = id
+	}
+	type hit struct {
+		app platform.App
+		win *platform.Window
+	}
+	var hits []hit
+	for _, a := range apps {
+		switch {
+		case t.Pid != 0:
+			if a.Pid == t.Pid {
+				hits = append(hits, hit{a, nil})
+			}
+		case t.Name != "":
+			if nameMatches(a, t.Name) {
+				if len(a.Windows) > 1 {
+					// One process, several windows: still one app.
+					hits = append(hits, hit{a, nil})
+				} else {
+					hits = append(hits, hit{a, firstWindow(a)})
+				}
+			}
+		case t.Title != "":
+			for i := range a.Windows {
+				if strings.Contains(strings.ToLower(a.Windows[i].Title), strings.ToLower(t.Title)) {
+					hits = append(hits, hit{a, &a.Windows[i]})
+				}
+			}
+		default:
+			for i := range a.Windows {
+				if a.Windows[i].ID == wantWin {
+					hits = append(hits, hit{a, &a.Windows[i]})
+				}
+			}
+		}
+	}
+	switch len(hits) {
+	case 0:
+		return platform.App{}, nil, Errorf(CodeNotFound, "no application matches %s; list applications with list_apps / 'uiscope apps'", t)
+	case 1:
+		return hits[0].app, hits[0].win, nil
+	}
+	// Several windows of one process matched by title are one app.
+	same := true
+	for _, h := range hits[1:] {
+		same = same && h.app.Pid == hits[0].app.Pid
+	}
+	if same && t.Title != "" {
+		return hits[0].app, nil, nil
+	}
+	e := Errorf(CodeAmbiguous, "%s matches %d windows; connect by pid or window instead (candidates listed)", t, len(hits))
+	for _, h := range hits {
+		c := Candidate{Pid: h.app.Pid, Name: h.app.Name}
+		if h.win != nil {
+			c.Window, c.Title = WindowID(h.win.ID), h.win.Title
+		}
+		e.Candidates = append(e.Candidates, c)
+	}
+	return platform.App{}, nil, e
+}
+
+func firstWindow(a platform.App) *platform.Window {
+	if len(a.Windows) == 0 {
+		return nil
+	}
+	return &a.Windows[0]
+}
+
+// nameMatches compares a process name with what a person may type: the
+// display name, the executable's base name, with or without extension.
+func nameMatches(a platform.App, name string) bool {
+	name = strings.ToLower(strings.TrimSpace(name))
+	for _, n := range []string{a.Name, filepath.Base(a.Executable)} {
+		n = strings.ToLower(n)
+		if n != "" && n != "." && (n == name || strings.TrimSuffix(n, filepath.Ext(n)) == name) {
+			return true
+		}
+	}
+	return false
+}

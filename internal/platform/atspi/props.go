@@ -1,0 +1,201 @@
+package atspi
+
+import (
+	"context"
+	"math"
+	"unicode/utf8"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/uiscope/uiscope/internal/platform"
+)
+
+// MaxTextChars bounds the text read from one element, so that a document
+// or a log view cannot flood an agent's context.
+const MaxTextChars = 4000
+
+// ElementOptions shape a single-element read.
+type ElementOptions struct {
+	// WindowOrigin corrects window-relative extents, as in TreeOptions.
+	WindowOrigin func(ctx context.Context, top *platform.Node) (x, y int, ok bool)
+}
+
+// Element reads one element live: everything a tree read gives plus
+// attributes, parent, text (never for password fields) and value. All calls
+// are sent at once.
+func (c *Conn) Element(ctx context.Context, key string, opts ElementOptions) (*platform.Details, error) {
+	bus, path, err := ParseKey(key)
+	if err != nil {
+		return nil, err
+	}
+	d := &platform.Details{Node: platform.Node{Key: key}}
+	n := &d.Node
+	var first error
+	fail := func(call *dbus.Call) bool {
+		if call.Err != nil && first == nil {
+			first = call.Err
+		}
+		return call.Err != nil
+	}
+	b := c.newBatch(ctx)
+	b.add(bus, path, ifaceProps+".GetAll", func(call *dbus.Call) {
+		var props map[string]dbus.Variant
+		if fail(call) || call.Store(&props) != nil {
+			return
+		}
+		n.Name, _ = props["Name"].Value().(string)
+		n.Description, _ = props["Description"].Value().(string)
+		n.AccessibleID, _ = props["AccessibleId"].Value().(string)
+		if cc, ok := props["ChildCount"].Value().(int32); ok {
+			n.ChildCount = int(cc)
+		}
+		var parent objRef
+		if dbus.Store([]any{props["Parent"].Value()}, &parent) == nil && !parent.null() {
+			d.ParentKey = parent.key()
+		}
+	}, ifaceAccessible)
+	b.add(bus, path, ifaceAccessible+".GetRole", func(call *dbus.Call) {
+		var role uint32
+		if !fail(call) && call.Store(&role) == nil {
+			n.Role = platform.Role(role)
+		}
+	})
+	b.add(bus, path, ifaceAccessible+".GetState", func(call *dbus.Call) {
+		var words []uint32
+		if !fail(call) && call.Store(&words) == nil {
+			n.States = platform.StateSetFromWords(words)
+		}
+	})
+	b.add(bus, path, ifaceAccessible+".GetInterfaces", func(call *dbus.Call) {
+		var ifaces []string
+		if !fail(call) && call.Store(&ifaces) == nil {
+			n.Interfaces = shortInterfaces(ifaces)
+		}
+	})
+	b.add(bus, path, ifaceAccessible+".GetIndexInParent", func(call *dbus.Call) {
+		var i int32
+		if call.Err == nil && call.Store(&i) == nil {
+			d.IndexInParent = int(i)
+		}
+	})
+	b.add(bus, path, ifaceAccessible+".GetAttributes", func(call *dbus.Call) {
+		var attrs map[string]string
+		if call.Err == nil && call.Store(&attrs) == nil && len(attrs) > 0 {
+			d.Attributes = attrs
+		}
+	})
+	b.wait()
+	if first != nil {
+		return nil, mapErr(first)
+	}
+	redact(n)
+	if n.States.Has(platform.StateDefunct) {
+		return nil, platform.ErrElementGone
+	}
+
+	// Second round: what depends on the interfaces.
+	b = c.newBatch(ctx)
+	if hasInterface(n, "component") {
+		b.add(bus, path, ifaceComponent+".GetExtents", func(call *dbus.Call) {
+			var r struct{ X, Y, W, H int32 }
+			if call.Err == nil && call.Store(&r) == nil && validExtents(r.X, r.Y, r.W, r.H) {
+				n.Bounds = &platform.Rect{X: int(r.X), Y: int(r.Y), Width: int(r.W), Height: int(r.H)}
+			}
+		}, uint32(0))
+	}
+	if hasInterface(n, "action") {
+		b.add(bus, path, ifaceAction+".GetActions", func(call *dbus.Call) {
+			var acts []struct{ Name, Desc, Key string }
+			if call.Err == nil && call.Store(&acts) == nil {
+				for _, a := range acts {
+					n.Actions = append(n.Actions, a.Name)
+				}
+			}
+		})
+	}
+	if hasInterface(n, "text") && !n.Redacted {
+		t := &platform.TextContent{}
+		b.add(bus, path, ifaceProps+".GetAll", func(call *dbus.Call) {
+			var props map[string]dbus.Variant
+			if call.Err == nil && call.Store(&props) == nil {
+				if v, ok := props["CharacterCount"].Value().(int32); ok {
+					t.Length = int(v)
+				}
+				if v, ok := props["CaretOffset"].Value().(int32); ok {
+					t.Caret = int(v)
+				}
+			}
+		}, ifaceText)
+		b.add(bus, path, ifaceText+".GetText", func(call *dbus.Call) {
+			if call.Err == nil && call.Store(&t.Text) == nil {
+				d.Text = t
+			}
+		}, int32(0), int32(MaxTextChars+1))
+	}
+	if hasInterface(n, "value") {
+		v := &platform.ValueInfo{}
+		b.add(bus, path, ifaceProps+".GetAll", func(call *dbus.Call) {
+			var props map[string]dbus.Variant
+			if call.Err == nil && call.Store(&props) == nil {
+				v.Current, _ = props["CurrentValue"].Value().(float64)
+				v.Minimum, _ = props["MinimumValue"].Value().(float64)
+				v.Maximum, _ = props["MaximumValue"].Value().(float64)
+				v.Increment, _ = props["MinimumIncrement"].Value().(float64)
+				v.Text, _ = props["Text"].Value().(string)
+				d.Value = v
+			}
+		}, ifaceValue)
+	}
+	b.wait()
+	if d.Text != nil && utf8.RuneCountInString(d.Text.Text) > MaxTextChars {
+		r := []rune(d.Text.Text)
+		d.Text.Text, d.Text.Truncated = string(r[:MaxTextChars]), true
+	}
+	if n.Bounds != nil && opts.WindowOrigin != nil {
+		if top, err := c.topLevel(ctx, bus, path); err == nil {
+			if x, y, ok := opts.WindowOrigin(ctx, top); ok {
+				n.Bounds.X += x
+				n.Bounds.Y += y
+			}
+		}
+	}
+	return d, ctx.Err()
+}
+
+// topLevel climbs Parent links to the child of the application root that
+// holds the element (its frame, dialog or window).
+func (c *Conn) topLevel(ctx context.Context, bus string, path dbus.ObjectPath) (*platform.Node, error) {
+	cur := objRef{bus, path}
+	for range 256 {
+		var v dbus.Variant
+		if err := c.call(ctx, cur.Bus, cur.Path, ifaceProps+".Get", []any{ifaceAccessible, "Parent"}, &v); err != nil {
+			return nil, err
+		}
+		var parent objRef
+		if err := dbus.Store([]any{v.Value()}, &parent); err != nil {
+			return nil, err
+		}
+		if parent.null() {
+			return nil, platform.ErrElementGone
+		}
+		if parent.Path == rootPath {
+			top := &platform.Node{Key: cur.key()}
+			if err := c.call(ctx, cur.Bus, cur.Path, ifaceProps+".Get", []any{ifaceAccessible, "Name"}, &v); err == nil {
+				top.Name, _ = v.Value().(string)
+			}
+			var r struct{ X, Y, W, H int32 }
+			if err := c.call(ctx, cur.Bus, cur.Path, ifaceComponent+".GetExtents", []any{uint32(0)}, &r); err == nil {
+				top.Bounds = &platform.Rect{X: int(r.X), Y: int(r.Y), Width: int(r.W), Height: int(r.H)}
+			}
+			return top, nil
+		}
+		cur = parent
+	}
+	return nil, platform.ErrElementGone
+}
+
+// validExtents filters the extents toolkits give elements that are not on
+// screen: GTK reports G_MININT origins for unmapped menus.
+func validExtents(x, y, w, h int32) bool {
+	return w >= 0 && h >= 0 && x != math.MinInt32 && y != math.MinInt32
+}

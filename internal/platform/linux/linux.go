@@ -1,0 +1,191 @@
+// Package linux joins the AT-SPI backend (semantics) and the X11 backend
+// (windows, pids, geometry) into one platform.Desktop: applications with
+// their windows, and accessible trees with bounds in screen pixels.
+package linux
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/platform/atspi"
+	"github.com/uiscope/uiscope/internal/platform/x11"
+	"github.com/uiscope/uiscope/internal/procinfo"
+)
+
+// Desktop is the Linux desktop: an AT-SPI connection and an X connection.
+// Either may be missing (no accessibility bus, no display); what needs it
+// then fails with a clear error and the rest keeps working.
+type Desktop struct {
+	A11y    *atspi.Conn
+	A11yErr error
+	X       *x11.Conn
+	XErr    error
+}
+
+var _ platform.Desktop = (*Desktop)(nil)
+
+// Open connects to the X display named by $DISPLAY and to the
+// accessibility bus. It fails only when neither is reachable.
+func Open(ctx context.Context) (*Desktop, error) {
+	d := &Desktop{}
+	if os.Getenv("DISPLAY") != "" {
+		d.X, d.XErr = x11.OpenContext(ctx, "")
+	} else {
+		d.XErr = errors.New("DISPLAY is not set")
+	}
+	var rootProp func(context.Context, string) (string, error)
+	if d.X != nil {
+		rootProp = d.X.RootProperty
+	}
+	d.A11y, d.A11yErr = atspi.Open(ctx, rootProp)
+	if d.A11y == nil && d.X == nil {
+		return nil, fmt.Errorf("no desktop to read: %v; %v", d.A11yErr, d.XErr)
+	}
+	return d, nil
+}
+
+// Close closes both connections.
+func (d *Desktop) Close() error {
+	if d.A11y != nil {
+		d.A11y.Close()
+	}
+	if d.X != nil {
+		d.X.Close()
+	}
+	return nil
+}
+
+// Apps lists applications: those registered on the accessibility bus, and
+// those that only have X windows (Tk, or apps started before accessibility
+// was on), marked not accessible. Windows are joined by pid.
+func (d *Desktop) Apps(ctx context.Context) ([]platform.App, error) {
+	byPid := map[int]*platform.App{}
+	var order []int
+	get := func(pid int) *platform.App {
+		if a, ok := byPid[pid]; ok {
+			return a
+		}
+		a := &platform.App{Pid: pid, Name: procinfo.DisplayName(pid), Executable: procinfo.Executable(pid), Windows: []platform.Window{}}
+		byPid[pid] = a
+		order = append(order, pid)
+		return a
+	}
+	if d.A11y != nil {
+		infos, err := d.A11y.Apps(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, in := range infos {
+			if in.Pid <= 0 {
+				continue
+			}
+			a := get(in.Pid)
+			a.Accessible, a.BusName = true, in.Bus
+			a.Toolkit, a.ToolkitVersion = in.Toolkit, in.ToolkitVersion
+			if a.Name == "" {
+				a.Name = in.Name
+			}
+		}
+	}
+	if d.X != nil {
+		wins, err := d.X.TopLevels(ctx)
+		if err != nil && d.A11y == nil {
+			return nil, err
+		}
+		for _, w := range wins {
+			if w.Pid <= 0 {
+				continue
+			}
+			a := get(w.Pid)
+			a.Windows = append(a.Windows, w)
+		}
+	}
+	apps := make([]platform.App, 0, len(order))
+	sort.Ints(order)
+	for _, pid := range order {
+		apps = append(apps, *byPid[pid])
+	}
+	return apps, nil
+}
+
+func (d *Desktop) needA11y(app platform.App) error {
+	if d.A11y == nil {
+		return fmt.Errorf("%w: %v", platform.ErrNoBus, d.A11yErr)
+	}
+	if !app.Accessible || app.BusName == "" {
+		return fmt.Errorf("%w: pid %d (%s)", platform.ErrNotAccessible, app.Pid, app.Name)
+	}
+	return nil
+}
+
+// Tree reads an application's whole accessible tree.
+func (d *Desktop) Tree(ctx context.Context, app platform.App, opts platform.TreeOptions) (*platform.Node, platform.TreeStats, error) {
+	if err := d.needA11y(app); err != nil {
+		return nil, platform.TreeStats{}, err
+	}
+	return d.A11y.Tree(ctx, app.BusName, atspi.TreeOptions{MaxNodes: opts.MaxNodes, WindowOrigin: d.originFunc(app)})
+}
+
+// Element reads one element of the application live.
+func (d *Desktop) Element(ctx context.Context, app platform.App, key string) (*platform.Details, error) {
+	if err := d.needA11y(app); err != nil {
+		return nil, err
+	}
+	bus, _, err := atspi.ParseKey(key)
+	if err != nil {
+		return nil, err
+	}
+	if bus != app.BusName {
+		return nil, fmt.Errorf("%w: element %s belongs to another application", platform.ErrElementGone, key)
+	}
+	return d.A11y.Element(ctx, key, atspi.ElementOptions{WindowOrigin: d.originFunc(app)})
+}
+
+// WindowRelative reports whether a toolkit gives element extents relative
+// to the window whatever coordinate type is asked for. GTK 4 does (4.8
+// through at least 4.12), having no global coordinates under Wayland.
+func WindowRelative(toolkit, version string) bool {
+	return strings.EqualFold(toolkit, "gtk") && strings.HasPrefix(version, "4.")
+}
+
+// originFunc returns how to find the screen origin of a top-level element's
+// window, or nil when the toolkit reports screen coordinates already.
+func (d *Desktop) originFunc(app platform.App) func(context.Context, *platform.Node) (int, int, bool) {
+	if d.X == nil || !WindowRelative(app.Toolkit, app.ToolkitVersion) {
+		return nil
+	}
+	return func(ctx context.Context, top *platform.Node) (int, int, bool) {
+		w, ok := MatchWindow(app.Windows, top)
+		if !ok {
+			return 0, 0, false
+		}
+		x, y, err := d.X.WindowOrigin(ctx, w.ID)
+		return x, y, err == nil
+	}
+}
+
+// MatchWindow finds the native window that shows a top-level accessible
+// element: by title, then by size, then the app's only window.
+func MatchWindow(wins []platform.Window, top *platform.Node) (platform.Window, bool) {
+	var bySize []platform.Window
+	for _, w := range wins {
+		if top.Name != "" && w.Title == top.Name && w.Mapped {
+			return w, true
+		}
+		if top.Bounds != nil && w.Bounds.Width == top.Bounds.Width && w.Bounds.Height == top.Bounds.Height {
+			bySize = append(bySize, w)
+		}
+	}
+	if len(bySize) == 1 {
+		return bySize[0], true
+	}
+	if len(wins) == 1 {
+		return wins[0], true
+	}
+	return platform.Window{}, false
+}
