@@ -198,3 +198,37 @@ func mapErr(err error) error {
 	}
 	return err
 }
+
+// RegistryPid returns the pid of the AT-SPI registry daemon.
+func (c *Conn) RegistryPid(ctx context.Context) (int, error) {
+	var pid uint32
+	err := c.call(ctx, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.GetConnectionUnixProcessID", []any{registryName}, &pid)
+	return int(pid), err
+}
+
+// Status reads org.a11y.Status from the session bus: whether assistive
+// technology is switched on. Qt reads it once at start and stays silent
+// when it is false. The session bus is never launched for this.
+func Status(ctx context.Context) (enabled, screenReader bool, err error) {
+	addr := os.Getenv("DBUS_SESSION_BUS_ADDRESS")
+	if addr == "" {
+		return false, false, errors.New("DBUS_SESSION_BUS_ADDRESS is not set")
+	}
+	conn, err := dbus.Connect(addr, dbus.WithContext(ctx))
+	if err != nil {
+		return false, false, err
+	}
+	defer conn.Close()
+	cctx, cancel := withCallTimeout(ctx)
+	defer cancel()
+	obj := conn.Object("org.a11y.Bus", "/org/a11y/bus")
+	var v dbus.Variant
+	if err := obj.CallWithContext(cctx, ifaceProps+".Get", dbus.FlagNoAutoStart, "org.a11y.Status", "IsEnabled").Store(&v); err != nil {
+		return false, false, err
+	}
+	enabled, _ = v.Value().(bool)
+	if err := obj.CallWithContext(cctx, ifaceProps+".Get", dbus.FlagNoAutoStart, "org.a11y.Status", "ScreenReaderEnabled").Store(&v); err == nil {
+		screenReader, _ = v.Value().(bool)
+	}
+	return enabled, screenReader, nil
+}

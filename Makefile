@@ -1,0 +1,43 @@
+# uiscope: make demo (a first look), make test (everything CI runs), make bench.
+# Each target installs the Debian packages it needs (scripts/install-deps.sh;
+# root or sudo) and Go modules through the module proxy.
+
+GO       ?= go
+BIN      := bin/uiscope
+PKGS     := ./...
+TESTFLAGS ?= -race -count=1 -timeout 20m
+
+.PHONY: all build deps demo test lint unit bench fuzz tools-doc clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+build:
+	$(GO) build -o $(BIN) ./cmd/uiscope
+
+demo: deps build
+	./$(BIN) demo
+
+lint:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo 'gofmt: files above need formatting'; exit 1; }
+	$(GO) vet $(PKGS)
+	$(GO) tool staticcheck $(PKGS)
+	$(GO) mod tidy -diff
+
+test: deps lint
+	$(GO) test $(TESTFLAGS) $(PKGS)
+
+unit:
+	$(GO) test -race -short $(PKGS)
+
+bench: deps build
+	$(GO) test -run '^$$' -bench . -benchtime 10x -count 1 -timeout 20m ./e2e/ | tee bench.out
+	@bash scripts/bench-rss.sh
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzParseRef -fuzztime 30s ./internal/core/
+
+clean:
+	rm -rf bin bench.out

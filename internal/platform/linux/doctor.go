@@ -1,0 +1,142 @@
+package linux
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/platform/atspi"
+	"github.com/uiscope/uiscope/internal/procinfo"
+)
+
+// Finding is one line of a diagnosis.
+type Finding struct {
+	Level   string `json:"level"` // ok, warn, fail
+	Topic   string `json:"topic"`
+	Message string `json:"message"`
+	Fix     string `json:"fix,omitempty"`
+}
+
+func ok(topic, format string, a ...any) Finding {
+	return Finding{Level: "ok", Topic: topic, Message: fmt.Sprintf(format, a...)}
+}
+
+func warn(topic, fix, format string, a ...any) Finding {
+	return Finding{Level: "warn", Topic: topic, Message: fmt.Sprintf(format, a...), Fix: fix}
+}
+
+func fail(topic, fix, format string, a ...any) Finding {
+	return Finding{Level: "fail", Topic: topic, Message: fmt.Sprintf(format, a...), Fix: fix}
+}
+
+// Diagnose checks the desktop: display, window manager, accessibility bus,
+// registry, the switch toolkits read, and the environment this process
+// would pass on to apps started from it.
+func (d *Desktop) Diagnose(ctx context.Context) []Finding {
+	var fs []Finding
+	if d.X != nil {
+		fs = append(fs, ok("display", "X display %s answers (%dx%d)", os.Getenv("DISPLAY"), d.X.Screen().Width, d.X.Screen().Height))
+		if wm, err := d.X.WindowManagerPresent(ctx); err == nil && wm {
+			fs = append(fs, ok("window manager", "a window manager is running"))
+		} else {
+			fs = append(fs, warn("window manager", "start one (uiscope sandbox runs openbox)", "no EWMH window manager: window titles and activation are limited"))
+		}
+	} else {
+		fs = append(fs, warn("display", "run inside an X session, or start one with 'uiscope sandbox'", "no X display: %v", d.XErr))
+	}
+	if d.A11y == nil {
+		fs = append(fs, fail("accessibility bus", "start at-spi2-core (it comes with a desktop session), or use 'uiscope sandbox'", "%v", d.A11yErr))
+	} else {
+		fs = append(fs, ok("accessibility bus", "found via %s", d.A11y.Source))
+		if pid, err := d.A11y.RegistryPid(ctx); err == nil {
+			fs = append(fs, ok("registry", "at-spi2-registryd answers (pid %d)", pid))
+		} else {
+			fs = append(fs, fail("registry", "restart the session's at-spi2-core", "the AT-SPI registry does not answer: %v", err))
+		}
+	}
+	if en, sr, err := atspi.Status(ctx); err == nil {
+		if en || sr {
+			fs = append(fs, ok("a11y switch", "org.a11y.Status IsEnabled=%v ScreenReaderEnabled=%v", en, sr))
+		} else {
+			fs = append(fs, warn("a11y switch", "gsettings set org.gnome.desktop.interface toolkit-accessibility true, then restart the apps",
+				"org.a11y.Status IsEnabled is false: Qt and Chromium apps will not expose a tree"))
+		}
+	}
+	for _, v := range []string{"NO_AT_BRIDGE", "GTK_A11Y"} {
+		if val := os.Getenv(v); val != "" && val != "0" {
+			fs = append(fs, warn("environment", "unset "+v+" and restart the apps", "%s=%s is set: GTK apps started from this environment will not join the accessibility bus", v, val))
+		}
+	}
+	return fs
+}
+
+// DiagnoseApp explains an application's missing or partial tree.
+func (d *Desktop) DiagnoseApp(ctx context.Context, app platform.App) []Finding {
+	var fs []Finding
+	fws, _ := procinfo.Frameworks(app.Pid)
+	has := func(name string) bool {
+		for _, f := range fws {
+			if f.Name == name {
+				return true
+			}
+		}
+		return false
+	}
+	var names []string
+	for _, f := range fws {
+		names = append(names, strings.TrimSpace(f.Name+" "+f.Version))
+	}
+	if len(names) > 0 {
+		fs = append(fs, ok("frameworks", "pid %d uses %s", app.Pid, strings.Join(names, ", ")))
+	}
+	env, _ := procinfo.Environ(app.Pid)
+	if app.Accessible {
+		fs = append(fs, ok("registered", "pid %d (%s) is on the accessibility bus as %s %s", app.Pid, app.Name, app.Toolkit, app.ToolkitVersion))
+	} else {
+		fs = append(fs, fail("registered", "", "pid %d (%s) has windows but is not on the accessibility bus", app.Pid, app.Name))
+		switch {
+		case has("Tk"):
+			fs = append(fs, fail("toolkit", "use the visual tree, screenshots and pointer input for it", "Tk has no AT-SPI support: this app can never expose an accessibility tree"))
+		case has("Chromium") || has("Electron"):
+			if !strings.Contains(strings.Join(procinfo.Cmdline(app.Pid), " "), "--force-renderer-accessibility") {
+				fs = append(fs, fail("toolkit", "restart it with --force-renderer-accessibility", "Chromium/Electron builds its accessibility tree only when asked"))
+			}
+		case env["NO_AT_BRIDGE"] == "1":
+			fs = append(fs, fail("environment", "restart it without NO_AT_BRIDGE", "the app was started with NO_AT_BRIDGE=1, which disables GTK's accessibility bridge"))
+		case env["GTK_A11Y"] == "none":
+			fs = append(fs, fail("environment", "restart it without GTK_A11Y=none", "the app was started with GTK_A11Y=none"))
+		case has("Qt 5") || has("Qt 6"):
+			fs = append(fs, fail("toolkit", "restart it with QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1 (and AT_SPI_BUS on the root window)", "Qt decides at start whether to expose its tree; it was off when this app started"))
+		case has("GTK 3") && !has("ATK bridge"):
+			fs = append(fs, fail("toolkit", "install libatk-adaptor and restart the app", "GTK 3 app without the ATK bridge loaded"))
+		default:
+			fs = append(fs, d.startedBefore(ctx, app)...)
+		}
+		return fs
+	}
+	fs = append(fs, d.startedBefore(ctx, app)...)
+	if WindowRelative(app.Toolkit, app.ToolkitVersion) {
+		fs = append(fs, ok("gtk4", "GTK 4 caches only the objects it exported so far and reports window-relative extents; uiscope walks the rest and converts bounds to screen pixels"))
+	}
+	return fs
+}
+
+// startedBefore notes an app started before the accessibility registry:
+// toolkits decide at start whether to talk to it.
+func (d *Desktop) startedBefore(ctx context.Context, app platform.App) []Finding {
+	if d.A11y == nil {
+		return nil
+	}
+	rpid, err := d.A11y.RegistryPid(ctx)
+	if err != nil {
+		return nil
+	}
+	reg, err1 := procinfo.Lookup(rpid)
+	me, err2 := procinfo.Lookup(app.Pid)
+	if err1 == nil && err2 == nil && me.StartTime < reg.StartTime {
+		return []Finding{warn("start order", "restart the app", "pid %d started before the accessibility registry; many toolkits only connect at start", app.Pid)}
+	}
+	return nil
+}
