@@ -49,21 +49,27 @@ func runFind(ctx context.Context, c *cli, args []string) error {
 		return cliError(c, "find", err)
 	}
 	if *asJSON {
-		return writeJSON(c.stdout, map[string]any{
+		if err := writeJSON(c.stdout, map[string]any{
 			"elements": els, "matched": fst.Matched, "returned": fst.Returned,
 			"truncated": st.Truncated, "limitHit": fst.LimitHit,
-		})
-	}
-	for _, e := range els {
-		id, _ := tree.ByKey(e.Key)
-		line, _ := tree.OutlineLine(id)
-		fmt.Fprintln(c.stdout, line)
+		}); err != nil {
+			return err
+		}
+	} else {
+		for _, e := range els {
+			id, _ := tree.ByKey(e.Key)
+			line, _ := tree.OutlineLine(id)
+			fmt.Fprintln(c.stdout, line)
+		}
 	}
 	if fst.LimitHit {
 		fmt.Fprintf(c.stderr, "# %d matches, %d shown (raise --limit)\n", fst.Matched, fst.Returned)
 	}
 	if st.Truncated {
 		fmt.Fprintf(c.stderr, "warning: the tree is incomplete (%s); a missing match proves nothing\n", st.Reason)
+	}
+	if st.Truncated {
+		return exitError{exitPartial}
 	}
 	if fst.Matched == 0 {
 		return exitError{1}

@@ -87,17 +87,32 @@ func runTree(ctx context.Context, c *cli, args []string) error {
 			fmt.Fprintln(c.stdout)
 		}
 		fmt.Fprintf(c.stderr, "# %d nodes (%d shown), %s, %d calls, %d ms\n", tree.Len(), rs.Nodes, st.Strategy, st.Calls, st.Elapsed.Milliseconds())
-		return nil
+		return partial(st.Truncated)
 	}
 	root, rs, err := tree.Render(opts)
 	if err != nil {
 		return cliError(c, "tree", err)
 	}
-	return writeJSON(c.stdout, treeOutput{
+	err = writeJSON(c.stdout, treeOutput{
 		Target: core.Summarize(app), Root: root, NodeCount: tree.Len(), Shown: rs.Nodes,
 		Truncated: st.Truncated || rs.BudgetHit, Reason: truncReason(st.Reason, rs.BudgetHit),
 		Fetch: fetchInfo{Strategy: st.Strategy, Ms: st.Elapsed.Milliseconds(), Calls: st.Calls, CacheItems: st.CacheItems},
 	})
+	if err != nil {
+		return err
+	}
+	return partial(st.Truncated)
+}
+
+// exitPartial is the exit status of a command that printed an incomplete
+// result (a walk cut short by its deadline or node limit).
+const exitPartial = 3
+
+func partial(truncated bool) error {
+	if truncated {
+		return exitError{exitPartial}
+	}
+	return nil
 }
 
 func truncReason(walk string, budget bool) string {

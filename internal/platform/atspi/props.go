@@ -101,7 +101,7 @@ func (c *Conn) Element(ctx context.Context, key string, opts ElementOptions) (*p
 			if call.Err == nil && call.Store(&r) == nil && validExtents(r.X, r.Y, r.W, r.H) {
 				n.Bounds = &platform.Rect{X: int(r.X), Y: int(r.Y), Width: int(r.W), Height: int(r.H)}
 			}
-		}, uint32(0))
+		}, coordType(opts.WindowOrigin != nil))
 	}
 	if hasInterface(n, "action") {
 		b.add(bus, path, ifaceAction+".GetActions", func(call *dbus.Call) {
@@ -184,7 +184,7 @@ func (c *Conn) topLevel(ctx context.Context, bus string, path dbus.ObjectPath) (
 				top.Name, _ = v.Value().(string)
 			}
 			var r struct{ X, Y, W, H int32 }
-			if err := c.call(ctx, cur.Bus, cur.Path, ifaceComponent+".GetExtents", []any{uint32(0)}, &r); err == nil {
+			if err := c.call(ctx, cur.Bus, cur.Path, ifaceComponent+".GetExtents", []any{coordType(true)}, &r); err == nil {
 				top.Bounds = &platform.Rect{X: int(r.X), Y: int(r.Y), Width: int(r.W), Height: int(r.H)}
 			}
 			return top, nil

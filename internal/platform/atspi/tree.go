@@ -31,6 +31,16 @@ type TreeOptions struct {
 	WindowOrigin func(ctx context.Context, top *platform.Node) (x, y int, ok bool)
 }
 
+// coordType is what GetExtents is asked for: window coordinates (1) when
+// the extents will be shifted by a window origin anyway, which also spares
+// GTK 4 a warning it logs for every screen-coordinate request.
+func coordType(windowRelative bool) uint32 {
+	if windowRelative {
+		return 1
+	}
+	return 0
+}
+
 // TreeStats describes how a tree was read.
 type TreeStats = platform.TreeStats
 
@@ -218,13 +228,23 @@ func (c *Conn) SubTree(ctx context.Context, key string, opts TreeOptions) (*plat
 	if cerr == nil {
 		st.CacheItems = len(cache)
 		st.Strategy = "cache+walk"
-	} else if errors.Is(cerr, platform.ErrTimeout) || errors.Is(cerr, platform.ErrElementGone) {
-		// A frozen or vanished app: the walk would fail the same way.
+	} else if errors.Is(cerr, platform.ErrElementGone) {
 		return nil, st, cerr
+	} else if errors.Is(cerr, platform.ErrTimeout) {
+		// A frozen app: the walk would wait the same way. Say what we have:
+		// nothing but the root's key.
+		st.Truncated, st.Reason = true, "deadline: the application did not answer"
+		st.Nodes, st.Elapsed = 1, time.Since(start)
+		return &platform.Node{Key: key, Err: "not read: the application did not answer in time"}, st, nil
 	}
 	w := &walker{c: c, ctx: ctx, cache: cache, opts: opts, stats: &st}
 	root := w.make(objRef{bus, path}, nil)
 	if err := w.walk(root); err != nil {
+		if errors.Is(err, platform.ErrTimeout) {
+			st.Truncated, st.Reason = true, "deadline: the application did not answer"
+			st.Nodes, st.Elapsed = 1, time.Since(start)
+			return root.node, st, nil
+		}
 		return nil, st, err
 	}
 	if !opts.NoDetails && ctx.Err() == nil {
@@ -465,7 +485,7 @@ func (w *walker) details(root *walkNode) {
 				if call.Err == nil && call.Store(&r) == nil && validExtents(r.X, r.Y, r.W, r.H) {
 					n.Bounds = &platform.Rect{X: int(r.X), Y: int(r.Y), Width: int(r.W), Height: int(r.H)}
 				}
-			}, uint32(0))
+			}, coordType(w.opts.WindowOrigin != nil))
 			w.stats.Calls++
 		}
 		if hasInterface(n, "action") {

@@ -1,0 +1,390 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/testdesk"
+)
+
+// elem mirrors the element JSON of API.md.
+type elem struct {
+	ID         string         `json:"id"`
+	Ref        string         `json:"ref"`
+	Key        string         `json:"key"`
+	Role       string         `json:"role"`
+	Name       string         `json:"name"`
+	States     []string       `json:"states"`
+	Bounds     *platform.Rect `json:"bounds"`
+	Interfaces []string       `json:"interfaces"`
+	Actions    []string       `json:"actions"`
+	Redacted   bool           `json:"redacted"`
+	ChildCount int            `json:"childCount"`
+	Children   []*elem        `json:"children"`
+}
+
+func (e *elem) walk(f func(e, parent *elem)) {
+	var rec func(e, p *elem)
+	rec = func(e, p *elem) {
+		f(e, p)
+		for _, k := range e.Children {
+			rec(k, e)
+		}
+	}
+	rec(e, nil)
+}
+
+func (e *elem) has(state string) bool {
+	for _, s := range e.States {
+		if s == state {
+			return true
+		}
+	}
+	return false
+}
+
+type treeJSON struct {
+	Target struct {
+		Pid     int `json:"pid"`
+		Windows []struct {
+			Window string        `json:"window"`
+			Title  string        `json:"title"`
+			Bounds platform.Rect `json:"bounds"`
+		} `json:"windows"`
+	} `json:"target"`
+	Root      *elem `json:"root"`
+	NodeCount int   `json:"nodeCount"`
+	Truncated bool  `json:"truncated"`
+	Fetch     struct {
+		Strategy string `json:"strategy"`
+		Ms       int    `json:"ms"`
+	} `json:"fetch"`
+}
+
+func readTree(t *testing.T, d *testdesk.Desk, pid int, extra ...string) (treeJSON, result) {
+	t.Helper()
+	args := append([]string{"tree", "--pid", strconv.Itoa(pid), "--format", "json", "--max-nodes", "100000", "--timeout-ms", "60000"}, extra...)
+	r := runCLI(t, d, 90*time.Second, args...)
+	if r.code != 0 {
+		t.Fatalf("uiscope tree exited %d: %s", r.code, r.stderr)
+	}
+	var tj treeJSON
+	if err := json.Unmarshal([]byte(r.stdout), &tj); err != nil {
+		t.Fatalf("tree JSON: %v\n%s", err, r.stdout[:min(len(r.stdout), 2000)])
+	}
+	return tj, r
+}
+
+// checkComplete compares the raw tree uiscope printed with an independent
+// walk of the same app: same node count, same role/name pairs.
+func checkComplete(t *testing.T, d *testdesk.Desk, app *testdesk.App, tj treeJSON) {
+	t.Helper()
+	var got []string
+	tj.Root.walk(func(e, _ *elem) { got = append(got, fmt.Sprintf("%s %q", e.Role, e.Name)) })
+	sort.Strings(got)
+	want := independentWalk(t, d.A11yBus, app.Bus)
+	if tj.NodeCount != len(got) {
+		t.Errorf("nodeCount %d, but the JSON holds %d nodes", tj.NodeCount, len(got))
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("uiscope's raw tree (%d nodes) differs from an independent walk (%d nodes):\n%s", len(got), len(want), diff(want, got))
+	}
+	if tj.Truncated {
+		t.Errorf("tree marked truncated")
+	}
+}
+
+// diff lists the lines only one side has.
+func diff(want, got []string) string {
+	count := map[string]int{}
+	for _, w := range want {
+		count[w]++
+	}
+	for _, g := range got {
+		count[g]--
+	}
+	var b strings.Builder
+	for k, v := range count {
+		switch {
+		case v > 0:
+			fmt.Fprintf(&b, "  missing %dx %s\n", v, k)
+		case v < 0:
+			fmt.Fprintf(&b, "  extra   %dx %s\n", -v, k)
+		}
+	}
+	return b.String()
+}
+
+// checkBounds asserts that the frame sits on the app's window and that every
+// showing push button lies inside it: bounds are screen pixels.
+func checkBounds(t *testing.T, tj treeJSON) {
+	t.Helper()
+	if len(tj.Target.Windows) == 0 {
+		t.Fatal("target has no windows")
+	}
+	win := tj.Target.Windows[0].Bounds
+	frames, buttons := 0, 0
+	tj.Root.walk(func(e, p *elem) {
+		if e.Bounds == nil || e.Bounds.Empty() {
+			return
+		}
+		if p == tj.Root && e.Role == "frame" {
+			frames++
+			if *e.Bounds != win {
+				t.Errorf("frame %q bounds %+v, window %+v", e.Name, *e.Bounds, win)
+			}
+		}
+		if e.Role == "push button" && (e.has("showing") || e.has("visible")) && e.Bounds.Width > 1 {
+			cx, cy := e.Bounds.X+e.Bounds.Width/2, e.Bounds.Y+e.Bounds.Height/2
+			if !win.Contains(cx, cy) {
+				t.Errorf("push button %q at %+v: centre outside window %+v", e.Name, *e.Bounds, win)
+			}
+			buttons++
+		}
+	})
+	if frames == 0 || buttons == 0 {
+		t.Errorf("found %d frames and %d showing buttons with bounds; want some of each", frames, buttons)
+	}
+}
+
+func TestTreeGTK3WidgetFactory(t *testing.T) {
+	d := testdesk.Shared(t)
+	app := d.Launch(t, "gtk3-widget-factory")
+	tj, _ := readTree(t, d, app.Pid)
+	checkComplete(t, d, app, tj)
+	checkBounds(t, tj)
+	if tj.NodeCount < 200 {
+		t.Errorf("only %d nodes", tj.NodeCount)
+	}
+}
+
+func TestTreeGTK4WidgetFactory(t *testing.T) {
+	d := testdesk.Shared(t)
+	app := d.Launch(t, "gtk4-widget-factory")
+	tj, _ := readTree(t, d, app.Pid)
+	checkComplete(t, d, app, tj)
+	checkBounds(t, tj)
+	if tj.NodeCount < 500 {
+		t.Errorf("only %d nodes", tj.NodeCount)
+	}
+}
+
+func TestTreeGTK3Demo(t *testing.T) {
+	d := testdesk.Shared(t)
+	app := d.Launch(t, "gtk3-demo")
+	tj, _ := readTree(t, d, app.Pid)
+	checkComplete(t, d, app, tj)
+	checkBounds(t, tj)
+}
+
+func TestTreeQt5Fixture(t *testing.T) {
+	d := testdesk.Shared(t)
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("qt5_fixture.py"))
+	tj, _ := readTree(t, d, app.Pid)
+	checkComplete(t, d, app, tj)
+	checkBounds(t, tj)
+	for _, want := range []string{`check box "Remember me"`, `push button "Submit"`} {
+		found := false
+		tj.Root.walk(func(e, _ *elem) { found = found || fmt.Sprintf("%s %q", e.Role, e.Name) == want })
+		if !found {
+			t.Errorf("Qt tree lacks %s", want)
+		}
+	}
+}
+
+// TestPasswordNeverLeaks reads every output form of every password fixture
+// and looks for the secret.
+func TestPasswordNeverLeaks(t *testing.T) {
+	d := testdesk.Shared(t)
+	cases := []struct {
+		fixture, secret string
+	}{
+		{"gtk3_fixture.py", "hunter2-gtk-secret"},
+		{"gtk4_fixture.py", "hunter2-gtk4-secret"},
+		{"qt5_fixture.py", "hunter2-qt-secret"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.fixture, func(t *testing.T) {
+			app := d.Launch(t, testdesk.Python, testdesk.Fixture(tc.fixture))
+			pid := strconv.Itoa(app.Pid)
+			tj, jr := readTree(t, d, app.Pid)
+			outline := runCLI(t, d, 60*time.Second, "tree", "--pid", pid, "--format", "outline", "--max-nodes", "100000")
+			var redacted []*elem
+			tj.Root.walk(func(e, _ *elem) {
+				if e.Redacted {
+					redacted = append(redacted, e)
+				}
+			})
+			if len(redacted) == 0 {
+				t.Fatalf("no redacted password field in the tree")
+			}
+			outs := []string{jr.stdout, outline.stdout}
+			for _, e := range redacted {
+				if e.Name != "" {
+					t.Errorf("redacted element %s has name %q", e.Ref, e.Name)
+				}
+				p := runCLI(t, d, 60*time.Second, "props", "--pid", pid, "--element", e.Ref, "--json")
+				if p.code != 0 {
+					t.Fatalf("props %s: exit %d: %s", e.Ref, p.code, p.stderr)
+				}
+				if strings.Contains(p.stdout, `"text"`) {
+					t.Errorf("props of a password field carry text: %s", p.stdout)
+				}
+				outs = append(outs, p.stdout)
+			}
+			for _, role := range []string{"text", "entry", "password text"} {
+				f := runCLI(t, d, 60*time.Second, "find", "--pid", pid, "--role", role, "--json")
+				outs = append(outs, f.stdout)
+			}
+			for i, o := range outs {
+				if strings.Contains(o, tc.secret) {
+					t.Errorf("output %d contains the password", i)
+				}
+			}
+		})
+	}
+}
+
+// TestTkIsNotAccessible: a toolkit with no AT-SPI support is reported as
+// such, never as an empty success.
+func TestTkIsNotAccessible(t *testing.T) {
+	d := testdesk.Shared(t)
+	app := d.LaunchX(t, testdesk.Python, testdesk.Fixture("tk_fixture.py"))
+	pid := strconv.Itoa(app.Pid)
+	r := runCLI(t, d, 30*time.Second, "tree", "--pid", pid)
+	if r.code == 0 || !strings.Contains(r.stderr, "notAccessible") {
+		t.Errorf("tree of a Tk app: exit %d, stderr %q; want a notAccessible failure", r.code, r.stderr)
+	}
+	a := runCLI(t, d, 30*time.Second, "apps", "--json")
+	var apps struct {
+		Apps []struct {
+			Pid        int  `json:"pid"`
+			Accessible bool `json:"accessible"`
+			Windows    []struct {
+				Title string `json:"title"`
+			} `json:"windows"`
+		} `json:"apps"`
+	}
+	if err := json.Unmarshal([]byte(a.stdout), &apps); err != nil {
+		t.Fatalf("apps JSON: %v", err)
+	}
+	found := false
+	for _, x := range apps.Apps {
+		if x.Pid == app.Pid {
+			found = true
+			if x.Accessible || len(x.Windows) == 0 {
+				t.Errorf("Tk app listed as %+v; want accessible=false with its window", x)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("Tk app (pid %d) not listed by apps", app.Pid)
+	}
+	doc := runCLI(t, d, 30*time.Second, "doctor", "--pid", pid)
+	if doc.code == 0 || !strings.Contains(doc.stdout, "Tk has no AT-SPI support") {
+		t.Errorf("doctor on Tk: exit %d\n%s", doc.code, doc.stdout)
+	}
+}
+
+// TestBadInput: unknown targets and malformed refs fail clearly, fast.
+func TestBadInput(t *testing.T) {
+	d := testdesk.Shared(t)
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"))
+	pid := strconv.Itoa(app.Pid)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"tree", "--pid", "999999"}, "notFound"},
+		{[]string{"tree", "--name", "no-such-program"}, "notFound"},
+		{[]string{"tree"}, "invalidArgument"},
+		{[]string{"tree", "--pid", pid, "--view", "fancy"}, "invalidArgument"},
+		{[]string{"tree", "--pid", pid, "--depth", "-5"}, "invalidArgument"},
+		{[]string{"tree", "--pid", pid, "--format", "xml"}, "invalidArgument"},
+		{[]string{"props", "--pid", pid, "--element", "e12x"}, "malformedRef"},
+		{[]string{"props", "--pid", pid, "--element", "visual:e3"}, "wrongTree"},
+		{[]string{"props", "--pid", pid, "--element", "a11y:e999999"}, "unknownRef"},
+		{[]string{"find", "--pid", pid, "--role", "no such role"}, "invalidArgument"},
+		{[]string{"find", "--pid", pid, "--name", "(", "--match", "regex"}, "invalidArgument"},
+		{[]string{"tree", "--window", "0xzz"}, "invalidArgument"},
+	}
+	for _, tc := range cases {
+		r := runCLI(t, d, 30*time.Second, tc.args...)
+		if r.code == 0 || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("uiscope %v: exit %d, stderr %q; want a failure mentioning %s", tc.args, r.code, r.stderr, tc.want)
+		}
+	}
+	// The app was left alone and still answers.
+	if r := runCLI(t, d, 30*time.Second, "find", "--pid", pid, "--name", "Submit"); r.code != 0 {
+		t.Errorf("after bad input the app no longer answers: %d %s", r.code, r.stderr)
+	}
+}
+
+// TestFrozenApp: a walk of an app stopped with SIGSTOP returns by its
+// deadline, marked partial, and the app answers again once continued.
+func TestFrozenApp(t *testing.T) {
+	d := testdesk.Shared(t)
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"))
+	pid := strconv.Itoa(app.Pid)
+	if err := syscall.Kill(app.Pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Kill(app.Pid, syscall.SIGCONT)
+	r := runCLI(t, d, 30*time.Second, "tree", "--pid", pid, "--format", "json", "--timeout-ms", "1500")
+	if r.code != 3 || !strings.Contains(r.stderr, "incomplete") {
+		t.Errorf("frozen app: exit %d, stderr %q; want exit 3 (partial) with a warning", r.code, r.stderr)
+	}
+	var tj treeJSON
+	if err := json.Unmarshal([]byte(r.stdout), &tj); err != nil || !tj.Truncated {
+		t.Errorf("frozen app: want JSON with truncated=true, got %v / %q", err, r.stdout)
+	}
+	// The deadline is honoured: 1.5 s walk plus process start and listing.
+	if r.took > 15*time.Second {
+		t.Errorf("frozen app: took %v", r.took)
+	}
+	syscall.Kill(app.Pid, syscall.SIGCONT)
+	if r := runCLI(t, d, 60*time.Second, "find", "--pid", pid, "--name", "Submit"); r.code != 0 {
+		t.Errorf("after SIGCONT: exit %d %s", r.code, r.stderr)
+	}
+}
+
+// TestAppKilledMidWalk: an app that dies while its tree is read yields a
+// clear failure or a partial tree, never a hang.
+func TestAppKilledMidWalk(t *testing.T) {
+	d := testdesk.Shared(t)
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--rows", "3000")
+	cmd := exec.Command(uiscopeBin, "tree", "--pid", strconv.Itoa(app.Pid), "--format", "json", "--timeout-ms", "20000")
+	cmd.Env = d.Env()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	app.Proc.Stop()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		if code == 0 {
+			t.Errorf("tree of a killed app exited 0")
+		}
+		if !strings.Contains(stderr.String(), "notFound") && !strings.Contains(stderr.String(), "elementGone") && !strings.Contains(stderr.String(), "incomplete") {
+			t.Errorf("unclear message for a killed app: %q", stderr.String())
+		}
+	case <-time.After(40 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("uiscope tree hung on a killed app")
+	}
+}

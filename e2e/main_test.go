@@ -1,0 +1,70 @@
+// Package e2e drives real uiscope processes against real applications in
+// the sandbox desktop: the CLI, the MCP server over stdio, and the
+// benchmarks against the pyatspi peer.
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/uiscope/uiscope/internal/testdesk"
+)
+
+// uiscopeBin is the binary under test, built once per run.
+var uiscopeBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "uiscope-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	uiscopeBin = filepath.Join(dir, "uiscope")
+	_, file, _, _ := runtime.Caller(0)
+	build := exec.Command("go", "build", "-o", uiscopeBin, "./cmd/uiscope")
+	build.Dir = filepath.Join(filepath.Dir(file), "..")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building uiscope:", err)
+		os.Exit(1)
+	}
+	defer os.RemoveAll(dir)
+	testdesk.Main(m)
+}
+
+// result is one finished uiscope run.
+type result struct {
+	stdout, stderr string
+	code           int
+	took           time.Duration
+}
+
+// runCLI runs uiscope with args in the desktop, bounded by limit.
+func runCLI(t *testing.T, d *testdesk.Desk, limit time.Duration, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, uiscopeBin, args...)
+	cmd.Env = d.Env()
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	start := time.Now()
+	err := cmd.Run()
+	r := result{stdout: out.String(), stderr: errb.String(), took: time.Since(start)}
+	if ctx.Err() != nil {
+		t.Fatalf("uiscope %v did not finish within %v; stderr:\n%s", args, limit, r.stderr)
+	}
+	if ee, ok := err.(*exec.ExitError); ok {
+		r.code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("uiscope %v: %v", args, err)
+	}
+	return r
+}

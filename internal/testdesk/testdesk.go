@@ -1,0 +1,221 @@
+// Package testdesk gives tests one shared sandbox desktop per test binary
+// and launches applications into it, returning only once an application is
+// really there (on the accessibility bus with a stable tree, or with an X
+// window). It never skips: a desktop that cannot start fails the test.
+package testdesk
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/platform/atspi"
+	"github.com/uiscope/uiscope/internal/platform/x11"
+	"github.com/uiscope/uiscope/internal/sandbox"
+)
+
+// Python is the interpreter for fixture apps: the Debian one, which has gi
+// and PyQt5 (a pyenv python3 on PATH may not).
+const Python = "/usr/bin/python3"
+
+// Desk is the shared desktop.
+type Desk struct {
+	*sandbox.Desktop
+	A11y *atspi.Conn
+	X    *x11.Conn
+}
+
+var (
+	once    sync.Once
+	shared  *Desk
+	initErr error
+)
+
+// Main runs the tests and tears the shared desktop down after them.
+func Main(m *testing.M) {
+	code := m.Run()
+	if shared != nil {
+		shared.A11y.Close()
+		shared.X.Close()
+		shared.Close()
+	}
+	os.Exit(code)
+}
+
+// Shared returns the desktop, starting it on first use.
+func Shared(t testing.TB) *Desk {
+	t.Helper()
+	once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer cancel()
+		d, err := sandbox.Start(ctx, sandbox.Options{Log: os.Stderr})
+		if err != nil {
+			initErr = err
+			return
+		}
+		a, err := atspi.Dial(ctx, d.A11yBus, atspi.SourceUiscopeEnv)
+		if err != nil {
+			d.Close()
+			initErr = err
+			return
+		}
+		t.Setenv("DISPLAY", "") // restored after this test; x11 gets the display explicitly
+		x, err := x11.OpenContext(ctx, d.Display)
+		if err != nil {
+			a.Close()
+			d.Close()
+			initErr = fmt.Errorf("open display %s: %w", d.Display, err)
+			return
+		}
+		shared = &Desk{Desktop: d, A11y: a, X: x}
+	})
+	if initErr != nil {
+		t.Fatalf("the sandbox desktop did not start: %v", initErr)
+	}
+	return shared
+}
+
+// Fixture returns the path of a fixture app under testdata/apps.
+func Fixture(name string) string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "testdata", "apps", name)
+}
+
+// App is a launched application.
+type App struct {
+	Proc *sandbox.Process
+	Pid  int
+	Bus  string // on the accessibility bus; "" for X-only apps
+}
+
+// Launch starts argv in the desktop and waits until the application is on
+// the accessibility bus, shows a window, and its tree has stopped growing.
+// It is stopped when the test ends.
+func (d *Desk) Launch(t testing.TB, argv ...string) *App {
+	t.Helper()
+	app := d.start(t, argv)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	var last []string
+	stable := 0
+	err := poll(ctx, app, func() (bool, string) {
+		if app.Bus == "" {
+			a, err := d.A11y.AppForPid(ctx, app.Pid)
+			if err != nil {
+				return false, "not on the accessibility bus yet: " + err.Error()
+			}
+			app.Bus = a.Bus
+		}
+		if !d.hasWindow(ctx, app.Pid) {
+			return false, "no mapped X window yet"
+		}
+		wctx, wcancel := context.WithTimeout(ctx, 20*time.Second)
+		root, st, err := d.A11y.Tree(wctx, app.Bus, atspi.TreeOptions{NoDetails: true})
+		wcancel()
+		if err != nil || st.Truncated || len(root.Children) == 0 {
+			return false, fmt.Sprintf("tree not readable yet (err %v, truncated %v)", err, st.Truncated)
+		}
+		shape := Shape(root)
+		if equal(shape, last) {
+			stable++
+		} else {
+			stable = 0
+		}
+		last = shape
+		return stable >= 1, fmt.Sprintf("tree still changing (%d nodes)", len(shape))
+	})
+	if err != nil {
+		t.Fatalf("launch %v: %v", argv, err)
+	}
+	return app
+}
+
+// LaunchX starts an app that has no accessibility support and waits for its
+// X window.
+func (d *Desk) LaunchX(t testing.TB, argv ...string) *App {
+	t.Helper()
+	app := d.start(t, argv)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := poll(ctx, app, func() (bool, string) {
+		return d.hasWindow(ctx, app.Pid), "no mapped X window yet"
+	}); err != nil {
+		t.Fatalf("launch %v: %v", argv, err)
+	}
+	return app
+}
+
+func (d *Desk) start(t testing.TB, argv []string) *App {
+	t.Helper()
+	p, err := d.Desktop.Launch(argv)
+	if err != nil {
+		t.Fatalf("launch %v: %v", argv, err)
+	}
+	t.Cleanup(func() { p.Stop() })
+	return &App{Proc: p, Pid: p.Pid()}
+}
+
+func (d *Desk) hasWindow(ctx context.Context, pid int) bool {
+	wins, err := d.X.TopLevels(ctx)
+	if err != nil {
+		return false
+	}
+	for _, w := range wins {
+		if w.Pid == pid && w.Mapped {
+			return true
+		}
+	}
+	return false
+}
+
+// poll retries cond every 100 ms until it holds, the app exits, or ctx ends.
+func poll(ctx context.Context, app *App, cond func() (bool, string)) error {
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	why := ""
+	for {
+		ok, w := cond()
+		if ok {
+			return nil
+		}
+		why = w
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("gave up waiting: %s (log: %s)", why, app.Proc.LogPath)
+		case <-app.Proc.Done():
+			return fmt.Errorf("exited with status %d before it was ready (log: %s)", app.Proc.ExitCode(), app.Proc.LogPath)
+		case <-tick.C:
+		}
+	}
+}
+
+// Shape lists a tree's nodes as "depth role name" lines, sorted: what two
+// reads of an unchanged UI must agree on.
+func Shape(root *platform.Node) []string {
+	var out []string
+	var walk func(n *platform.Node, depth int)
+	walk = func(n *platform.Node, depth int) {
+		out = append(out, fmt.Sprintf("%d %s %q", depth, n.Role, n.Name))
+		for _, k := range n.Children {
+			walk(k, depth+1)
+		}
+	}
+	walk(root, 0)
+	sort.Strings(out)
+	return out
+}
+
+func equal(a, b []string) bool {
+	return len(a) == len(b) && strings.Join(a, "\n") == strings.Join(b, "\n")
+}
+
+// Env is the environment for a uiscope process run against the desktop.
+func (d *Desk) Env() []string { return d.Desktop.Env() }

@@ -1,0 +1,147 @@
+#!/usr/bin/python3
+"""uiscope GTK 3 test fixture: a small, deterministic window with predictable accessible names.
+
+Run with Debian's /usr/bin/python3 (needs python3-gi, gir1.2-gtk-3.0). Prints nothing to stdout.
+
+Widgets (accessible name -> GTK3/ATK role name):
+  "Name"            entry (empty)
+  "Password"        password text (visibility off, text "hunter2-gtk-secret")
+  "Remember me"     check box
+  "Color"           combo box (Red, Green, Blue; Red active)
+  "Count"           spin button (0..100, value 5)
+  "Volume"          slider (0..100, value 30)
+  "Submit"          push button: sets the status label to "Submitted: <Name text>"
+  "Ready"           label (the status label; its text, and so its name, changes on Submit)
+  "Disabled action" push button, insensitive
+  "Tree"            tree table: "Fruits" (children "Apple", "Banana", collapsed), "Vegetables"
+
+Options:
+  --title T            window title (default "uiscope GTK3 fixture")
+  --rows N             add a scrolled list "Rows" (tree table) with rows "Row 1".."Row N"
+  --timer-label MS     add a label "Tick 0" whose number goes up every MS ms
+  --delayed-dialog MS  after MS ms open a dialog "Delayed dialog" with an "OK" button (closes it)
+  --x X --y Y          window position (default 40, 40)
+"""
+import argparse
+import signal
+import sys
+
+import gi
+
+gi.require_version("Gtk", "3.0")
+from gi.repository import GLib, Gtk  # noqa: E402
+
+SECRET = "hunter2-gtk-secret"
+
+
+def name(widget, text):
+    """Give a widget a fixed accessible name and return it."""
+    widget.get_accessible().set_name(text)
+    return widget
+
+
+def build(args):
+    win = Gtk.Window(title=args.title)
+    win.set_default_size(600, 500)
+    win.move(args.x, args.y)
+    win.connect("destroy", Gtk.main_quit)
+
+    box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=4, border_width=8)
+    win.add(box)
+
+    entry = name(Gtk.Entry(placeholder_text="Your name"), "Name")
+    box.pack_start(entry, False, False, 0)
+
+    password = name(Gtk.Entry(visibility=False, text=SECRET), "Password")
+    box.pack_start(password, False, False, 0)
+
+    box.pack_start(Gtk.CheckButton(label="Remember me"), False, False, 0)
+
+    combo = Gtk.ComboBoxText()
+    for color in ("Red", "Green", "Blue"):
+        combo.append_text(color)
+    combo.set_active(0)
+    box.pack_start(name(combo, "Color"), False, False, 0)
+
+    spin = Gtk.SpinButton.new_with_range(0, 100, 1)
+    spin.set_value(5)
+    box.pack_start(name(spin, "Count"), False, False, 0)
+
+    scale = Gtk.Scale.new_with_range(Gtk.Orientation.HORIZONTAL, 0, 100, 1)
+    scale.set_value(30)
+    box.pack_start(name(scale, "Volume"), False, False, 0)
+
+    status = Gtk.Label(label="Ready", xalign=0)
+    submit = Gtk.Button(label="Submit")
+    submit.connect("clicked", lambda _b: status.set_text("Submitted: " + entry.get_text()))
+    box.pack_start(submit, False, False, 0)
+    box.pack_start(status, False, False, 0)
+
+    disabled = Gtk.Button(label="Disabled action", sensitive=False)
+    box.pack_start(disabled, False, False, 0)
+
+    store = Gtk.TreeStore(str)
+    fruits = store.append(None, ["Fruits"])
+    store.append(fruits, ["Apple"])
+    store.append(fruits, ["Banana"])
+    store.append(None, ["Vegetables"])
+    tree = Gtk.TreeView(model=store)
+    tree.append_column(Gtk.TreeViewColumn("Item", Gtk.CellRendererText(), text=0))
+    box.pack_start(name(tree, "Tree"), False, False, 0)
+
+    if args.rows is not None:
+        rows = Gtk.ListStore(str)
+        for i in range(1, args.rows + 1):
+            rows.append(["Row %d" % i])
+        view = Gtk.TreeView(model=rows)
+        view.append_column(Gtk.TreeViewColumn("Row", Gtk.CellRendererText(), text=0))
+        scroller = Gtk.ScrolledWindow(min_content_height=120)
+        scroller.set_policy(Gtk.PolicyType.NEVER, Gtk.PolicyType.AUTOMATIC)
+        scroller.add(name(view, "Rows"))
+        box.pack_start(scroller, True, True, 0)
+
+    if args.timer_label is not None:
+        tick = Gtk.Label(label="Tick 0", xalign=0)
+        box.pack_start(tick, False, False, 0)
+        count = [0]
+
+        def on_tick():
+            count[0] += 1
+            tick.set_text("Tick %d" % count[0])
+            return GLib.SOURCE_CONTINUE
+
+        GLib.timeout_add(args.timer_label, on_tick)
+
+    if args.delayed_dialog is not None:
+        def open_dialog():
+            dialog = Gtk.Dialog(title="Delayed dialog", transient_for=win, modal=False)
+            dialog.add_button("OK", Gtk.ResponseType.OK)
+            dialog.get_content_area().add(Gtk.Label(label="This dialog opened after a delay."))
+            dialog.connect("response", lambda d, _r: d.destroy())
+            dialog.show_all()
+            return GLib.SOURCE_REMOVE
+
+        GLib.timeout_add(args.delayed_dialog, open_dialog)
+
+    win.show_all()
+    return win
+
+
+def main():
+    p = argparse.ArgumentParser(description="uiscope GTK 3 fixture")
+    p.add_argument("--title", default="uiscope GTK3 fixture")
+    p.add_argument("--rows", type=int, metavar="N")
+    p.add_argument("--timer-label", type=int, metavar="MS")
+    p.add_argument("--delayed-dialog", type=int, metavar="MS")
+    p.add_argument("--x", type=int, default=40)
+    p.add_argument("--y", type=int, default=40)
+    args = p.parse_args()
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    Gtk.init([sys.argv[0]])
+    build(args)
+    Gtk.main()
+
+
+if __name__ == "__main__":
+    main()

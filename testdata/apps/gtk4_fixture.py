@@ -1,0 +1,81 @@
+#!/usr/bin/python3
+"""uiscope GTK 4 test fixture: a small, deterministic window with predictable accessible names.
+
+Run with Debian's /usr/bin/python3 (needs python3-gi, gir1.2-gtk-4.0). Prints nothing to stdout.
+Under Xvfb run it with GSK_RENDERER=cairo: GTK 4 may take a few seconds to register on the
+AT-SPI bus, so poll for it.
+
+Widgets (accessible name -> GTK 4.8 role name):
+  "Name"         text (Gtk.Entry, empty)
+  "Password"     password text (Gtk.PasswordEntry, text "hunter2-gtk4-secret")
+  "Remember me"  check box
+  "Submit"       button: sets the status label to "Submitted: <Name text>"
+  "Ready"        label (the status label)
+
+Options:
+  --title T      window title (default "uiscope GTK4 fixture")
+"""
+import argparse
+import signal
+import sys
+
+import gi
+
+gi.require_version("Gtk", "4.0")
+from gi.repository import GLib, Gtk  # noqa: E402
+
+SECRET = "hunter2-gtk4-secret"
+
+
+def name(widget, text):
+    """Give a widget a fixed accessible name (the LABEL property) and return it."""
+    widget.update_property([Gtk.AccessibleProperty.LABEL], [text])
+    return widget
+
+
+def build(args, loop):
+    win = Gtk.Window(title=args.title)
+    win.set_default_size(500, 300)
+    win.connect("close-request", lambda _w: (loop.quit(), False)[1])
+
+    box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=4)
+    for side in ("top", "bottom", "start", "end"):
+        getattr(box, "set_margin_" + side)(8)
+    win.set_child(box)
+
+    entry = name(Gtk.Entry(placeholder_text="Your name"), "Name")
+    box.append(entry)
+
+    password = Gtk.PasswordEntry()
+    password.set_text(SECRET)
+    box.append(name(password, "Password"))
+
+    box.append(Gtk.CheckButton(label="Remember me"))
+
+    status = Gtk.Label(label="Ready", xalign=0)
+    submit = Gtk.Button(label="Submit")
+    submit.connect("clicked", lambda _b: status.set_text("Submitted: " + entry.get_text()))
+    box.append(submit)
+    box.append(status)
+
+    win.present()
+    return win
+
+
+def main():
+    p = argparse.ArgumentParser(description="uiscope GTK 4 fixture")
+    p.add_argument("--title", default="uiscope GTK4 fixture")
+    args = p.parse_args()
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    # GTK 4 names the AT-SPI application after the program name ("Unnamed" otherwise).
+    GLib.set_prgname("gtk4_fixture.py")
+    if not Gtk.init_check():
+        sys.exit("gtk4_fixture: cannot open display")
+    loop = GLib.MainLoop()
+    build(args, loop)
+    loop.run()
+
+
+if __name__ == "__main__":
+    main()
