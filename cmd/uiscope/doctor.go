@@ -16,7 +16,7 @@ func init() {
 
 func runDoctor(ctx context.Context, c *cli, args []string) error {
 	fs := newFlags(c, "doctor", "[TARGET] [--json]")
-	t := targetFlags(fs)
+	t := targetFlags(fs, true)
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parseFlags(fs, args); err != nil {
 		return err

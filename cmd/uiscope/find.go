@@ -15,7 +15,7 @@ func init() {
 
 func runFind(ctx context.Context, c *cli, args []string) error {
 	fs := newFlags(c, "find", "TARGET [--name S] [--match exact|contains|regex] [--role R] [--state S]... [--interface I] [--limit N] [--json]")
-	t := targetFlags(fs)
+	t := targetFlags(fs, false)
 	var q core.Query
 	fs.StringVar(&q.Name, "name", "", "accessible name to match")
 	fs.StringVar(&q.NameMatch, "match", "", "how --name matches: exact, contains (default) or regex")
@@ -57,7 +57,7 @@ func runFind(ctx context.Context, c *cli, args []string) error {
 		}
 	} else {
 		for _, e := range els {
-			id, _ := tree.ByKey(e.Key)
+			_, id, _ := tree.LookupString(e.Ref)
 			line, _ := tree.OutlineLine(id)
 			fmt.Fprintln(c.stdout, line)
 		}

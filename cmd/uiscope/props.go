@@ -15,7 +15,7 @@ func init() {
 
 func runProps(ctx context.Context, c *cli, args []string) error {
 	fs := newFlags(c, "props", "TARGET --element REF [--json]")
-	t := targetFlags(fs)
+	t := targetFlags(fs, true)
 	element := fs.String("element", "", "element ref from 'uiscope tree' (a11y:eN)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	timeoutMs := fs.Int("timeout-ms", 10000, "deadline")

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,11 +13,16 @@ import (
 	"github.com/uiscope/uiscope/internal/platform/linux"
 )
 
-// targetFlags adds --pid/--name/--title/--window to a flag set.
-func targetFlags(fs *flag.FlagSet) *core.Target {
+// targetFlags adds --pid/--name/--process/--title/--window to a flag set.
+// `find` uses --name for the element's name, as API.md has it, so there
+// the process name is given with --process only.
+func targetFlags(fs *flag.FlagSet, withName bool) *core.Target {
 	t := &core.Target{}
 	fs.IntVar(&t.Pid, "pid", 0, "target process id")
-	fs.StringVar(&t.Name, "name", "", "target process name (e.g. gtk3-widget-factory, app.py)")
+	if withName {
+		fs.StringVar(&t.Name, "name", "", "target process name (e.g. gtk3-widget-factory, app.py)")
+	}
+	fs.StringVar(&t.Name, "process", "", "target process name (same as --name; the only form in 'find')")
 	fs.StringVar(&t.Title, "title", "", "substring of the target's window title")
 	fs.StringVar(&t.Window, "window", "", "target X window id (0x...)")
 	return t
@@ -83,9 +87,4 @@ func writeJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
-}
-
-// isUsage reports whether err came from flag parsing (already printed).
-func isUsage(err error) bool {
-	return err != nil && !errors.Is(err, flag.ErrHelp)
 }

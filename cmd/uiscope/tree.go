@@ -33,7 +33,7 @@ type fetchInfo struct {
 
 func runTree(ctx context.Context, c *cli, args []string) error {
 	fs := newFlags(c, "tree", "TARGET [--format json|outline] [--view raw|control|content] [--depth N] [--element REF] [--max-nodes N] [--timeout-ms N]")
-	t := targetFlags(fs)
+	t := targetFlags(fs, true)
 	format := fs.String("format", "outline", "json or outline")
 	view := fs.String("view", "raw", "raw, control or content")
 	depth := fs.Int("depth", -1, "levels below the start element (-1: all)")

@@ -56,11 +56,11 @@ type Role uint32
 // Well-known roles used by the core.
 const (
 	RoleInvalid      Role = 0
-	RoleFiller       Role = 26
+	RoleFiller       Role = 20
 	RoleFrame        Role = 23
 	RolePanel        Role = 39
 	RolePasswordText Role = 40
-	RoleUnknown      Role = 68
+	RoleUnknown      Role = 67
 	RoleWindow       Role = 69
 	RoleApplication  Role = 75
 	RoleSection      Role = 85

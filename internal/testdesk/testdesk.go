@@ -67,7 +67,10 @@ func Shared(t testing.TB) *Desk {
 			initErr = err
 			return
 		}
-		t.Setenv("DISPLAY", "") // restored after this test; x11 gets the display explicitly
+		// The test binary is the desktop's client: tests that read it in
+		// process (x11, atspi discovery) find it the way uiscope does.
+		os.Setenv("DISPLAY", d.Display)
+		os.Setenv("XAUTHORITY", d.XAuthority)
 		x, err := x11.OpenContext(ctx, d.Display)
 		if err != nil {
 			a.Close()

@@ -19,6 +19,8 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
+	"github.com/uiscope/uiscope/internal/dbusx"
+
 	"github.com/uiscope/uiscope/internal/platform"
 )
 
@@ -80,7 +82,7 @@ func Locate(ctx context.Context, rootProperty func(ctx context.Context, name str
 	if session == "" {
 		return "", "", fmt.Errorf("%w: no AT_SPI_BUS on the X root window and no session bus (DBUS_SESSION_BUS_ADDRESS unset)", platform.ErrNoBus)
 	}
-	conn, err := dbus.Connect(session, dbus.WithContext(ctx))
+	conn, err := dbusx.Connect(ctx, session)
 	if err != nil {
 		return "", "", fmt.Errorf("%w: session bus %s: %v", platform.ErrNoBus, session, err)
 	}
@@ -99,7 +101,7 @@ func Locate(ctx context.Context, rootProperty func(ctx context.Context, name str
 
 // Conn is a connection to the accessibility bus.
 type Conn struct {
-	bus     *dbus.Conn
+	bus     *dbusx.Conn
 	Address string
 	Source  BusSource
 
@@ -111,7 +113,7 @@ type Conn struct {
 // that atk-bridge applications (GTK 3, LibreOffice, Java) export their cache:
 // they export none until some client registered a listener.
 func Dial(ctx context.Context, addr string, source BusSource) (*Conn, error) {
-	bus, err := dbus.Connect(addr, dbus.WithContext(ctx))
+	bus, err := dbusx.Connect(ctx, addr)
 	if err != nil {
 		return nil, fmt.Errorf("%w: connect %s: %v", platform.ErrNoBus, addr, err)
 	}
@@ -214,7 +216,7 @@ func Status(ctx context.Context) (enabled, screenReader bool, err error) {
 	if addr == "" {
 		return false, false, errors.New("DBUS_SESSION_BUS_ADDRESS is not set")
 	}
-	conn, err := dbus.Connect(addr, dbus.WithContext(ctx))
+	conn, err := dbusx.Connect(ctx, addr)
 	if err != nil {
 		return false, false, err
 	}

@@ -165,7 +165,21 @@ func (d *Desktop) originFunc(app platform.App) func(context.Context, *platform.N
 			return 0, 0, false
 		}
 		x, y, err := d.X.WindowOrigin(ctx, w.ID)
-		return x, y, err == nil
+		if err != nil {
+			return 0, 0, false
+		}
+		// A client-side decorated GTK 4 window is larger than its widget
+		// by an invisible resize border, the same on every side (5 px
+		// without a compositor), and extents count from the widget.
+		if top.Bounds != nil {
+			if mx := (w.Bounds.Width - top.Bounds.Width) / 2; mx > 0 {
+				x += mx
+			}
+			if my := (w.Bounds.Height - top.Bounds.Height) / 2; my > 0 {
+				y += my
+			}
+		}
+		return x, y, true
 	}
 }
 

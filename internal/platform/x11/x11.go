@@ -10,6 +10,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"strings"
 	"sync"
 	"time"
@@ -21,6 +23,11 @@ import (
 
 	"github.com/uiscope/uiscope/internal/platform"
 )
+
+// xgb logs connection chatter ("Could not get authority info") to stderr
+// through a package global; uiscope reports its own errors, so silence it
+// before any connection exists.
+func init() { xgb.Logger = log.New(io.Discard, "", 0) }
 
 // DefaultTimeout bounds calls whose context carries no deadline, and Open.
 const DefaultTimeout = 5 * time.Second

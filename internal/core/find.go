@@ -1,0 +1,322 @@
+package core
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/uiscope/uiscope/internal/platform"
+)
+
+// Find limits.
+const (
+	DefaultFindLimit = 50
+	MaxFindLimit     = 1000
+	MaxRegexLen      = 1000
+)
+
+// Name match modes.
+const (
+	MatchExact    = "exact"
+	MatchContains = "contains"
+	MatchRegex    = "regex"
+)
+
+// Query selects elements. Every criterion given must hold; an empty query
+// matches every element.
+type Query struct {
+	// Name matches the element's name, per NameMatch. Redacted elements
+	// never match by name.
+	Name string
+	// NameMatch is "contains" (the default: case-insensitive substring),
+	// "exact" (case-sensitive, surrounding whitespace of both sides
+	// ignored) or "regex" (RE2 syntax, case-sensitive unless (?i); at most
+	// 1000 bytes). Ignored when Name is empty.
+	NameMatch string
+	// Role is a canonical role name ("push button"; dashes, underscores and
+	// case are forgiven).
+	Role string
+	// AccessibleID matches the toolkit's accessible id exactly.
+	AccessibleID string
+	// States must all be set; a leading "!" requires the state to be unset
+	// ("!sensitive" for disabled elements).
+	States []string
+	// Interface is one the element must implement: accessible, action,
+	// component, text, editabletext (alias editable), value, selection,
+	// table, image, hyperlink, hypertext, document, collection, application.
+	Interface string
+	// Within is the id of the element whose subtree (itself included) is
+	// searched; 0 is the root.
+	Within int
+	// Limit caps the elements returned: 0 means 50, at most 1000.
+	Limit int
+}
+
+// FindStats says how a find went.
+type FindStats struct {
+	Matched  int  // elements matching in the searched subtree
+	Returned int  // elements returned (at most Limit)
+	LimitHit bool // more matched than were returned
+}
+
+// knownInterfaces are the interface short names the backends report.
+var knownInterfaces = []string{
+	"accessible", "action", "component", "text", "editabletext", "value",
+	"selection", "table", "image", "hyperlink", "hypertext", "document",
+	"collection", "application",
+}
+
+// Matcher is a compiled Query's criteria (all but Within and Limit).
+type Matcher struct {
+	name         string // trimmed (exact), lower-cased (contains)
+	nameMode     string // "" when no name criterion
+	re           *regexp.Regexp
+	role         platform.Role
+	hasRole      bool
+	accessibleID string
+	want, not    platform.StateSet
+	iface        string
+	limit        int
+}
+
+// Compile checks q and compiles its criteria. Errors wrap ErrInvalidArgument
+// and say what would be accepted.
+func (q Query) Compile() (Matcher, error) {
+	var m Matcher
+	bad := func(format string, args ...any) (Matcher, error) {
+		return Matcher{}, fmt.Errorf("%w: "+format, append([]any{ErrInvalidArgument}, args...)...)
+	}
+
+	switch q.NameMatch {
+	case "", MatchContains, MatchExact, MatchRegex:
+	default:
+		return bad("unknown nameMatch %s (want exact, contains or regex)", quoteShort(q.NameMatch))
+	}
+	if q.Name != "" {
+		m.nameMode = q.NameMatch
+		if m.nameMode == "" {
+			m.nameMode = MatchContains
+		}
+		switch m.nameMode {
+		case MatchRegex:
+			if len(q.Name) > MaxRegexLen {
+				return bad("name regex is %d bytes; at most %d", len(q.Name), MaxRegexLen)
+			}
+			re, err := regexp.Compile(q.Name)
+			if err != nil {
+				return bad("bad name regex: %v", err)
+			}
+			m.re = re
+		case MatchExact:
+			m.name = strings.TrimSpace(q.Name)
+		case MatchContains:
+			m.name = strings.ToLower(strings.TrimSpace(q.Name))
+		}
+		if m.nameMode != MatchRegex && m.name == "" {
+			return bad("name is only whitespace")
+		}
+	}
+
+	if q.Role != "" {
+		r, ok := platform.RoleByName(q.Role)
+		if !ok {
+			msg := "unknown role " + quoteShort(q.Role)
+			if s := suggestRoles(q.Role); len(s) > 0 {
+				msg += " (did you mean " + strings.Join(s, ", ") + "?)"
+			} else {
+				msg += ` (roles are AT-SPI role names such as "push button", "check box", "text", "label", "menu item")`
+			}
+			return bad("%s", msg)
+		}
+		m.role, m.hasRole = r, true
+	}
+
+	m.accessibleID = q.AccessibleID
+
+	for _, s := range q.States {
+		neg := strings.HasPrefix(s, "!")
+		name := strings.TrimPrefix(s, "!")
+		st, ok := platform.StateByName(name)
+		if !ok || st == 0 {
+			msg := "unknown state " + quoteShort(s)
+			switch strings.ToLower(strings.TrimSpace(name)) {
+			case "disabled":
+				msg += ` (for disabled elements use "!sensitive")`
+			case "":
+				msg = `empty state name (give a state such as "focused", or "!focused" to negate)`
+			default:
+				msg += ` (states are lower-case AT-SPI names such as "focused", "checked", "sensitive", "showing"; prefix "!" to negate)`
+			}
+			return bad("%s", msg)
+		}
+		if neg {
+			m.not |= 1 << st
+		} else {
+			m.want |= 1 << st
+		}
+	}
+
+	if q.Interface != "" {
+		i := normalizeInterface(q.Interface)
+		if !slices.Contains(knownInterfaces, i) {
+			return bad("unknown interface %s (want one of %s, or editable)", quoteShort(q.Interface), strings.Join(knownInterfaces, ", "))
+		}
+		m.iface = i
+	}
+
+	switch {
+	case q.Within < 0:
+		return bad("within e%d: ids are 0 and up", q.Within)
+	case q.Limit < 0 || q.Limit > MaxFindLimit:
+		return bad("limit %d (want 1 to %d, or 0 for the default %d)", q.Limit, MaxFindLimit, DefaultFindLimit)
+	}
+	m.limit = q.Limit
+	if m.limit == 0 {
+		m.limit = DefaultFindLimit
+	}
+	return m, nil
+}
+
+// normalizeInterface folds case and separators, and resolves aliases.
+func normalizeInterface(s string) string {
+	s = strings.ToLower(strings.NewReplacer(" ", "", "_", "", "-", "").Replace(strings.TrimSpace(s)))
+	if s == "editable" {
+		return "editabletext"
+	}
+	return s
+}
+
+// Match reports whether n meets every criterion.
+func (m Matcher) Match(n *platform.Node) bool {
+	if n == nil {
+		return false
+	}
+	if m.hasRole && n.Role != m.role {
+		return false
+	}
+	if m.accessibleID != "" && n.AccessibleID != m.accessibleID {
+		return false
+	}
+	if n.States&m.want != m.want || n.States&m.not != 0 {
+		return false
+	}
+	if m.iface != "" && !slices.ContainsFunc(n.Interfaces, func(i string) bool { return normalizeInterface(i) == m.iface }) {
+		return false
+	}
+	if m.nameMode != "" {
+		if n.Redacted || n.IsPassword() {
+			return false
+		}
+		switch m.nameMode {
+		case MatchExact:
+			return strings.TrimSpace(n.Name) == m.name
+		case MatchContains:
+			return strings.Contains(strings.ToLower(n.Name), m.name)
+		case MatchRegex:
+			return m.re.MatchString(n.Name)
+		}
+	}
+	return true
+}
+
+// Find returns the elements under q.Within (itself included) that match q,
+// flat (no children; childCount set) and in pre-order, at most q.Limit of
+// them; FindStats counts every match. It searches the raw tree: views do not
+// apply. On a truncated tree (t.Truncated) no match is not proof of absence.
+func (t *Tree) Find(q Query) ([]*Element, FindStats, error) {
+	m, err := q.Compile()
+	if err != nil {
+		return nil, FindStats{}, err
+	}
+	if _, _, err := t.Lookup(Ref{ID: q.Within}); err != nil {
+		return nil, FindStats{}, err
+	}
+	var st FindStats
+	out := []*Element{}
+	for id := q.Within; id < t.end[q.Within]; id++ {
+		if !m.Match(t.nodes[id]) {
+			continue
+		}
+		st.Matched++
+		if len(out) < m.limit {
+			out = append(out, t.element(id))
+		}
+	}
+	st.Returned = len(out)
+	st.LimitHit = st.Matched > st.Returned
+	return out, st, nil
+}
+
+// FindIDs lists, in pre-order and without limit, the ids under within
+// (itself included) that m matches; nil when within is not in the tree. For
+// callers that go on to use the nodes (wait_for, actions).
+func (t *Tree) FindIDs(m Matcher, within int) []int {
+	if within < 0 || within >= len(t.nodes) {
+		return nil
+	}
+	var out []int
+	for id := within; id < t.end[within]; id++ {
+		if m.Match(t.nodes[id]) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// suggestRoles lists role names close to a name that did not resolve:
+// names containing it or contained in it, or within two edits.
+func suggestRoles(name string) []string {
+	q := strings.ToLower(strings.NewReplacer("-", " ", "_", " ").Replace(strings.TrimSpace(name)))
+	if q == "" {
+		return nil
+	}
+	var out []string
+	for _, rn := range roleNames() {
+		near := strings.Contains(rn, q) || (len(rn) >= 4 && strings.Contains(q, rn)) || editDistance(q, rn) <= 2
+		if near {
+			out = append(out, fmt.Sprintf("%q", rn))
+			if len(out) == 6 {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// roleNames lists the canonical role names, in role order.
+func roleNames() []string {
+	var out []string
+	for i := range 256 {
+		rn := platform.Role(i).String()
+		if r, ok := platform.RoleByName(rn); ok && r == platform.Role(i) {
+			out = append(out, rn)
+		}
+	}
+	return out
+}
+
+// editDistance is the Levenshtein distance between two short strings.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	if len(ra) > 64 || len(rb) > 64 {
+		return 1 << 30
+	}
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}

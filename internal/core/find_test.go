@@ -1,0 +1,212 @@
+package core
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/uiscope/uiscope/internal/platform"
+)
+
+// findTree:
+//
+//	e0 frame "Editor"
+//	e1   push button "Save"        action, focusable, focused
+//	e2   push button "Save As…"    action, disabled (not sensitive/enabled)
+//	e3   check box "Autosave"      checked
+//	e4   text "  Notes  "          editabletext, id "notes"
+//	e5   password text (was "Save") redacted
+//	e6   panel
+//	e7     slider "Volume"         value
+//	e8     label "save status"
+//	e9     toggle button "Bold"    Action, Value (capitalized interfaces)
+func findTree() *platform.Node {
+	return nd("frame", "Editor",
+		with(nd("push button", "Save"), actions("click"), ifaces("action", "component"), addStates("focusable", "focused")),
+		with(nd("push button", "Save As…"), actions("click"), ifaces("action"), setStates("showing", "visible")),
+		with(nd("check box", "Autosave"), actions("toggle"), ifaces("action"), addStates("checked", "checkable")),
+		with(nd("text", "  Notes  "), ifaces("text", "editabletext"), addStates("editable"), func(n *platform.Node) { n.AccessibleID = "notes" }),
+		with(nd("password text", "Save"), ifaces("text", "editabletext")),
+		nd("panel", "",
+			with(nd("slider", "Volume"), ifaces("value")),
+			nd("label", "save status"),
+		),
+		with(nd("toggle button", "Bold"), ifaces("Action", "Value")),
+	)
+}
+
+func ids(es []*Element) []string {
+	out := []string{}
+	for _, e := range es {
+		out = append(out, e.ID)
+	}
+	return out
+}
+
+func TestFind(t *testing.T) {
+	tr := NewTree(findTree(), KindA11y)
+	tests := []struct {
+		name string
+		q    Query
+		want []string
+	}{
+		{"empty query matches all", Query{}, []string{"e0", "e1", "e2", "e3", "e4", "e5", "e6", "e7", "e8", "e9"}},
+		{"contains default, case-insensitive, redacted never", Query{Name: "save"}, []string{"e1", "e2", "e3", "e8"}},
+		{"contains trims the query", Query{Name: "  SAVE as "}, []string{"e2"}},
+		{"contains unicode", Query{Name: "as…"}, []string{"e2"}},
+		{"exact case-sensitive", Query{Name: "Save", NameMatch: "exact"}, []string{"e1"}},
+		{"exact lower misses", Query{Name: "save", NameMatch: "exact"}, []string{}},
+		{"exact trims both", Query{Name: " Notes", NameMatch: "exact"}, []string{"e4"}},
+		{"regex", Query{Name: "^Save( As)?", NameMatch: "regex"}, []string{"e1", "e2"}},
+		{"regex case-insensitive flag", Query{Name: "(?i)^save", NameMatch: "regex"}, []string{"e1", "e2", "e8"}},
+		{"regex never matches redacted", Query{Name: "", NameMatch: "regex", Role: "password text"}, []string{"e5"}},
+		{"regex redacted by name", Query{Name: ".*", NameMatch: "regex", Role: "password text"}, []string{}},
+		{"role", Query{Role: "push button"}, []string{"e1", "e2"}},
+		{"role forgiving", Query{Role: "Push_Button"}, []string{"e1", "e2"}},
+		{"role and name", Query{Role: "push button", Name: "as"}, []string{"e2"}},
+		{"accessible id", Query{AccessibleID: "notes"}, []string{"e4"}},
+		{"accessible id exact", Query{AccessibleID: "note"}, []string{}},
+		{"state", Query{States: []string{"focused"}}, []string{"e1"}},
+		{"states all", Query{States: []string{"checked", "checkable"}}, []string{"e3"}},
+		{"negated state", Query{Role: "push button", States: []string{"!sensitive"}}, []string{"e2"}},
+		{"state and negation", Query{States: []string{"focusable", "!focused"}}, []string{}},
+		{"interface action", Query{Interface: "action"}, []string{"e1", "e2", "e3", "e9"}},
+		{"interface value case-insensitive", Query{Interface: "VALUE"}, []string{"e7", "e9"}},
+		{"interface editable alias", Query{Interface: "editable"}, []string{"e4", "e5"}},
+		{"interface editabletext", Query{Interface: "EditableText"}, []string{"e4", "e5"}},
+		{"within", Query{Within: 6}, []string{"e6", "e7", "e8"}},
+		{"within and name", Query{Within: 6, Name: "save"}, []string{"e8"}},
+		{"within a leaf", Query{Within: 3}, []string{"e3"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, st, err := tr.Find(tc.q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g := ids(got); !slices.Equal(g, tc.want) {
+				t.Errorf("got %v want %v", g, tc.want)
+			}
+			if st.Matched != len(tc.want) || st.Returned != len(tc.want) || st.LimitHit {
+				t.Errorf("stats %+v", st)
+			}
+		})
+	}
+}
+
+func TestFindElementsAreFlat(t *testing.T) {
+	tr := NewTree(findTree(), KindA11y)
+	got, _, err := tr.Find(Query{Role: "panel"})
+	if err != nil || len(got) != 1 {
+		t.Fatalf("find panel: %v %v", got, err)
+	}
+	e := got[0]
+	if e.ID != "e6" || e.Ref != "a11y:e6" || e.ChildCount != 2 || e.Children != nil || e.ChildrenOmitted != 0 {
+		t.Fatalf("element %+v", e)
+	}
+	got, _, _ = tr.Find(Query{Role: "password text"})
+	if got[0].Name != "" || !got[0].Redacted {
+		t.Fatalf("password element %+v", got[0])
+	}
+}
+
+func TestFindLimit(t *testing.T) {
+	rows := make([]*platform.Node, 1200)
+	for i := range rows {
+		rows[i] = nd("list item", "row")
+	}
+	tr := NewTree(nd("list", "rows", rows...), KindA11y)
+	tests := []struct {
+		limit, returned int
+	}{{0, DefaultFindLimit}, {1, 1}, {1000, 1000}, {7, 7}}
+	for _, tc := range tests {
+		got, st, err := tr.Find(Query{Role: "list item", Limit: tc.limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != tc.returned || st.Returned != tc.returned || st.Matched != 1200 || !st.LimitHit {
+			t.Errorf("limit %d: %d returned, stats %+v", tc.limit, len(got), st)
+		}
+		if got[0].ID != "e1" || got[len(got)-1].ID != "e"+itoa(tc.returned) {
+			t.Errorf("limit %d: not the first in pre-order: %s..%s", tc.limit, got[0].ID, got[len(got)-1].ID)
+		}
+	}
+}
+
+func itoa(i int) string { return (Ref{ID: i}).String()[1:] }
+
+func TestFindErrors(t *testing.T) {
+	tr := NewTree(findTree(), KindA11y)
+	tests := []struct {
+		name string
+		q    Query
+		is   error
+		msg  string
+	}{
+		{"bad nameMatch", Query{Name: "x", NameMatch: "fuzzy"}, ErrInvalidArgument, `unknown nameMatch "fuzzy" (want exact, contains or regex)`},
+		{"bad nameMatch without name", Query{NameMatch: "glob"}, ErrInvalidArgument, "unknown nameMatch"},
+		{"bad regex", Query{Name: "(", NameMatch: "regex"}, ErrInvalidArgument, "bad name regex"},
+		{"long regex", Query{Name: strings.Repeat("a", MaxRegexLen+1), NameMatch: "regex"}, ErrInvalidArgument, "at most 1000"},
+		{"blank name", Query{Name: "   "}, ErrInvalidArgument, "only whitespace"},
+		{"unknown role suggests", Query{Role: "button"}, ErrInvalidArgument, `did you mean "push button"`},
+		{"typo role suggests", Query{Role: "chek box"}, ErrInvalidArgument, `"check box"`},
+		{"unknown role lists examples", Query{Role: "zzzzzzzzzz"}, ErrInvalidArgument, `AT-SPI role names`},
+		{"unknown state", Query{States: []string{"shiny"}}, ErrInvalidArgument, `unknown state "shiny"`},
+		{"disabled hint", Query{States: []string{"disabled"}}, ErrInvalidArgument, `"!sensitive"`},
+		{"empty state", Query{States: []string{"!"}}, ErrInvalidArgument, "empty state name"},
+		{"invalid state", Query{States: []string{"invalid"}}, ErrInvalidArgument, "unknown state"},
+		{"unknown interface", Query{Interface: "clickable"}, ErrInvalidArgument, `unknown interface "clickable"`},
+		{"negative limit", Query{Limit: -1}, ErrInvalidArgument, "limit -1"},
+		{"limit over cap", Query{Limit: MaxFindLimit + 1}, ErrInvalidArgument, "limit 1001"},
+		{"negative within", Query{Within: -1}, ErrInvalidArgument, "within"},
+		{"within not in tree", Query{Within: 10}, ErrUnknownRef, "re-read"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := tr.Find(tc.q)
+			if !errors.Is(err, tc.is) || !strings.Contains(err.Error(), tc.msg) {
+				t.Errorf("err = %v; want %v containing %q", err, tc.is, tc.msg)
+			}
+		})
+	}
+}
+
+func TestMatcherDirect(t *testing.T) {
+	m, err := Query{Role: "label", Name: "status"}.Compile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Match(nil) {
+		t.Error("matched nil")
+	}
+	tr := NewTree(findTree(), KindA11y)
+	if got := tr.FindIDs(m, 0); !slices.Equal(got, []int{8}) {
+		t.Errorf("FindIDs = %v", got)
+	}
+	if got := tr.FindIDs(m, 99); got != nil {
+		t.Errorf("FindIDs out of range = %v", got)
+	}
+	// A password node matches no name criterion even if a backend forgot
+	// to redact it and the node is matched outside a Tree.
+	pw := &platform.Node{Role: platform.RolePasswordText, Name: "status"}
+	m, _ = Query{Name: "status"}.Compile()
+	if m.Match(pw) {
+		t.Error("matched an unredacted password node by name")
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	tests := []struct {
+		a, b string
+		d    int
+	}{{"", "", 0}, {"a", "", 1}, {"kitten", "sitting", 3}, {"chek box", "check box", 1}, {"é", "e", 1}}
+	for _, tc := range tests {
+		if got := editDistance(tc.a, tc.b); got != tc.d {
+			t.Errorf("editDistance(%q,%q) = %d want %d", tc.a, tc.b, got, tc.d)
+		}
+	}
+	if len(roleNames()) < 120 || !slices.Contains(roleNames(), "push button") || slices.Contains(roleNames()[1:], "invalid") {
+		t.Errorf("roleNames: %v", roleNames())
+	}
+}

@@ -1,0 +1,145 @@
+package core
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/uiscope/uiscope/internal/platform"
+)
+
+// outlineNameRunes is where the outline cuts names (and errors).
+const outlineNameRunes = 80
+
+var (
+	statePressed       = mustState("pressed")
+	stateIndeterminate = mustState("indeterminate")
+)
+
+// Outline renders the tree like Render but as compact text for agents: one
+// line per element, indented two spaces per level:
+//
+//	role "name" [a11y:e12] state state @x,y wxh
+//
+// for example `push button "Save" [a11y:e12] focused @10,20 80x30`.
+//
+//   - The name is omitted when empty, quoted with Go escaping, and cut at 80
+//     runes with "…". A redacted element prints (redacted) in its place.
+//   - Only the states that tell an agent something are printed, in this
+//     order: focused, checked, selected, expanded, collapsed (an expandable
+//     element that is not expanded), pressed, indeterminate, editable, and
+//     disabled (neither sensitive nor enabled; not printed when the element
+//     reported no states at all, i.e. they could not be read).
+//   - Bounds are omitted when unknown or empty.
+//   - An element whose details could not be read ends with error="…".
+//   - Where children were left out (depth, budget), a line "… N more" at
+//     the child level says how many.
+func (t *Tree) Outline(opts ViewOptions) (string, RenderStats, error) {
+	opts, err := t.normalize(opts)
+	if err != nil {
+		return "", RenderStats{}, err
+	}
+	r, stats := t.render(opts)
+	var b strings.Builder
+	t.writeOutline(&b, r, 0)
+	return b.String(), stats, nil
+}
+
+func (t *Tree) writeOutline(b *strings.Builder, r *rnode, level int) {
+	indent(b, level)
+	t.writeLine(b, r.id)
+	b.WriteByte('\n')
+	for _, k := range r.kids {
+		t.writeOutline(b, k, level+1)
+	}
+	if r.omitted > 0 {
+		indent(b, level+1)
+		b.WriteString("… ")
+		b.WriteString(strconv.Itoa(r.omitted))
+		b.WriteString(" more\n")
+	}
+}
+
+func indent(b *strings.Builder, level int) {
+	for range level {
+		b.WriteString("  ")
+	}
+}
+
+// OutlineLine is one element's outline line, without indentation.
+func (t *Tree) OutlineLine(id int) (string, bool) {
+	if id < 0 || id >= len(t.nodes) {
+		return "", false
+	}
+	var b strings.Builder
+	t.writeLine(&b, id)
+	return b.String(), true
+}
+
+func (t *Tree) writeLine(b *strings.Builder, id int) {
+	n := t.nodes[id]
+	b.WriteString(n.Role.String())
+	switch {
+	case n.Redacted:
+		b.WriteString(" (redacted)")
+	case n.Name != "":
+		b.WriteByte(' ')
+		b.WriteString(strconv.Quote(cutRunes(n.Name, outlineNameRunes)))
+	}
+	b.WriteString(" [")
+	b.WriteString(t.RefString(id))
+	b.WriteByte(']')
+	for _, s := range outlineStates(n.States) {
+		b.WriteByte(' ')
+		b.WriteString(s)
+	}
+	if r := n.Bounds; r != nil && !r.Empty() {
+		b.WriteString(" @")
+		b.WriteString(strconv.Itoa(r.X))
+		b.WriteByte(',')
+		b.WriteString(strconv.Itoa(r.Y))
+		b.WriteByte(' ')
+		b.WriteString(strconv.Itoa(r.Width))
+		b.WriteByte('x')
+		b.WriteString(strconv.Itoa(r.Height))
+	}
+	if n.Err != "" {
+		b.WriteString(" error=")
+		b.WriteString(strconv.Quote(cutRunes(n.Err, outlineNameRunes)))
+	}
+}
+
+// outlineStates picks the states an outline prints.
+func outlineStates(s platform.StateSet) []string {
+	var out []string
+	add := func(ok bool, name string) {
+		if ok {
+			out = append(out, name)
+		}
+	}
+	add(s.Has(platform.StateFocused), "focused")
+	add(s.Has(platform.StateChecked), "checked")
+	add(s.Has(platform.StateSelected), "selected")
+	add(s.Has(platform.StateExpanded), "expanded")
+	add(s.Has(platform.StateExpandable) && !s.Has(platform.StateExpanded), "collapsed")
+	add(s.Has(statePressed), "pressed")
+	add(s.Has(stateIndeterminate), "indeterminate")
+	add(s.Has(platform.StateEditable), "editable")
+	add(s != 0 && !s.Has(platform.StateSensitive) && !s.Has(platform.StateEnabled), "disabled")
+	return out
+}
+
+// cutRunes cuts s to n runes, marking a cut with "…".
+func cutRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i, count := 0, 0
+	for i = range s {
+		if count == n {
+			break
+		}
+		count++
+	}
+	return s[:i] + "…"
+}

@@ -1,0 +1,193 @@
+package core
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/uiscope/uiscope/internal/platform"
+)
+
+// bigTree builds a realistic application window of about n nodes (n >= 50):
+// menus, a tool bar, a form, a list of rows and a status bar, wrapped in
+// the filler/panel layers toolkits add, with AT-SPI-like keys, states,
+// bounds, interfaces and actions.
+func bigTree(n int) *platform.Node {
+	seq := 0
+	mk := func(role, name string, edits ...func(*platform.Node)) *platform.Node {
+		seq++
+		x := with(nd(role, name), edits...)
+		x.Key = fmt.Sprintf("atspi::1.%d/org/a11y/atspi/accessible/%d", 42, 1000+seq)
+		x.Interfaces = append([]string{"accessible", "component"}, x.Interfaces...)
+		x.Bounds = &platform.Rect{X: 10 * (seq % 50), Y: 20 * (seq % 30), Width: 80 + seq%7, Height: 24}
+		return x
+	}
+	add := func(p *platform.Node, kids ...*platform.Node) *platform.Node {
+		p.Children = append(p.Children, kids...)
+		p.ChildCount = len(p.Children)
+		return p
+	}
+	frame := mk("frame", "Untitled Document 1 - Text Editor", addStates("active", "resizable"))
+	menubar := mk("menu bar", "")
+	for _, m := range []string{"File", "Edit", "View", "Help"} {
+		menu := mk("menu", m, actions("click"), ifaces("action", "selection"), addStates("selectable"))
+		for i := range 5 {
+			add(menu, mk("menu item", fmt.Sprintf("%s item %d", m, i+1), actions("click"), ifaces("action", "text"), addStates("selectable")))
+		}
+		add(menubar, menu)
+	}
+	toolbar := mk("tool bar", "")
+	for _, b := range []string{"New", "Open", "Save", "Undo", "Redo", "Cut", "Copy", "Paste"} {
+		add(toolbar, add(mk("filler", ""), mk("push button", b, actions("click"), ifaces("action", "image"), addStates("focusable"))))
+	}
+	form := mk("panel", "")
+	for _, f := range []string{"Title", "Author", "Tags"} {
+		add(form,
+			mk("label", f+":", ifaces("text")),
+			mk("text", "", ifaces("text", "editabletext"), addStates("editable", "focusable", "single-line")),
+		)
+	}
+	add(form, mk("password text", "secret", ifaces("text", "editabletext"), addStates("editable", "focusable")))
+	add(form, mk("check box", "Remember me", actions("click"), ifaces("action"), addStates("checkable", "focusable")))
+	list := mk("list", "Recent files", ifaces("selection", "table"), addStates("focusable", "manages-descendants"))
+	status := mk("status bar", "", ifaces("text"))
+	add(status, mk("label", "Ln 1, Col 1", ifaces("text")))
+	body := add(mk("filler", ""), add(mk("panel", ""), toolbar, form), add(mk("scroll pane", ""), list), status)
+	add(frame, menubar, body)
+	app := add(mk("application", "gedit"), frame)
+	for i := 0; seq < n; i++ {
+		add(list, mk("list item", fmt.Sprintf("document-%03d.txt", i), actions("activate"), ifaces("action", "text"), addStates("selectable", "focusable")))
+	}
+	return app
+}
+
+func TestOutlineFormat(t *testing.T) {
+	tr := NewTree(sampleTree(), KindA11y)
+	got, st, err := tr.Outline(ViewOptions{Depth: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `application "demo" [a11y:e0]
+  frame "Main" [a11y:e1] @0,0 640x480
+    filler [a11y:e2]
+      panel [a11y:e3]
+        push button "Save" [a11y:e4] focused @10,20 80x30
+        password text (redacted) [a11y:e5] editable
+      label "Status" [a11y:e6]
+    panel [a11y:e7]
+      separator [a11y:e8]
+    menu bar [a11y:e9]
+      menu "File" [a11y:e10]
+`
+	if got != want {
+		t.Fatalf("outline\n got:\n%s\nwant:\n%s", got, want)
+	}
+	if st.Nodes != 11 || st.Omitted != 0 {
+		t.Fatalf("stats %+v", st)
+	}
+
+	got, _, _ = tr.Outline(ViewOptions{View: "control", Depth: 1})
+	want = `application "demo" [a11y:e0]
+  frame "Main" [a11y:e1] @0,0 640x480
+    … 5 more
+`
+	if got != want {
+		t.Fatalf("outline depth 1\n got:\n%s\nwant:\n%s", got, want)
+	}
+
+	got, _, _ = tr.Outline(ViewOptions{Depth: -1, MaxNodes: 3})
+	want = `application "demo" [a11y:e0]
+  frame "Main" [a11y:e1] @0,0 640x480
+    filler [a11y:e2]
+      … 2 more
+    … 2 more
+`
+	if got != want {
+		t.Fatalf("outline budget\n got:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestOutlineLine(t *testing.T) {
+	long := strings.Repeat("é", 100)
+	tests := []struct {
+		name string
+		node *platform.Node
+		want string
+	}{
+		{"plain", nd("label", "Hi"), `label "Hi" [a11y:e0]`},
+		{"no name", nd("separator", ""), `separator [a11y:e0]`},
+		{"escaping", nd("label", "a \"b\"\n\tc\x00"), `label "a \"b\"\n\tc\x00" [a11y:e0]`},
+		{"unicode kept", nd("label", "Größe 日本"), `label "Größe 日本" [a11y:e0]`},
+		{"cut at 80 runes", nd("label", long), `label "` + strings.Repeat("é", 80) + `…" [a11y:e0]`},
+		{"exactly 80 runes", nd("label", strings.Repeat("x", 80)), `label "` + strings.Repeat("x", 80) + `" [a11y:e0]`},
+		{"redacted", nd("password text", "pw"), `password text (redacted) [a11y:e0]`},
+		{"focused checked", with(nd("check box", "A"), addStates("focused", "checked")), `check box "A" [a11y:e0] focused checked`},
+		{"selected", with(nd("list item", "A"), addStates("selected", "selectable")), `list item "A" [a11y:e0] selected`},
+		{"expanded", with(nd("tree item", "A"), addStates("expandable", "expanded")), `tree item "A" [a11y:e0] expanded`},
+		{"collapsed computed", with(nd("tree item", "A"), addStates("expandable")), `tree item "A" [a11y:e0] collapsed`},
+		{"collapsed state set", with(nd("tree item", "A"), addStates("expandable", "collapsed")), `tree item "A" [a11y:e0] collapsed`},
+		{"collapsed without expandable", with(nd("tree item", "A"), addStates("collapsed")), `tree item "A" [a11y:e0]`},
+		{"pressed", with(nd("toggle button", "B"), addStates("pressed")), `toggle button "B" [a11y:e0] pressed`},
+		{"indeterminate", with(nd("check box", "C"), addStates("indeterminate")), `check box "C" [a11y:e0] indeterminate`},
+		{"editable", with(nd("text", ""), addStates("editable")), `text [a11y:e0] editable`},
+		{"disabled", with(nd("push button", "D"), setStates("showing", "visible")), `push button "D" [a11y:e0] disabled`},
+		{"gtk4 sensitive only", with(nd("push button", "D"), setStates("sensitive", "showing")), `push button "D" [a11y:e0]`},
+		{"enabled only", with(nd("push button", "D"), setStates("enabled")), `push button "D" [a11y:e0]`},
+		{"no states read", with(nd("push button", "D"), setStates()), `push button "D" [a11y:e0]`},
+		{"noise states hidden", with(nd("push button", "D"), addStates("focusable", "showing", "visible", "active", "opaque")), `push button "D" [a11y:e0]`},
+		{"all key states in order", with(nd("toggle button", "E"), setStates("editable", "indeterminate", "pressed", "expandable", "selected", "checked", "focused")),
+			`toggle button "E" [a11y:e0] focused checked selected collapsed pressed indeterminate editable disabled`},
+		{"bounds", with(nd("label", "L"), bounds(-5, 7, 100, 20)), `label "L" [a11y:e0] @-5,7 100x20`},
+		{"empty bounds", with(nd("label", "L"), bounds(5, 7, 0, 20)), `label "L" [a11y:e0]`},
+		{"error", with(nd("label", "L"), func(n *platform.Node) { n.Err = "timed out" }), `label "L" [a11y:e0] error="timed out"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := NewTree(tc.node, KindA11y)
+			got, ok := tr.OutlineLine(0)
+			if !ok || got != tc.want {
+				t.Errorf("\n got %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+	tr := NewTree(nd("label", "x"), KindVisual)
+	if got, _ := tr.OutlineLine(0); got != `label "x" [visual:e0]` {
+		t.Errorf("visual ref: %s", got)
+	}
+	if _, ok := tr.OutlineLine(1); ok {
+		t.Error("OutlineLine(1) found")
+	}
+}
+
+func TestOutlineMuchSmallerThanJSON(t *testing.T) {
+	tr := NewTree(bigTree(200), KindA11y)
+	if tr.Len() < 190 || tr.Len() > 210 {
+		t.Fatalf("bigTree has %d nodes", tr.Len())
+	}
+	for _, view := range []string{"raw", "control", "content"} {
+		opts := ViewOptions{View: view, Depth: -1}
+		e, est, err := tr.Render(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		js, _ := json.Marshal(e)
+		out, ost, err := tr.Outline(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if est != ost {
+			t.Errorf("%s: stats differ: %+v vs %+v", view, est, ost)
+		}
+		if lines := strings.Count(out, "\n"); lines != ost.Nodes {
+			t.Errorf("%s: %d lines for %d nodes", view, lines, ost.Nodes)
+		}
+		t.Logf("%s: %d nodes, json %d bytes, outline %d bytes (%.0f%%)", view, est.Nodes, len(js), len(out), 100*float64(len(out))/float64(len(js)))
+		if 2*len(out) >= len(js) {
+			t.Errorf("%s: outline %d bytes is not under half of the JSON's %d", view, len(out), len(js))
+		}
+		if strings.Contains(out, "secret") || strings.Contains(string(js), "secret") {
+			t.Errorf("%s: password leaked", view)
+		}
+	}
+}

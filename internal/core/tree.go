@@ -1,0 +1,261 @@
+// Package core holds sessions, refs and keys, the tree model and its views,
+// matching (find), diffs and waits: everything between the MCP tool handlers
+// and the platform backends that does not depend on either.
+//
+// The tree model: a backend fetches a tree of [platform.Node]; [NewTree]
+// numbers it (positional ids e0, e1, … in pre-order over the whole fetched
+// tree), indexes it by id and by durable key, and redacts password fields.
+// [Tree.Render] and [Tree.Outline] shape it for output (views, depth, scope,
+// node budget), [Tree.Find] searches it, and [ParseRef] / [Tree.Lookup] turn
+// the refs agents send back ("a11y:e12") into nodes.
+package core
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/uiscope/uiscope/internal/platform"
+)
+
+// Tree kinds: the tree a session speaks, and the prefix of its refs.
+const (
+	KindA11y   = "a11y"
+	KindVisual = "visual"
+)
+
+// Tree is one fetched tree, indexed for refs. Ids are positions in a
+// pre-order depth-first walk of the whole fetched tree (e0 is the root), so an
+// id names the same element whatever view, scope or depth a later render
+// asks for, until the tree is fetched again.
+//
+// NewTree redacts password fields in place; after that the tree is never
+// modified by this package, and concurrent reads are safe. Set Truncated
+// before sharing the tree.
+type Tree struct {
+	// Truncated is set by the caller when the walk was cut short (deadline,
+	// node cap, errors): nodes may be missing, and a negative find is not
+	// proof of absence.
+	Truncated bool
+
+	kind   string
+	nodes  []*platform.Node // by id
+	parent []int            // by id; -1 for the root
+	end    []int            // by id; ids of the subtree of i are [i, end[i])
+	kids   [][]int          // by id; children ids, in order
+	byKey  map[string]int
+	byNode map[*platform.Node]int
+}
+
+// NewTree numbers and indexes the tree under root. kind is the tree kind and
+// ref prefix ([KindA11y] or [KindVisual]).
+//
+// Password redaction is enforced here too, whatever the backend did: a node
+// with role "password text" (or one the backend already marked Redacted) has
+// its Name cleared and Redacted set. This modifies the nodes in place.
+//
+// Nil children are skipped, and a node reached a second time (a backend bug,
+// or a cycle) is numbered once, at its first position; later occurrences are
+// left out of the tree.
+func NewTree(root *platform.Node, kind string) *Tree {
+	t := &Tree{
+		kind:   kind,
+		byKey:  map[string]int{},
+		byNode: map[*platform.Node]int{},
+	}
+	if root == nil {
+		return t
+	}
+	type frame struct {
+		n      *platform.Node
+		parent int
+	}
+	stack := []frame{{root, -1}}
+	for len(stack) > 0 {
+		f := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if _, seen := t.byNode[f.n]; seen {
+			continue
+		}
+		id := len(t.nodes)
+		n := f.n
+		if n.IsPassword() || n.Redacted {
+			n.Name = ""
+			n.Redacted = true
+		}
+		t.nodes = append(t.nodes, n)
+		t.parent = append(t.parent, f.parent)
+		t.end = append(t.end, 0)
+		t.kids = append(t.kids, nil)
+		t.byNode[n] = id
+		if n.Key != "" {
+			if _, dup := t.byKey[n.Key]; !dup {
+				t.byKey[n.Key] = id
+			}
+		}
+		if f.parent >= 0 {
+			t.kids[f.parent] = append(t.kids[f.parent], id)
+		}
+		for i := len(n.Children) - 1; i >= 0; i-- {
+			if c := n.Children[i]; c != nil {
+				stack = append(stack, frame{c, id})
+			}
+		}
+	}
+	// Subtree ends: in pre-order a node's subtree ends where the next node
+	// that is not its descendant begins. Walk backwards, folding each
+	// subtree's end into its parent.
+	for i := len(t.nodes) - 1; i >= 0; i-- {
+		if t.end[i] == 0 {
+			t.end[i] = i + 1
+		}
+		if p := t.parent[i]; p >= 0 && t.end[i] > t.end[p] {
+			t.end[p] = t.end[i]
+		}
+	}
+	return t
+}
+
+// Kind is the tree kind: "a11y" or "visual".
+func (t *Tree) Kind() string { return t.kind }
+
+// Len is the number of nodes in the tree.
+func (t *Tree) Len() int { return len(t.nodes) }
+
+// Root is the root node, or nil for an empty tree.
+func (t *Tree) Root() *platform.Node {
+	if len(t.nodes) == 0 {
+		return nil
+	}
+	return t.nodes[0]
+}
+
+// Node returns the node with the given id.
+func (t *Tree) Node(id int) (*platform.Node, bool) {
+	if id < 0 || id >= len(t.nodes) {
+		return nil, false
+	}
+	return t.nodes[id], true
+}
+
+// ByKey returns the id of the node with the given durable key (the first one
+// in pre-order, should a backend report a key twice).
+func (t *Tree) ByKey(key string) (int, bool) {
+	id, ok := t.byKey[key]
+	return id, ok
+}
+
+// ID returns the id of n in this tree, or -1 when n is not in it.
+func (t *Tree) ID(n *platform.Node) int {
+	if id, ok := t.byNode[n]; ok {
+		return id
+	}
+	return -1
+}
+
+// Parent returns the id of the parent of id; false for the root or an id not
+// in the tree.
+func (t *Tree) Parent(id int) (int, bool) {
+	if id < 0 || id >= len(t.nodes) || t.parent[id] < 0 {
+		return 0, false
+	}
+	return t.parent[id], true
+}
+
+// Ancestors lists the ids of the ancestors of id, nearest first (parent,
+// grandparent, …, root). It is empty for the root and for ids not in the tree.
+func (t *Tree) Ancestors(id int) []int {
+	out := []int{}
+	if id < 0 || id >= len(t.nodes) {
+		return out
+	}
+	for p := t.parent[id]; p >= 0; p = t.parent[p] {
+		out = append(out, p)
+	}
+	return out
+}
+
+// Children lists the ids of the children of id, in order.
+func (t *Tree) Children(id int) []int {
+	if id < 0 || id >= len(t.nodes) {
+		return nil
+	}
+	return slices.Clone(t.kids[id])
+}
+
+// RefString is the ref of id in this tree ("a11y:e12").
+func (t *Tree) RefString(id int) string {
+	return Ref{Tree: t.kind, ID: id}.String()
+}
+
+// Element is one element as tools and `uiscope tree --format json` print it.
+// Field names are part of the contract (shared/API.md).
+type Element struct {
+	ID           string         `json:"id"`
+	Ref          string         `json:"ref"`
+	Key          string         `json:"key"`
+	Role         string         `json:"role"`
+	Name         string         `json:"name"`
+	Description  string         `json:"description,omitempty"`
+	AccessibleID string         `json:"accessibleId,omitempty"`
+	States       []string       `json:"states"`
+	Bounds       *platform.Rect `json:"bounds,omitempty"`
+	Interfaces   []string       `json:"interfaces,omitempty"`
+	Actions      []string       `json:"actions,omitempty"`
+	Redacted     bool           `json:"redacted,omitempty"`
+	// ChildCount is the number of children the element reported, which may
+	// differ from len(Children) (views, depth, budget, a cut-short walk).
+	ChildCount int        `json:"childCount"`
+	Children   []*Element `json:"children,omitempty"`
+	// ChildrenOmitted counts the element's children (in the rendered view)
+	// that are in the fetched tree but left out of this output by depth or
+	// the node budget.
+	ChildrenOmitted int    `json:"childrenOmitted,omitempty"`
+	Error           string `json:"error,omitempty"`
+}
+
+// Element returns the element with the given id, without children.
+func (t *Tree) Element(id int) (*Element, bool) {
+	if id < 0 || id >= len(t.nodes) {
+		return nil, false
+	}
+	return t.element(id), true
+}
+
+// element builds the flat Element for id (id must be valid).
+func (t *Tree) element(id int) *Element {
+	n := t.nodes[id]
+	e := &Element{
+		ID:           "e" + strconv.Itoa(id),
+		Ref:          t.RefString(id),
+		Key:          n.Key,
+		Role:         n.Role.String(),
+		Name:         n.Name,
+		Description:  n.Description,
+		AccessibleID: n.AccessibleID,
+		States:       n.States.Names(),
+		Interfaces:   slices.Clone(n.Interfaces),
+		Actions:      slices.Clone(n.Actions),
+		Redacted:     n.Redacted,
+		ChildCount:   n.ChildCount,
+		Error:        n.Err,
+	}
+	if e.Redacted {
+		e.Name = ""
+	}
+	if n.Bounds != nil {
+		b := *n.Bounds
+		e.Bounds = &b
+	}
+	return e
+}
+
+// hasInterface reports whether n lists the interface (case-insensitive).
+func hasInterface(n *platform.Node, name string) bool {
+	for _, i := range n.Interfaces {
+		if strings.EqualFold(i, name) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,299 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/uiscope/uiscope/internal/platform"
+)
+
+// ErrInvalidArgument is wrapped by errors about arguments a caller gave:
+// view options, find queries.
+var ErrInvalidArgument = errors.New("invalid argument")
+
+// Views. Each keeps a subset of the fetched tree; a node a view drops has its
+// kept descendants hoisted into its nearest kept ancestor, in order. The
+// element a render starts at (the scope) is always shown, whatever the view.
+const (
+	// ViewRaw shows every node the walk reached.
+	ViewRaw = "raw"
+
+	// ViewControl drops structure-only nodes. A node is structure-only when
+	// its role is one of filler, panel, section, grouping, redundant object,
+	// unknown, invalid, viewport, layered pane, glass pane, root pane (the
+	// containers toolkits wrap around widgets for layout) AND it has no
+	// name, no description, no actions, is not focusable, has none of the
+	// text, editabletext, value, selection or table interfaces, carries no
+	// error, and is not missing children the walk did not reach (reported
+	// childCount above the children fetched).
+	ViewControl = "control"
+
+	// ViewContent is control, narrowed to what a reader needs: a node is
+	// kept when it passes control and carries content itself — a non-empty
+	// name or description, the text, editabletext or value interface, at
+	// least one action, redaction (a password field), an error, or children
+	// the walk did not reach — or when it passes control and has such a
+	// node among its descendants (the ancestors needed to reach it).
+	ViewContent = "content"
+)
+
+// Budgets for Render and Outline.
+const (
+	DefaultMaxNodes = 2000
+	MaxMaxNodes     = 100000
+)
+
+// structureRoles are the container roles a control view may drop.
+var structureRoles = func() map[platform.Role]bool {
+	m := map[platform.Role]bool{}
+	for _, name := range []string{
+		"filler", "panel", "section", "grouping", "redundant object",
+		"unknown", "invalid", "viewport", "layered pane", "glass pane", "root pane",
+	} {
+		m[mustRole(name)] = true
+	}
+	return m
+}()
+
+func mustRole(name string) platform.Role {
+	r, ok := platform.RoleByName(name)
+	if !ok {
+		panic("core: unknown role " + name)
+	}
+	return r
+}
+
+func mustState(name string) platform.State {
+	s, ok := platform.StateByName(name)
+	if !ok {
+		panic("core: unknown state " + name)
+	}
+	return s
+}
+
+// ViewOptions shape a render.
+type ViewOptions struct {
+	// View is "raw" (the default when empty), "control" or "content".
+	View string
+	// Depth is how many levels of the rendered (post-view) tree to show
+	// below the scope element: -1 unlimited, 0 the scope element alone.
+	Depth int
+	// Scope is the id of the element to start at; 0 is the root.
+	Scope int
+	// MaxNodes is the node budget: 0 means DefaultMaxNodes; at most
+	// MaxMaxNodes.
+	MaxNodes int
+}
+
+// RenderStats says how much of the view a render emitted.
+type RenderStats struct {
+	Nodes     int  // elements emitted
+	Omitted   int  // elements of the view under the scope left out (depth, budget)
+	BudgetHit bool // MaxNodes cut the output short
+}
+
+// ValidateView checks a view name ("" means raw).
+func ValidateView(view string) error {
+	switch view {
+	case "", ViewRaw, ViewControl, ViewContent:
+		return nil
+	}
+	return fmt.Errorf("%w: unknown view %q (want raw, control or content)", ErrInvalidArgument, view)
+}
+
+// normalize checks opts against t and fills defaults.
+func (t *Tree) normalize(opts ViewOptions) (ViewOptions, error) {
+	if err := ValidateView(opts.View); err != nil {
+		return opts, err
+	}
+	if opts.View == "" {
+		opts.View = ViewRaw
+	}
+	if opts.Depth < -1 {
+		return opts, fmt.Errorf("%w: depth %d (want -1 for unlimited, or 0 and up)", ErrInvalidArgument, opts.Depth)
+	}
+	if opts.MaxNodes < 0 || opts.MaxNodes > MaxMaxNodes {
+		return opts, fmt.Errorf("%w: maxNodes %d (want 1 to %d, or 0 for the default %d)", ErrInvalidArgument, opts.MaxNodes, MaxMaxNodes, DefaultMaxNodes)
+	}
+	if opts.MaxNodes == 0 {
+		opts.MaxNodes = DefaultMaxNodes
+	}
+	if len(t.nodes) == 0 {
+		return opts, fmt.Errorf("%w: the tree is empty", ErrUnknownRef)
+	}
+	if _, _, err := t.Lookup(Ref{ID: opts.Scope}); err != nil {
+		return opts, err
+	}
+	return opts, nil
+}
+
+// incomplete reports whether the walk did not reach all of id's children, or
+// could not read the node fully: signals a view must not hide.
+func (t *Tree) incomplete(id int) bool {
+	n := t.nodes[id]
+	return n.Err != "" || n.ChildCount > len(t.kids[id])
+}
+
+// structureOnly applies ViewControl's drop rule.
+func (t *Tree) structureOnly(id int) bool {
+	n := t.nodes[id]
+	if !structureRoles[n.Role] {
+		return false
+	}
+	if strings.TrimSpace(n.Name) != "" || strings.TrimSpace(n.Description) != "" || n.Redacted {
+		return false
+	}
+	if len(n.Actions) > 0 || n.States.Has(platform.StateFocusable) {
+		return false
+	}
+	for _, i := range []string{"text", "editabletext", "value", "selection", "table"} {
+		if hasInterface(n, i) {
+			return false
+		}
+	}
+	return !t.incomplete(id)
+}
+
+// hasContent applies ViewContent's "carries content itself" rule.
+func (t *Tree) hasContent(id int) bool {
+	n := t.nodes[id]
+	if strings.TrimSpace(n.Name) != "" || strings.TrimSpace(n.Description) != "" || n.Redacted {
+		return true
+	}
+	if len(n.Actions) > 0 || t.incomplete(id) {
+		return true
+	}
+	for _, i := range []string{"text", "editabletext", "value"} {
+		if hasInterface(n, i) {
+			return true
+		}
+	}
+	return false
+}
+
+// keepSet computes which nodes the view keeps; nil means all (raw).
+func (t *Tree) keepSet(view string) []bool {
+	if view == ViewRaw || view == "" {
+		return nil
+	}
+	keep := make([]bool, len(t.nodes))
+	for i := range keep {
+		keep[i] = !t.structureOnly(i)
+	}
+	if view == ViewContent {
+		// Children have higher ids than their parents: one backward pass
+		// knows, at each node, whether any descendant was kept.
+		desc := make([]bool, len(t.nodes))
+		for i := len(t.nodes) - 1; i >= 0; i-- {
+			keep[i] = keep[i] && (desc[i] || t.hasContent(i))
+			if p := t.parent[i]; p >= 0 && (keep[i] || desc[i]) {
+				desc[p] = true
+			}
+		}
+	}
+	return keep
+}
+
+// viewKids lists the children of id in the view: kept children, and the
+// kept descendants of dropped children hoisted in their place, in order.
+func (t *Tree) viewKids(id int, keep []bool) []int {
+	if keep == nil {
+		return t.kids[id]
+	}
+	var out []int
+	// Depth-first over dropped nodes, with an explicit stack.
+	stack := make([]int, 0, len(t.kids[id]))
+	for i := len(t.kids[id]) - 1; i >= 0; i-- {
+		stack = append(stack, t.kids[id][i])
+	}
+	for len(stack) > 0 {
+		c := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if keep[c] {
+			out = append(out, c)
+			continue
+		}
+		for i := len(t.kids[c]) - 1; i >= 0; i-- {
+			stack = append(stack, t.kids[c][i])
+		}
+	}
+	return out
+}
+
+// rnode is one node of a rendered tree.
+type rnode struct {
+	id      int
+	kids    []*rnode
+	omitted int // view children left out
+}
+
+// render shapes the tree per opts (already normalized).
+func (t *Tree) render(opts ViewOptions) (*rnode, RenderStats) {
+	keep := t.keepSet(opts.View)
+	total := 1 // the scope is always shown
+	for i := opts.Scope + 1; i < t.end[opts.Scope]; i++ {
+		if keep == nil || keep[i] {
+			total++
+		}
+	}
+	type item struct {
+		id     int
+		depth  int
+		parent *rnode
+	}
+	var stats RenderStats
+	root := &rnode{id: opts.Scope}
+	stack := []item{{opts.Scope, 0, nil}}
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if stats.Nodes >= opts.MaxNodes {
+			stats.BudgetHit = true
+			it.parent.omitted++ // the root is always emitted: MaxNodes >= 1
+			continue
+		}
+		r := root
+		if it.parent != nil {
+			r = &rnode{id: it.id}
+			it.parent.kids = append(it.parent.kids, r)
+		}
+		stats.Nodes++
+		kids := t.viewKids(it.id, keep)
+		if opts.Depth >= 0 && it.depth >= opts.Depth {
+			r.omitted = len(kids)
+			continue
+		}
+		for i := len(kids) - 1; i >= 0; i-- {
+			stack = append(stack, item{kids[i], it.depth + 1, r})
+		}
+	}
+	stats.Omitted = total - stats.Nodes
+	return root, stats
+}
+
+// Render shapes the tree for JSON output: the view, from the scope element,
+// down to the depth, within the node budget. Nodes are emitted in pre-order;
+// once MaxNodes are emitted the rest are counted in Omitted, and each emitted
+// element whose children were left out (by depth or budget) carries
+// ChildrenOmitted. The result is deterministic for a given tree and options.
+func (t *Tree) Render(opts ViewOptions) (*Element, RenderStats, error) {
+	opts, err := t.normalize(opts)
+	if err != nil {
+		return nil, RenderStats{}, err
+	}
+	r, stats := t.render(opts)
+	return t.toElement(r), stats, nil
+}
+
+func (t *Tree) toElement(r *rnode) *Element {
+	e := t.element(r.id)
+	e.ChildrenOmitted = r.omitted
+	if len(r.kids) > 0 {
+		e.Children = make([]*Element, len(r.kids))
+		for i, k := range r.kids {
+			e.Children[i] = t.toElement(k)
+		}
+	}
+	return e
+}

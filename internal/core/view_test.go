@@ -1,0 +1,277 @@
+package core
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/uiscope/uiscope/internal/platform"
+)
+
+func TestRenderViews(t *testing.T) {
+	tr := NewTree(sampleTree(), KindA11y)
+	tests := []struct {
+		name  string
+		opts  ViewOptions
+		shape string
+		stats RenderStats
+	}{
+		{"raw default", ViewOptions{Depth: -1}, "e0(e1(e2(e3(e4 e5) e6) e7(e8) e9(e10)))", RenderStats{Nodes: 11}},
+		{"raw explicit", ViewOptions{View: "raw", Depth: -1}, "e0(e1(e2(e3(e4 e5) e6) e7(e8) e9(e10)))", RenderStats{Nodes: 11}},
+		{"control hoists", ViewOptions{View: "control", Depth: -1}, "e0(e1(e4 e5 e6 e8 e9(e10)))", RenderStats{Nodes: 8}},
+		{"content", ViewOptions{View: "content", Depth: -1}, "e0(e1(e4 e5 e6 e9(e10)))", RenderStats{Nodes: 7}},
+		{"scope on dropped node is shown", ViewOptions{View: "control", Depth: -1, Scope: 2}, "e2(e4 e5 e6)", RenderStats{Nodes: 4}},
+		{"scope raw", ViewOptions{Depth: -1, Scope: 9}, "e9(e10)", RenderStats{Nodes: 2}},
+		{"content scope without content", ViewOptions{View: "content", Depth: -1, Scope: 7}, "e7", RenderStats{Nodes: 1}},
+		{"depth 0", ViewOptions{Depth: 0}, "e0+1", RenderStats{Nodes: 1, Omitted: 10}},
+		{"depth 1", ViewOptions{Depth: 1}, "e0(e1+3)", RenderStats{Nodes: 2, Omitted: 9}},
+		{"depth 2", ViewOptions{Depth: 2}, "e0(e1(e2+2 e7+1 e9+1))", RenderStats{Nodes: 5, Omitted: 6}},
+		{"depth counts view levels", ViewOptions{View: "control", Depth: 2}, "e0(e1(e4 e5 e6 e8 e9+1))", RenderStats{Nodes: 7, Omitted: 1}},
+		{"depth 0 with scope", ViewOptions{Depth: 0, Scope: 1}, "e1+3", RenderStats{Nodes: 1, Omitted: 9}},
+		{"budget 1", ViewOptions{Depth: -1, MaxNodes: 1}, "e0+1", RenderStats{Nodes: 1, Omitted: 10, BudgetHit: true}},
+		{"budget cuts pre-order", ViewOptions{Depth: -1, MaxNodes: 5}, "e0(e1+2(e2+1(e3+1(e4))))", RenderStats{Nodes: 5, Omitted: 6, BudgetHit: true}},
+		{"budget exact fit", ViewOptions{Depth: -1, MaxNodes: 11}, "e0(e1(e2(e3(e4 e5) e6) e7(e8) e9(e10)))", RenderStats{Nodes: 11}},
+		{"budget and view", ViewOptions{View: "control", Depth: -1, MaxNodes: 4}, "e0(e1+3(e4 e5))", RenderStats{Nodes: 4, Omitted: 4, BudgetHit: true}},
+		{"budget and depth", ViewOptions{Depth: 2, MaxNodes: 3}, "e0(e1+2(e2+2))", RenderStats{Nodes: 3, Omitted: 8, BudgetHit: true}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e, st, err := tr.Render(tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := shape(e); got != tc.shape {
+				t.Errorf("shape\n got %s\nwant %s", got, tc.shape)
+			}
+			if st != tc.stats {
+				t.Errorf("stats = %+v want %+v", st, tc.stats)
+			}
+			// Omitted + emitted is the size of the view under the scope,
+			// whatever the depth and budget.
+			full, fst, _ := tr.Render(ViewOptions{View: tc.opts.View, Depth: -1, Scope: tc.opts.Scope, MaxNodes: MaxMaxNodes})
+			if st.Nodes+st.Omitted != fst.Nodes || fst.Omitted != 0 || count(full) != fst.Nodes {
+				t.Errorf("nodes+omitted = %d, full view has %d", st.Nodes+st.Omitted, fst.Nodes)
+			}
+			if count(e) != st.Nodes {
+				t.Errorf("emitted %d elements, stats say %d", count(e), st.Nodes)
+			}
+		})
+	}
+}
+
+func count(e *Element) int {
+	n := 1
+	for _, c := range e.Children {
+		n += count(c)
+	}
+	return n
+}
+
+func TestRenderDeterministic(t *testing.T) {
+	tr := NewTree(bigTree(200), KindA11y)
+	for _, view := range []string{"raw", "control", "content"} {
+		a, _, _ := tr.Render(ViewOptions{View: view, Depth: -1, MaxNodes: 57})
+		for range 5 {
+			b, _, _ := tr.Render(ViewOptions{View: view, Depth: -1, MaxNodes: 57})
+			if !reflect.DeepEqual(a, b) {
+				t.Fatalf("%s: renders differ", view)
+			}
+		}
+	}
+}
+
+func TestRenderKeepsIDsAcrossViews(t *testing.T) {
+	tr := NewTree(sampleTree(), KindA11y)
+	e, _, _ := tr.Render(ViewOptions{View: "content", Depth: -1})
+	save := e.Children[0].Children[0]
+	if save.ID != "e4" || save.Ref != "a11y:e4" || save.Name != "Save" || save.ChildCount != 0 {
+		t.Fatalf("content view changed ids: %+v", save)
+	}
+	// childCount stays the reported count even when the view hoists.
+	if f := e.Children[0]; f.ChildCount != 3 || len(f.Children) != 4 {
+		t.Fatalf("frame: childCount %d, %d children", f.ChildCount, len(f.Children))
+	}
+}
+
+func TestStructureOnlyRule(t *testing.T) {
+	// Each case: a structure-role container under a frame, holding a label.
+	// It is dropped (label hoisted) only when nothing marks it as meaningful.
+	tests := []struct {
+		name    string
+		node    *platform.Node
+		dropped bool
+	}{
+		{"bare filler", nd("filler", ""), true},
+		{"bare panel", nd("panel", ""), true},
+		{"bare section", nd("section", ""), true},
+		{"bare grouping", nd("grouping", ""), true},
+		{"bare redundant object", nd("redundant object", ""), true},
+		{"bare unknown", nd("unknown", ""), true},
+		{"bare invalid", nd("invalid", ""), true},
+		{"bare viewport", nd("viewport", ""), true},
+		{"bare layered pane", nd("layered pane", ""), true},
+		{"bare glass pane", nd("glass pane", ""), true},
+		{"bare root pane", nd("root pane", ""), true},
+		{"whitespace name", nd("panel", "  "), true},
+		{"accessible id alone", with(nd("panel", ""), func(n *platform.Node) { n.AccessibleID = "MainWindow.central" }), true},
+		{"component interface", with(nd("panel", ""), ifaces("accessible", "component")), true},
+		{"named panel", nd("panel", "Options"), false},
+		{"described panel", with(nd("panel", ""), desc("Options")), false},
+		{"panel with action", with(nd("panel", ""), actions("click")), false},
+		{"focusable panel", with(nd("panel", ""), addStates("focusable")), false},
+		{"panel with text", with(nd("panel", ""), ifaces("text")), false},
+		{"panel with editabletext", with(nd("panel", ""), ifaces("EditableText")), false},
+		{"panel with value", with(nd("panel", ""), ifaces("value")), false},
+		{"panel with selection", with(nd("panel", ""), ifaces("selection")), false},
+		{"panel with table", with(nd("panel", ""), ifaces("table")), false},
+		{"panel with error", with(nd("panel", ""), func(n *platform.Node) { n.Err = "timeout" }), false},
+		{"panel with unfetched children", with(nd("panel", ""), func(n *platform.Node) { n.ChildCount = 5 }), false},
+		{"bare separator (not a structure role)", nd("separator", ""), false},
+		{"bare scroll pane (not a structure role)", nd("scroll pane", ""), false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := tc.node
+			c.Children = append(c.Children, nd("label", "x"))
+			c.ChildCount = max(c.ChildCount, 1)
+			tr := NewTree(nd("frame", "f", c), KindA11y)
+			e, _, err := tr.Render(ViewOptions{View: "control", Depth: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := "e0(e1(e2))"
+			if tc.dropped {
+				want = "e0(e2)"
+			}
+			if got := shape(e); got != want {
+				t.Errorf("control: got %s want %s", got, want)
+			}
+		})
+	}
+}
+
+func TestContentRule(t *testing.T) {
+	// Each case: a leaf under a frame. Kept in content view when it carries
+	// content.
+	tests := []struct {
+		name string
+		node *platform.Node
+		kept bool
+	}{
+		{"named label", nd("label", "Hello"), true},
+		{"described image", with(nd("image", ""), desc("logo")), true},
+		{"text interface", with(nd("text", ""), ifaces("text")), true},
+		{"editable", with(nd("entry", ""), ifaces("editabletext")), true},
+		{"value", with(nd("slider", ""), ifaces("value")), true},
+		{"action", with(nd("push button", ""), actions("click")), true},
+		{"password", nd("password text", "x"), true},
+		{"error", with(nd("separator", ""), func(n *platform.Node) { n.Err = "gone" }), true},
+		{"unfetched children", with(nd("list", ""), func(n *platform.Node) { n.ChildCount = 1000 }), true},
+		{"bare separator", nd("separator", ""), false},
+		{"bare image", nd("image", ""), false},
+		{"whitespace label", nd("label", " \t"), false},
+		{"focusable only", with(nd("canvas", ""), addStates("focusable")), false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := NewTree(nd("frame", "", tc.node), KindA11y)
+			e, _, err := tr.Render(ViewOptions{View: "content", Depth: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := "e0"
+			if tc.kept {
+				want = "e0(e1)"
+			}
+			if got := shape(e); got != want {
+				t.Errorf("content: got %s want %s", got, want)
+			}
+		})
+	}
+	// Ancestors needed to reach content are kept (unless structure-only).
+	tr := NewTree(nd("frame", "",
+		nd("list", "", nd("panel", "", nd("list item", "", nd("label", "deep")))),
+		nd("list", "", nd("list item", "")),
+	), KindA11y)
+	e, _, _ := tr.Render(ViewOptions{View: "content", Depth: -1})
+	if got, want := shape(e), "e0(e1(e3(e4)))"; got != want {
+		t.Errorf("content ancestors: got %s want %s", got, want)
+	}
+}
+
+func TestRenderOptionErrors(t *testing.T) {
+	tr := NewTree(sampleTree(), KindA11y)
+	tests := []struct {
+		opts ViewOptions
+		is   error
+		msg  string
+	}{
+		{ViewOptions{View: "tree"}, ErrInvalidArgument, `unknown view "tree"`},
+		{ViewOptions{View: "Raw"}, ErrInvalidArgument, "raw, control or content"},
+		{ViewOptions{Depth: -2}, ErrInvalidArgument, "depth -2"},
+		{ViewOptions{MaxNodes: -1}, ErrInvalidArgument, "maxNodes -1"},
+		{ViewOptions{MaxNodes: MaxMaxNodes + 1}, ErrInvalidArgument, "maxNodes 100001"},
+		{ViewOptions{Scope: 11}, ErrUnknownRef, "re-read the tree"},
+		{ViewOptions{Scope: -3}, ErrUnknownRef, "a11y:e-3"},
+	}
+	for _, tc := range tests {
+		_, _, err := tr.Render(tc.opts)
+		if !errors.Is(err, tc.is) || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("Render(%+v) err = %v; want %v containing %q", tc.opts, err, tc.is, tc.msg)
+		}
+		_, _, err = tr.Outline(tc.opts)
+		if !errors.Is(err, tc.is) {
+			t.Errorf("Outline(%+v) err = %v; want %v", tc.opts, err, tc.is)
+		}
+	}
+	// Boundaries that are fine.
+	for _, o := range []ViewOptions{{Depth: -1}, {Depth: 0}, {MaxNodes: MaxMaxNodes}, {MaxNodes: 1}, {Scope: 10}} {
+		if _, _, err := tr.Render(o); err != nil {
+			t.Errorf("Render(%+v): %v", o, err)
+		}
+	}
+}
+
+func TestRenderDefaultBudget(t *testing.T) {
+	// A flat list of 2500 rows: the default budget is 2000 nodes.
+	rows := make([]*platform.Node, 2500)
+	for i := range rows {
+		rows[i] = nd("list item", "row")
+	}
+	tr := NewTree(nd("list", "rows", rows...), KindA11y)
+	e, st, err := tr.Render(ViewOptions{Depth: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Nodes != DefaultMaxNodes || st.Omitted != 2501-DefaultMaxNodes || !st.BudgetHit {
+		t.Fatalf("stats = %+v", st)
+	}
+	if len(e.Children) != DefaultMaxNodes-1 || e.ChildrenOmitted != 2500-(DefaultMaxNodes-1) {
+		t.Fatalf("children %d omitted %d", len(e.Children), e.ChildrenOmitted)
+	}
+}
+
+func TestRenderDeepTree(t *testing.T) {
+	// A very deep chain renders without trouble (iterative walks).
+	const depth = 20000
+	root := nd("frame", "top")
+	cur := root
+	for range depth {
+		c := nd("panel", "")
+		cur.Children, cur.ChildCount = []*platform.Node{c}, 1
+		cur = c
+	}
+	cur.Children, cur.ChildCount = []*platform.Node{nd("label", "bottom")}, 1
+	tr := NewTree(root, KindA11y)
+	e, st, err := tr.Render(ViewOptions{View: "control", Depth: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Nodes != 2 || len(e.Children) != 1 || e.Children[0].Name != "bottom" {
+		t.Fatalf("deep control view: %+v, %s", st, shape(e))
+	}
+	if got := tr.Ancestors(depth + 1); len(got) != depth+1 {
+		t.Fatalf("ancestors of the bottom: %d", len(got))
+	}
+}
