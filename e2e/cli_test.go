@@ -238,8 +238,12 @@ func TestPasswordNeverLeaks(t *testing.T) {
 				if p.code != 0 {
 					t.Fatalf("props %s: exit %d: %s", e.Ref, p.code, p.stderr)
 				}
-				if strings.Contains(p.stdout, `"text"`) {
-					t.Errorf("props of a password field carry text: %s", p.stdout)
+				var props map[string]any
+				if err := json.Unmarshal([]byte(p.stdout), &props); err != nil {
+					t.Fatalf("props JSON: %v", err)
+				}
+				if _, ok := props["text"]; ok || props["redacted"] != true {
+					t.Errorf("props of a password field: want redacted and no text, got %s", p.stdout)
 				}
 				outs = append(outs, p.stdout)
 			}

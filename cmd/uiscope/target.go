@@ -40,8 +40,13 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
+// listTimeout bounds connecting and listing applications.
+const listTimeout = 10 * time.Second
+
 // openTarget connects to the desktop and resolves the target application.
 func openTarget(ctx context.Context, t *core.Target) (*linux.Desktop, platform.App, error) {
+	ctx, cancel := context.WithTimeout(ctx, listTimeout)
+	defer cancel()
 	d, err := linux.Open(ctx)
 	if err != nil {
 		return nil, platform.App{}, core.AsError(fmt.Errorf("%w: %v", platform.ErrNoBus, err))

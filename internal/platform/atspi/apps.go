@@ -2,12 +2,16 @@ package atspi
 
 import (
 	"context"
+	"time"
 
 	"github.com/godbus/dbus/v5"
 
 	"github.com/uiscope/uiscope/internal/platform"
 	"github.com/uiscope/uiscope/internal/procinfo"
 )
+
+// appInfoTimeout bounds the per-application calls of Apps.
+const appInfoTimeout = 1500 * time.Millisecond
 
 // AppInfo is an application as the registry lists it.
 type AppInfo struct {
@@ -37,7 +41,11 @@ func (c *Conn) Apps(ctx context.Context) ([]AppInfo, error) {
 			apps = append(apps, AppInfo{Bus: r.Bus})
 		}
 	}
-	b := c.newBatch(ctx)
+	// A frozen app must not hold up the list: its details are given up
+	// on after appInfoTimeout and it is listed with Err set.
+	bctx, cancel := context.WithTimeout(ctx, appInfoTimeout)
+	defer cancel()
+	b := c.newBatch(bctx)
 	for i := range apps {
 		a := &apps[i]
 		b.add("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.GetConnectionUnixProcessID", func(call *dbus.Call) {
@@ -47,31 +55,25 @@ func (c *Conn) Apps(ctx context.Context) ([]AppInfo, error) {
 			}
 		}, a.Bus)
 		// atk-bridge answers Get but not GetAll on the Application interface.
-		b.add(a.Bus, rootPath, ifaceProps+".Get", func(call *dbus.Call) {
-			var v dbus.Variant
-			if call.Err != nil {
-				a.Err = errText(call.Err)
-			} else if call.Store(&v) == nil {
-				a.Toolkit, _ = v.Value().(string)
+		b.get(a.Bus, rootPath, ifaceApp, "ToolkitName", func(v any, err error) {
+			if err != nil {
+				a.Err = errText(err)
 			}
-		}, ifaceApp, "ToolkitName")
-		b.add(a.Bus, rootPath, ifaceProps+".Get", func(call *dbus.Call) {
-			var v dbus.Variant
-			if call.Err == nil && call.Store(&v) == nil {
-				a.ToolkitVersion, _ = v.Value().(string)
+			a.Toolkit, _ = v.(string)
+		})
+		b.get(a.Bus, rootPath, ifaceApp, "Version", func(v any, err error) {
+			a.ToolkitVersion, _ = v.(string)
+		})
+		a.Root = &platform.Node{Key: a.RootKey(), Role: platform.RoleApplication}
+		b.get(a.Bus, rootPath, ifaceAccessible, "Name", func(v any, err error) {
+			a.Root.Name, _ = v.(string)
+			a.Name = a.Root.Name
+		})
+		b.get(a.Bus, rootPath, ifaceAccessible, "ChildCount", func(v any, err error) {
+			if cc, ok := v.(int32); ok {
+				a.Root.ChildCount = int(cc)
 			}
-		}, ifaceApp, "Version")
-		b.add(a.Bus, rootPath, ifaceProps+".GetAll", func(call *dbus.Call) {
-			var props map[string]dbus.Variant
-			if call.Err == nil && call.Store(&props) == nil {
-				n := &platform.Node{Key: a.RootKey(), Role: platform.RoleApplication}
-				n.Name, _ = props["Name"].Value().(string)
-				if cc, ok := props["ChildCount"].Value().(int32); ok {
-					n.ChildCount = int(cc)
-				}
-				a.Name, a.Root = n.Name, n
-			}
-		}, ifaceAccessible)
+		})
 	}
 	b.wait()
 	return apps, nil

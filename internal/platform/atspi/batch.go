@@ -2,6 +2,7 @@ package atspi
 
 import (
 	"context"
+	"time"
 
 	"github.com/godbus/dbus/v5"
 )
@@ -17,6 +18,7 @@ const maxInFlight = 256
 type batch struct {
 	c       *Conn
 	ctx     context.Context
+	cancel  context.CancelFunc
 	pending []pendingCall
 	sent    int
 }
@@ -26,7 +28,17 @@ type pendingCall struct {
 	handler func(*dbus.Call)
 }
 
-func (c *Conn) newBatch(ctx context.Context) *batch { return &batch{c: c, ctx: ctx} }
+// maxBatchTime bounds a batch whose context has no deadline of its own:
+// no call ever waits for an answer without one.
+const maxBatchTime = 30 * time.Second
+
+func (c *Conn) newBatch(ctx context.Context) *batch {
+	if _, ok := ctx.Deadline(); ok {
+		return &batch{c: c, ctx: ctx, cancel: func() {}}
+	}
+	ctx, cancel := context.WithTimeout(ctx, maxBatchTime)
+	return &batch{c: c, ctx: ctx, cancel: cancel}
+}
 
 // add sends one call; handler receives it with Err or Body set.
 func (b *batch) add(dest string, path dbus.ObjectPath, method string, handler func(*dbus.Call), args ...any) {
@@ -49,4 +61,25 @@ func (b *batch) drain(n int) {
 
 // wait waits for every pending call. Calls past the context's deadline
 // finish with its error, so wait returns by the deadline.
-func (b *batch) wait() { b.drain(len(b.pending)) }
+func (b *batch) wait() {
+	b.drain(len(b.pending))
+	b.cancel()
+}
+
+// get queues a Properties.Get and hands the value to set when it arrives.
+// Properties are read one by one, never with GetAll: Qt 5.15 crashes when
+// asked for GetAll on an application root.
+func (b *batch) get(dest string, path dbus.ObjectPath, iface, prop string, set func(v any, err error)) {
+	b.add(dest, path, ifaceProps+".Get", func(call *dbus.Call) {
+		var v dbus.Variant
+		if call.Err != nil {
+			set(nil, call.Err)
+			return
+		}
+		if err := call.Store(&v); err != nil {
+			set(nil, err)
+			return
+		}
+		set(v.Value(), nil)
+	}, iface, prop)
+}

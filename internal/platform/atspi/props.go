@@ -38,22 +38,23 @@ func (c *Conn) Element(ctx context.Context, key string, opts ElementOptions) (*p
 		return call.Err != nil
 	}
 	b := c.newBatch(ctx)
-	b.add(bus, path, ifaceProps+".GetAll", func(call *dbus.Call) {
-		var props map[string]dbus.Variant
-		if fail(call) || call.Store(&props) != nil {
-			return
-		}
-		n.Name, _ = props["Name"].Value().(string)
-		n.Description, _ = props["Description"].Value().(string)
-		n.AccessibleID, _ = props["AccessibleId"].Value().(string)
-		if cc, ok := props["ChildCount"].Value().(int32); ok {
+	b.get(bus, path, ifaceAccessible, "Name", func(v any, err error) {
+		fail(&dbus.Call{Err: err})
+		n.Name, _ = v.(string)
+	})
+	b.get(bus, path, ifaceAccessible, "Description", func(v any, err error) { n.Description, _ = v.(string) })
+	b.get(bus, path, ifaceAccessible, "AccessibleId", func(v any, err error) { n.AccessibleID, _ = v.(string) })
+	b.get(bus, path, ifaceAccessible, "ChildCount", func(v any, err error) {
+		if cc, ok := v.(int32); ok {
 			n.ChildCount = int(cc)
 		}
+	})
+	b.get(bus, path, ifaceAccessible, "Parent", func(v any, err error) {
 		var parent objRef
-		if dbus.Store([]any{props["Parent"].Value()}, &parent) == nil && !parent.null() {
+		if err == nil && dbus.Store([]any{v}, &parent) == nil && !parent.null() {
 			d.ParentKey = parent.key()
 		}
-	}, ifaceAccessible)
+	})
 	b.add(bus, path, ifaceAccessible+".GetRole", func(call *dbus.Call) {
 		var role uint32
 		if !fail(call) && call.Store(&role) == nil {
@@ -115,17 +116,16 @@ func (c *Conn) Element(ctx context.Context, key string, opts ElementOptions) (*p
 	}
 	if hasInterface(n, "text") && !n.Redacted {
 		t := &platform.TextContent{}
-		b.add(bus, path, ifaceProps+".GetAll", func(call *dbus.Call) {
-			var props map[string]dbus.Variant
-			if call.Err == nil && call.Store(&props) == nil {
-				if v, ok := props["CharacterCount"].Value().(int32); ok {
-					t.Length = int(v)
-				}
-				if v, ok := props["CaretOffset"].Value().(int32); ok {
-					t.Caret = int(v)
-				}
+		b.get(bus, path, ifaceText, "CharacterCount", func(v any, err error) {
+			if c, ok := v.(int32); ok {
+				t.Length = int(c)
 			}
-		}, ifaceText)
+		})
+		b.get(bus, path, ifaceText, "CaretOffset", func(v any, err error) {
+			if c, ok := v.(int32); ok {
+				t.Caret = int(c)
+			}
+		})
 		b.add(bus, path, ifaceText+".GetText", func(call *dbus.Call) {
 			if call.Err == nil && call.Store(&t.Text) == nil {
 				d.Text = t
@@ -134,17 +134,19 @@ func (c *Conn) Element(ctx context.Context, key string, opts ElementOptions) (*p
 	}
 	if hasInterface(n, "value") {
 		v := &platform.ValueInfo{}
-		b.add(bus, path, ifaceProps+".GetAll", func(call *dbus.Call) {
-			var props map[string]dbus.Variant
-			if call.Err == nil && call.Store(&props) == nil {
-				v.Current, _ = props["CurrentValue"].Value().(float64)
-				v.Minimum, _ = props["MinimumValue"].Value().(float64)
-				v.Maximum, _ = props["MaximumValue"].Value().(float64)
-				v.Increment, _ = props["MinimumIncrement"].Value().(float64)
-				v.Text, _ = props["Text"].Value().(string)
-				d.Value = v
+		num := func(dst *float64) func(any, error) {
+			return func(x any, err error) {
+				if f, ok := x.(float64); ok {
+					*dst = f
+					d.Value = v
+				}
 			}
-		}, ifaceValue)
+		}
+		b.get(bus, path, ifaceValue, "CurrentValue", num(&v.Current))
+		b.get(bus, path, ifaceValue, "MinimumValue", num(&v.Minimum))
+		b.get(bus, path, ifaceValue, "MaximumValue", num(&v.Maximum))
+		b.get(bus, path, ifaceValue, "MinimumIncrement", num(&v.Increment))
+		b.get(bus, path, ifaceValue, "Text", func(x any, err error) { v.Text, _ = x.(string) })
 	}
 	b.wait()
 	if d.Text != nil && utf8.RuneCountInString(d.Text.Text) > MaxTextChars {

@@ -423,24 +423,28 @@ func (w *walker) fetchDetails(level []*walkNode) {
 		wn := wn
 		n := wn.node
 		var failed error
-		fail := func(call *dbus.Call) bool {
-			if call.Err != nil && failed == nil {
-				failed = call.Err
+		note := func(err error) {
+			if err != nil && failed == nil {
+				failed = err
 			}
+		}
+		fail := func(call *dbus.Call) bool {
+			note(call.Err)
 			return call.Err != nil
 		}
-		b.add(wn.ref.Bus, wn.ref.Path, ifaceProps+".GetAll", func(call *dbus.Call) {
-			var props map[string]dbus.Variant
-			if fail(call) || call.Store(&props) != nil {
-				return
-			}
-			n.Name, _ = props["Name"].Value().(string)
-			n.Description, _ = props["Description"].Value().(string)
-			n.AccessibleID, _ = props["AccessibleId"].Value().(string)
-			if cc, ok := props["ChildCount"].Value().(int32); ok {
+		b.get(wn.ref.Bus, wn.ref.Path, ifaceAccessible, "Name", func(v any, err error) {
+			note(err)
+			n.Name, _ = v.(string)
+		})
+		b.get(wn.ref.Bus, wn.ref.Path, ifaceAccessible, "Description", func(v any, err error) {
+			n.Description, _ = v.(string)
+		})
+		b.get(wn.ref.Bus, wn.ref.Path, ifaceAccessible, "ChildCount", func(v any, err error) {
+			note(err)
+			if cc, ok := v.(int32); ok {
 				n.ChildCount = int(cc)
 			}
-		}, ifaceAccessible)
+		})
 		b.add(wn.ref.Bus, wn.ref.Path, ifaceAccessible+".GetRole", func(call *dbus.Call) {
 			var role uint32
 			if !fail(call) && call.Store(&role) == nil {
@@ -465,7 +469,7 @@ func (w *walker) fetchDetails(level []*walkNode) {
 			wn.detailed = true
 			redact(n)
 		})
-		w.stats.Calls += 4
+		w.stats.Calls += 6
 	}
 	b.wait()
 }
