@@ -234,3 +234,11 @@ func Status(ctx context.Context) (enabled, screenReader bool, err error) {
 	}
 	return enabled, screenReader, nil
 }
+
+// BusOwner returns the pid behind a unique bus name; ErrElementGone when
+// the name has left the bus.
+func (c *Conn) BusOwner(ctx context.Context, bus string) (int, error) {
+	var pid uint32
+	err := c.call(ctx, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.GetConnectionUnixProcessID", []any{bus}, &pid)
+	return int(pid), err // NameHasNoOwner maps to ErrElementGone
+}

@@ -203,3 +203,11 @@ func MatchWindow(wins []platform.Window, top *platform.Node) (platform.Window, b
 	}
 	return platform.Window{}, false
 }
+
+// BusOwner returns the pid that owns an accessibility bus connection.
+func (d *Desktop) BusOwner(ctx context.Context, bus string) (int, error) {
+	if d.A11y == nil {
+		return 0, platform.ErrNoBus
+	}
+	return d.A11y.BusOwner(ctx, bus)
+}

@@ -1,0 +1,239 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/procinfo"
+)
+
+// Modes a session speaks, fixed at connect.
+const (
+	ModeA11y   = "a11y"
+	ModeVisual = "visual"
+)
+
+// Identity pins the application a session was opened on. Every call checks
+// it again, so a restarted app or a recycled pid is never read in its place.
+type Identity struct {
+	Pid        int    `json:"pid"`
+	StartTime  uint64 `json:"startTime"`
+	Executable string `json:"executable"`
+	Bus        string `json:"-"`
+	Window     string `json:"window,omitempty"`
+}
+
+// Session is one agent's connection to one application.
+type Session struct {
+	ID       string
+	Mode     string
+	App      platform.App
+	Identity Identity
+	Created  time.Time
+
+	mu   sync.Mutex // guards tree
+	tree *Tree
+}
+
+// Sessions holds the open sessions over one desktop. Safe for concurrent use.
+type Sessions struct {
+	desk platform.Desktop
+
+	mu       sync.Mutex
+	sessions map[string]*Session
+	next     int
+}
+
+// NewSessions manages sessions over desk.
+func NewSessions(desk platform.Desktop) *Sessions {
+	return &Sessions{desk: desk, sessions: map[string]*Session{}}
+}
+
+// Desktop returns the platform the sessions read.
+func (m *Sessions) Desktop() platform.Desktop { return m.desk }
+
+// Apps lists applications.
+func (m *Sessions) Apps(ctx context.Context) ([]platform.App, error) {
+	apps, err := m.desk.Apps(ctx)
+	if err != nil {
+		return nil, AsError(err)
+	}
+	return apps, nil
+}
+
+// Connect opens a session on the application the target names.
+func (m *Sessions) Connect(ctx context.Context, t Target, mode string) (*Session, error) {
+	if mode == "" {
+		mode = ModeA11y
+	}
+	switch mode {
+	case ModeA11y:
+	case ModeVisual:
+		return nil, Errorf(CodeNotSupported, "visual mode (the native X11 window tree) is not supported yet; connect with mode \"a11y\"")
+	default:
+		return nil, Errorf(CodeInvalidArgument, "mode must be \"a11y\" or \"visual\", not %q", mode)
+	}
+	apps, err := m.Apps(ctx)
+	if err != nil {
+		return nil, err
+	}
+	app, win, err := Resolve(apps, t)
+	if err != nil {
+		return nil, err
+	}
+	if !app.Accessible {
+		return nil, &Error{Code: CodeNotAccessible, Disposition: "terminal", Msg: fmt.Sprintf(
+			"pid %d (%s) has windows but no accessibility tree; run 'uiscope doctor --pid %d' for why (Tk and some toolkits never have one)", app.Pid, app.Name, app.Pid)}
+	}
+	pi, err := procinfo.Lookup(app.Pid)
+	if err != nil {
+		return nil, Errorf(CodeNotFound, "pid %d exited while connecting", app.Pid)
+	}
+	s := &Session{Mode: mode, App: app, Created: time.Now(), Identity: Identity{
+		Pid: app.Pid, StartTime: pi.StartTime, Executable: app.Executable, Bus: app.BusName}}
+	if win != nil {
+		s.Identity.Window = WindowID(win.ID)
+	}
+	m.mu.Lock()
+	m.next++
+	s.ID = fmt.Sprintf("s%d", m.next)
+	m.sessions[s.ID] = s
+	m.mu.Unlock()
+	return s, nil
+}
+
+// Get returns an open session after checking that its application is still
+// the one it was opened on.
+func (m *Sessions) Get(ctx context.Context, id string) (*Session, error) {
+	m.mu.Lock()
+	s, ok := m.sessions[id]
+	m.mu.Unlock()
+	if !ok {
+		return nil, Errorf(CodeUnknownSession, "no session %q; open one with connect (sessions end with disconnect or when the server restarts)", id)
+	}
+	if err := m.check(ctx, s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// check compares the live process and its bus connection with the identity
+// captured at connect.
+func (m *Sessions) check(ctx context.Context, s *Session) error {
+	id := procinfo.Identity{Pid: s.Identity.Pid, StartTime: s.Identity.StartTime}
+	lost := func(why string) error {
+		return &Error{Code: CodeOwnershipLost, Disposition: "ownershipLost", Msg: fmt.Sprintf(
+			"session %s: %s; the application it was opened on is gone: disconnect and connect again", s.ID, why)}
+	}
+	if !id.Alive() {
+		return lost(fmt.Sprintf("pid %d exited or was reused by another process", s.Identity.Pid))
+	}
+	if exe := procinfo.Executable(s.Identity.Pid); exe != "" && s.Identity.Executable != "" && exe != s.Identity.Executable {
+		return lost(fmt.Sprintf("pid %d now runs %s", s.Identity.Pid, exe))
+	}
+	if owner, ok := m.desk.(interface {
+		BusOwner(ctx context.Context, bus string) (int, error)
+	}); ok {
+		pid, err := owner.BusOwner(ctx, s.Identity.Bus)
+		if err != nil && !errors.Is(err, platform.ErrTimeout) {
+			return lost("its accessibility connection closed")
+		}
+		if err == nil && pid != s.Identity.Pid {
+			return lost("its accessibility connection now belongs to another process")
+		}
+	}
+	return nil
+}
+
+// Disconnect closes a session. Closing an unknown session is an error, so
+// that a typo is not mistaken for success.
+func (m *Sessions) Disconnect(id string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.sessions[id]; !ok {
+		return Errorf(CodeUnknownSession, "no session %q", id)
+	}
+	delete(m.sessions, id)
+	return nil
+}
+
+// List returns the open sessions in creation order.
+func (m *Sessions) List() []*Session {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]*Session, 0, len(m.sessions))
+	for _, s := range m.sessions {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Created.Before(out[j].Created) })
+	return out
+}
+
+// Fetch reads the application's tree afresh and makes it the session's tree:
+// refs handed out from now on point into it.
+func (m *Sessions) Fetch(ctx context.Context, s *Session, timeout time.Duration, maxNodes int) (*Tree, platform.TreeStats, error) {
+	tctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	root, st, err := m.desk.Tree(tctx, s.App, platform.TreeOptions{MaxNodes: maxNodes})
+	if err != nil {
+		if cerr := m.check(ctx, s); cerr != nil {
+			return nil, st, cerr
+		}
+		return nil, st, AsError(err)
+	}
+	t := NewTree(root, KindA11y)
+	t.Truncated = st.Truncated
+	s.mu.Lock()
+	s.tree = t
+	s.mu.Unlock()
+	return t, st, nil
+}
+
+// Tree returns the session's last fetched tree, or nil.
+func (s *Session) Tree() *Tree {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.tree
+}
+
+// Resolve finds a ref in the session's last tree. A ref with no tree yet, or
+// an id past its end, is an error that says to re-read.
+func (s *Session) Resolve(ref string) (*platform.Node, int, *Tree, error) {
+	r, err := ParseRef(ref)
+	if err != nil {
+		return nil, 0, nil, AsError(err)
+	}
+	if r.Tree == KindVisual && s.Mode == ModeA11y {
+		return nil, 0, nil, Errorf(CodeWrongTree, "%s is a visual-tree ref and session %s reads the accessibility tree; connect with mode \"visual\" to use it, or use a11y:eN refs from get_a11y_tree", ref, s.ID)
+	}
+	t := s.Tree()
+	if t == nil {
+		return nil, 0, nil, Errorf(CodeUnknownRef, "session %s has not read a tree yet: call get_a11y_tree or find_elements first, then use the refs they return", s.ID)
+	}
+	n, id, err := t.Lookup(r)
+	if err != nil {
+		return nil, 0, nil, AsError(err)
+	}
+	return n, id, t, nil
+}
+
+// Element reads one element of the session's app live.
+func (m *Sessions) Element(ctx context.Context, s *Session, key string) (*platform.Details, error) {
+	d, err := m.desk.Element(ctx, s.App, key)
+	if err != nil {
+		if cerr := m.check(ctx, s); cerr != nil {
+			return nil, cerr
+		}
+		if errors.Is(err, platform.ErrElementGone) {
+			return nil, &Error{Code: CodeElementGone, Disposition: "terminal", Err: err,
+				Msg: "the element no longer exists (the UI changed): re-read the tree with get_a11y_tree or find_elements and use the new refs"}
+		}
+		return nil, AsError(err)
+	}
+	return d, nil
+}
