@@ -233,7 +233,7 @@ func demoFindApp(ctx context.Context, dt *linux.Desktop, pid int) (platform.App,
 	app, _, err := core.Resolve(apps, core.Target{Pid: pid})
 	switch {
 	case err != nil:
-		return platform.App{}, false, "not listed yet"
+		return platform.App{}, false, "neither on the accessibility bus nor showing a window yet"
 	case !app.Accessible:
 		return app, false, "not on the accessibility bus yet"
 	}

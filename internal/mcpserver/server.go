@@ -1,0 +1,101 @@
+// Package mcpserver is uiscope's MCP surface: the tool inventory, the
+// handlers that turn tool calls into core calls, and the output contract
+// (JSON text equal to structuredContent, an anyOf success/failure schema,
+// failures as data). It holds no platform code: everything goes through
+// internal/core.
+package mcpserver
+
+import (
+	"context"
+	_ "embed"
+	"sort"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/uiscope/uiscope/internal/core"
+)
+
+//go:embed instructions.md
+var instructions string
+
+// Version is reported to clients.
+var Version = "0.1.0"
+
+// Config is what the command line decides about a server.
+type Config struct {
+	// AllowInput registers the tools that act on applications. Without it
+	// they are not registered at all, and the core refuses mutations anyway.
+	AllowInput bool
+}
+
+// Toolsets group tools by the capability they need.
+const (
+	ToolsetInspect  = "inspect"
+	ToolsetInteract = "interact"
+	ToolsetKeyboard = "keyboard"
+)
+
+// toolDef is one entry of the inventory.
+type toolDef struct {
+	Tool     *mcp.Tool
+	Toolset  string
+	register func(*mcp.Server, *mcp.Tool)
+}
+
+// mutating reports whether a tool changes an application (or the disk).
+func (t toolDef) mutating() bool { return t.Toolset != ToolsetInspect }
+
+// newTool binds a typed handler to its tool description.
+func newTool[In any](toolset string, t *mcp.Tool, h mcp.ToolHandlerFor[In, any]) toolDef {
+	return toolDef{Tool: t, Toolset: toolset, register: func(s *mcp.Server, t *mcp.Tool) { mcp.AddTool(s, t, h) }}
+}
+
+// handlers holds what tool handlers share.
+type handlers struct {
+	cfg      Config
+	sessions *core.Sessions
+}
+
+// Inventory lists every tool the server knows, registered or not, sorted by
+// name. It is the single place that decides what exists.
+func Inventory(cfg Config, sessions *core.Sessions) []toolDef {
+	h := &handlers{cfg: cfg, sessions: sessions}
+	tools := h.inspectTools()
+	sort.Slice(tools, func(i, j int) bool { return tools[i].Tool.Name < tools[j].Tool.Name })
+	return tools
+}
+
+// Enabled filters the inventory by the configuration: mutating tools only
+// with AllowInput.
+func Enabled(cfg Config, tools []toolDef) []toolDef {
+	var out []toolDef
+	for _, t := range tools {
+		if t.mutating() && !cfg.AllowInput {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// New builds the server with the enabled tools.
+func New(cfg Config, sessions *core.Sessions) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "uiscope", Title: "uiscope", Version: Version},
+		&mcp.ServerOptions{Instructions: instructions})
+	for _, t := range Enabled(cfg, Inventory(cfg, sessions)) {
+		t.register(s, t.Tool)
+	}
+	return s
+}
+
+// Serve runs the server over stdio until the client leaves or ctx ends.
+func Serve(ctx context.Context, cfg Config, sessions *core.Sessions) error {
+	return New(cfg, sessions).Run(ctx, &mcp.StdioTransport{})
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// readOnly is the annotation set of every inspection tool.
+func readOnly(title string) *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(true), DestructiveHint: ptr(false)}
+}
