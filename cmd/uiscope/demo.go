@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -35,7 +36,13 @@ func runDemo(ctx context.Context, c *cli, args []string) error {
 	appCmd := fs.String("app", "gtk3-widget-factory", "sample application `CMD` to start in the desktop (split into words like a shell, no shell runs)")
 	verbose := fs.Bool("verbose", false, "show the desktop's start-up and teardown on stderr")
 	if err := parseFlags(fs, args); err != nil {
-		return err
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		if fs.NArg() > 0 { // the flag package has not said why
+			fmt.Fprintf(c.stderr, "uiscope demo: %v\n", err)
+		}
+		return exitError{2}
 	}
 	argv, err := splitWords(*appCmd)
 	if err == nil && len(argv) == 0 {
@@ -252,7 +259,7 @@ func demoSettledTree(ctx context.Context, dt *linux.Desktop, app platform.App) (
 	var reads []platform.TreeStats
 	var tree *core.Tree
 	for i := 0; i < 5; i++ {
-		t, st, err := fetchTree(ctx, dt, app, demoReadTimeout, 0)
+		t, st, err := fetchTree(ctx, dt, app, demoReadTimeout, platform.TreeOptions{})
 		if err != nil {
 			return nil, reads, fmt.Errorf("reading the tree: %w", err)
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/uiscope/uiscope/internal/core"
+	"github.com/uiscope/uiscope/internal/platform"
 )
 
 func init() {
@@ -40,7 +41,7 @@ func runFind(ctx context.Context, c *cli, args []string) error {
 		return cliError(c, "find", err)
 	}
 	defer d.Close()
-	tree, st, err := fetchTree(ctx, d, app, time.Duration(*timeoutMs)*time.Millisecond, 0)
+	tree, st, err := fetchTree(ctx, d, app, time.Duration(*timeoutMs)*time.Millisecond, platform.TreeOptions{Actions: *asJSON})
 	if err != nil {
 		return cliError(c, "find", err)
 	}

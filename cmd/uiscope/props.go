@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/uiscope/uiscope/internal/core"
+	"github.com/uiscope/uiscope/internal/platform"
 )
 
 func init() {
@@ -37,7 +38,7 @@ func runProps(ctx context.Context, c *cli, args []string) error {
 	timeout := time.Duration(*timeoutMs) * time.Millisecond
 	// Positional ids are defined by a tree read; the CLI has no session, so
 	// it reads the tree again and resolves the id in it.
-	tree, _, err := fetchTree(ctx, d, app, timeout, 0)
+	tree, _, err := fetchTree(ctx, d, app, timeout, platform.TreeOptions{})
 	if err != nil {
 		return cliError(c, "props", err)
 	}

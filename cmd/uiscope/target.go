@@ -65,10 +65,10 @@ func openTarget(ctx context.Context, t *core.Target) (*linux.Desktop, platform.A
 }
 
 // fetchTree reads the target's tree within timeout.
-func fetchTree(ctx context.Context, d *linux.Desktop, app platform.App, timeout time.Duration, maxNodes int) (*core.Tree, platform.TreeStats, error) {
+func fetchTree(ctx context.Context, d *linux.Desktop, app platform.App, timeout time.Duration, opts platform.TreeOptions) (*core.Tree, platform.TreeStats, error) {
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	root, st, err := d.Tree(tctx, app, platform.TreeOptions{MaxNodes: maxNodes})
+	root, st, err := d.Tree(tctx, app, opts)
 	if err != nil {
 		return nil, st, core.AsError(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/uiscope/uiscope/internal/core"
+	"github.com/uiscope/uiscope/internal/platform"
 )
 
 func init() {
@@ -63,7 +64,7 @@ func runTree(ctx context.Context, c *cli, args []string) error {
 		return cliError(c, "tree", err)
 	}
 	defer d.Close()
-	tree, st, err := fetchTree(ctx, d, app, time.Duration(*timeoutMs)*time.Millisecond, 0)
+	tree, st, err := fetchTree(ctx, d, app, time.Duration(*timeoutMs)*time.Millisecond, platform.TreeOptions{Actions: *format == "json"})
 	if err != nil {
 		return cliError(c, "tree", err)
 	}

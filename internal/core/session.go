@@ -176,10 +176,10 @@ func (m *Sessions) List() []*Session {
 
 // Fetch reads the application's tree afresh and makes it the session's tree:
 // refs handed out from now on point into it.
-func (m *Sessions) Fetch(ctx context.Context, s *Session, timeout time.Duration, maxNodes int) (*Tree, platform.TreeStats, error) {
+func (m *Sessions) Fetch(ctx context.Context, s *Session, timeout time.Duration, opts platform.TreeOptions) (*Tree, platform.TreeStats, error) {
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	root, st, err := m.desk.Tree(tctx, s.App, platform.TreeOptions{MaxNodes: maxNodes})
+	root, st, err := m.desk.Tree(tctx, s.App, opts)
 	if err != nil {
 		if cerr := m.check(ctx, s); cerr != nil {
 			return nil, st, cerr

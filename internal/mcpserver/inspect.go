@@ -246,7 +246,7 @@ func (h *handlers) getTree(ctx context.Context, _ *mcp.CallToolRequest, in treeA
 		}
 		scopeKey = n.Key
 	}
-	t, st, err := h.sessions.Fetch(ctx, s, limit, 0)
+	t, st, err := h.sessions.Fetch(ctx, s, limit, platform.TreeOptions{Actions: format == "json"})
 	if err != nil {
 		return fail(err)
 	}
@@ -310,7 +310,7 @@ func (in findArgs) query() core.Query {
 
 // findIn reads the tree afresh and runs the query, resolving within against
 // the previous tree first.
-func (h *handlers) findIn(ctx context.Context, s *core.Session, q core.Query, within string, limit time.Duration) (*core.Tree, []*core.Element, core.FindStats, platform.TreeStats, error) {
+func (h *handlers) findIn(ctx context.Context, s *core.Session, q core.Query, within string, limit time.Duration, actions bool) (*core.Tree, []*core.Element, core.FindStats, platform.TreeStats, error) {
 	var withinKey string
 	if within != "" {
 		n, _, _, err := s.Resolve(within)
@@ -319,7 +319,7 @@ func (h *handlers) findIn(ctx context.Context, s *core.Session, q core.Query, wi
 		}
 		withinKey = n.Key
 	}
-	t, st, err := h.sessions.Fetch(ctx, s, limit, 0)
+	t, st, err := h.sessions.Fetch(ctx, s, limit, platform.TreeOptions{Actions: actions})
 	if err != nil {
 		return nil, nil, core.FindStats{}, st, err
 	}
@@ -347,7 +347,7 @@ func (h *handlers) findElements(ctx context.Context, _ *mcp.CallToolRequest, in 
 	if err != nil {
 		return fail(err)
 	}
-	_, els, fs, st, err := h.findIn(ctx, s, q, in.Within, limit)
+	_, els, fs, st, err := h.findIn(ctx, s, q, in.Within, limit, true)
 	if err != nil {
 		return fail(err)
 	}
@@ -422,7 +422,7 @@ func (h *handlers) hitTest(ctx context.Context, _ *mcp.CallToolRequest, in hitAr
 	if err != nil {
 		return fail(err)
 	}
-	t, st, err := h.sessions.Fetch(ctx, s, limit, 0)
+	t, st, err := h.sessions.Fetch(ctx, s, limit, platform.TreeOptions{Actions: true})
 	if err != nil {
 		return fail(err)
 	}
@@ -496,7 +496,7 @@ func (h *handlers) waitFor(ctx context.Context, _ *mcp.CallToolRequest, in waitA
 		polls++
 		remaining := time.Until(deadline)
 		readLimit := min(max(remaining, 500*time.Millisecond), defaultTimeoutMs*time.Millisecond)
-		_, els, _, st, err := h.findIn(ctx, s, q, "", readLimit)
+		_, els, _, st, err := h.findIn(ctx, s, q, "", readLimit, false)
 		if err != nil {
 			if e := core.AsError(err); !e.Retryable {
 				return fail(err)

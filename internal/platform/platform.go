@@ -228,7 +228,8 @@ type TreeStats struct {
 
 // TreeOptions shape a tree read.
 type TreeOptions struct {
-	MaxNodes int // walk limit; 0 means the backend's default
+	MaxNodes int  // walk limit; 0 means the backend's default
+	Actions  bool // also read action names (costs a call per actionable element)
 }
 
 // Desktop is what the core needs of a platform: applications with their

@@ -25,6 +25,12 @@ type TreeOptions struct {
 	NoCache bool
 	// NoDetails skips bounds and actions.
 	NoDetails bool
+	// NoShowing says the toolkit sets SHOWING on windows only (GTK 4), so
+	// VISIBLE decides which elements are on screen.
+	NoShowing bool
+	// Actions reads action names too (one more call per actionable
+	// element); outlines and benchmarks of the tree shape leave them out.
+	Actions bool
 	// WindowOrigin returns the screen origin of the native window that
 	// shows a top-level element (frame, dialog, window). Needed for toolkits
 	// that report window-relative extents (GTK 4); nil leaves them as read.
@@ -188,6 +194,7 @@ func trustCount(n *platform.Node, r objRef) bool {
 
 // walkNode is a node under construction.
 type walkNode struct {
+	recount  bool // cached, but the child count must be read live
 	ref      objRef
 	node     *platform.Node
 	detailed bool // role/name/states/interfaces known
@@ -269,9 +276,9 @@ type walker struct {
 
 func (w *walker) make(r objRef, parent *walkNode) *walkNode {
 	wn := &walkNode{ref: r}
-	if ci, ok := w.cache[r]; ok && trustCount(&ci.node, r) {
+	if ci, ok := w.cache[r]; ok {
 		n := ci.node
-		wn.node, wn.detailed = &n, true
+		wn.node, wn.detailed, wn.recount = &n, true, !trustCount(&n, r)
 		w.stats.CacheUsed++
 	} else {
 		wn.node = &platform.Node{Key: r.key()}
@@ -392,7 +399,7 @@ func (w *walker) addChild(parent *walkNode, r objRef, next []*walkNode) []*walkN
 // holds all of them.
 func (w *walker) cachedChildren(wn *walkNode) ([]objRef, bool) {
 	ci, ok := w.cache[wn.ref]
-	if !ok {
+	if !ok || wn.recount {
 		return nil, false
 	}
 	if ci.old {
@@ -417,6 +424,18 @@ func (w *walker) cachedChildren(wn *walkNode) ([]objRef, bool) {
 func (w *walker) fetchDetails(level []*walkNode) {
 	b := w.c.newBatch(w.ctx)
 	for _, wn := range level {
+		if wn.recount {
+			n := wn.node
+			b.get(wn.ref.Bus, wn.ref.Path, ifaceAccessible, "ChildCount", func(v any, err error) {
+				if cc, ok := v.(int32); ok {
+					n.ChildCount = int(cc)
+				} else {
+					n.ChildCount, n.Err = 0, "children not read: "+errText(err)
+				}
+			})
+			w.stats.Calls++
+			continue
+		}
 		if wn.detailed {
 			continue
 		}
@@ -477,13 +496,21 @@ func (w *walker) fetchDetails(level []*walkNode) {
 // details reads bounds and action names of every node, pipelined, and
 // corrects window-relative extents.
 func (w *walker) details(root *walkNode) {
+	// Bounds are read for elements on screen only: hidden ones (other
+	// stack pages, closed menus) report stale or made-up extents that an
+	// agent would act on. GTK 4 sets SHOWING on windows only; there VISIBLE
+	// is the best there is.
+	showing := platform.StateShowing
+	if w.opts.NoShowing {
+		showing = platform.StateVisible
+	}
 	b := w.c.newBatch(w.ctx)
 	for _, wn := range w.all {
 		if !wn.detailed {
 			continue
 		}
 		n := wn.node
-		if hasInterface(n, "component") {
+		if n.States.Has(showing) && hasInterface(n, "component") {
 			b.add(wn.ref.Bus, wn.ref.Path, ifaceComponent+".GetExtents", func(call *dbus.Call) {
 				var r struct{ X, Y, W, H int32 }
 				if call.Err == nil && call.Store(&r) == nil && validExtents(r.X, r.Y, r.W, r.H) {
@@ -492,7 +519,7 @@ func (w *walker) details(root *walkNode) {
 			}, coordType(w.opts.WindowOrigin != nil))
 			w.stats.Calls++
 		}
-		if hasInterface(n, "action") {
+		if w.opts.Actions && hasInterface(n, "action") {
 			b.add(wn.ref.Bus, wn.ref.Path, ifaceAction+".GetActions", func(call *dbus.Call) {
 				var acts []struct{ Name, Desc, Key string }
 				if call.Err == nil && call.Store(&acts) == nil {

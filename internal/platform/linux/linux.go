@@ -128,7 +128,8 @@ func (d *Desktop) Tree(ctx context.Context, app platform.App, opts platform.Tree
 	if err := d.needA11y(app); err != nil {
 		return nil, platform.TreeStats{}, err
 	}
-	return d.A11y.Tree(ctx, app.BusName, atspi.TreeOptions{MaxNodes: opts.MaxNodes, WindowOrigin: d.originFunc(app)})
+	return d.A11y.Tree(ctx, app.BusName, atspi.TreeOptions{MaxNodes: opts.MaxNodes, Actions: opts.Actions,
+		WindowOrigin: d.originFunc(app), NoShowing: isGTK4(app)})
 }
 
 // Element reads one element of the application live.
@@ -146,11 +147,16 @@ func (d *Desktop) Element(ctx context.Context, app platform.App, key string) (*p
 	return d.A11y.Element(ctx, key, atspi.ElementOptions{WindowOrigin: d.originFunc(app)})
 }
 
+// isGTK4 reports a GTK 4 application, which sets SHOWING on windows only.
+func isGTK4(app platform.App) bool {
+	return strings.EqualFold(app.Toolkit, "gtk") && strings.HasPrefix(app.ToolkitVersion, "4.")
+}
+
 // WindowRelative reports whether a toolkit gives element extents relative
 // to the window whatever coordinate type is asked for. GTK 4 does (4.8
 // through at least 4.12), having no global coordinates under Wayland.
 func WindowRelative(toolkit, version string) bool {
-	return strings.EqualFold(toolkit, "gtk") && strings.HasPrefix(version, "4.")
+	return isGTK4(platform.App{Toolkit: toolkit, ToolkitVersion: version})
 }
 
 // originFunc returns how to find the screen origin of a top-level element's
