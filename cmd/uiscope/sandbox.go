@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,7 +14,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/jezek/xgb"
 
 	"github.com/uiscope/uiscope/internal/sandbox"
 )
@@ -90,11 +88,6 @@ desktop until SIGINT or SIGTERM. Progress goes to stderr.
 		fmt.Fprintln(c.stderr, "uiscope sandbox: --detach takes no command")
 		return exitError{2}
 	}
-	// xgb complains on stderr when $XAUTHORITY has no entry for the
-	// sandbox display, which is expected: the sandbox hands xgb its cookie
-	// itself. This process does no other X work.
-	xgb.Logger = log.New(io.Discard, "", 0)
-
 	if f.detach {
 		return detachSandbox(ctx, c, f)
 	}

@@ -47,6 +47,9 @@ func Errorf(code string, format string, args ...any) *Error {
 // AsError maps any error to an Error: platform sentinels get their codes and
 // advice, anything else is internal.
 func AsError(err error) *Error {
+	if err == nil {
+		return nil
+	}
 	var e *Error
 	if errors.As(err, &e) {
 		return e

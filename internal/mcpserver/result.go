@@ -43,7 +43,6 @@ var (
 	str     = schema{"type": "string"}
 	integer = schema{"type": "integer"}
 	boolean = schema{"type": "boolean"}
-	number  = schema{"type": "number"}
 	anyObj  = schema{"type": "object"}
 	rect    = obj(schema{"x": integer, "y": integer, "width": integer, "height": integer})
 
