@@ -42,6 +42,9 @@ type Session struct {
 
 // Sessions holds the open sessions over one desktop. Safe for concurrent use.
 type Sessions struct {
+	// AllowInput permits acting on applications. Set it before serving.
+	AllowInput bool
+
 	desk platform.Desktop
 
 	mu       sync.Mutex

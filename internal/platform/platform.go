@@ -241,3 +241,42 @@ type Desktop interface {
 	Element(ctx context.Context, app App, key string) (*Details, error)
 	Close() error
 }
+
+// Actor is what acting on applications needs of a platform: semantic
+// actions on elements first, real input as the fallback. Implementations
+// bound every call by the context's deadline and serialize input.
+type Actor interface {
+	// DoAction runs the element's first action named in names.
+	DoAction(ctx context.Context, app App, key string, names ...string) (used string, err error)
+	// SetText replaces an editable element's text and reads it back.
+	SetText(ctx context.Context, app App, key, text string) (effective, method string, err error)
+	// SetValue sets a Value element and reads it back.
+	SetValue(ctx context.Context, app App, key string, v float64) (float64, error)
+	GrabFocus(ctx context.Context, app App, key string) error
+	ScrollTo(ctx context.Context, app App, key string) error
+	// Select changes a selectable child's selection through its container.
+	Select(ctx context.Context, app App, containerKey string, index int, selected bool, clear bool) error
+	SelectText(ctx context.Context, app App, key string, start, end int) error
+
+	// Window returns the native window showing the element.
+	Window(ctx context.Context, app App, key string) (Window, error)
+	// Activate raises and focuses a window and verifies it became active.
+	Activate(ctx context.Context, win Window) error
+	ActiveWindow(ctx context.Context) (uint32, error)
+	// TopmostAt is the top-level window on top at a screen point.
+	TopmostAt(ctx context.Context, x, y int) (uint32, error)
+	Click(ctx context.Context, x, y, button, count int) error
+	Wheel(ctx context.Context, x, y, dx, dy int) error
+	KeyChord(ctx context.Context, chord string) error
+	TypeText(ctx context.Context, text string) (int, error)
+	WindowAction(ctx context.Context, win Window, action string) error
+	Screen() Rect
+}
+
+// Errors of acting.
+var (
+	ErrNoEffect        = errors.New("the call succeeded but changed nothing")
+	ErrNotActivated    = errors.New("the window could not be brought to the front")
+	ErrNoWindowManager = errors.New("no window manager is running")
+	ErrOffscreen       = errors.New("the point is outside the screen")
+)
