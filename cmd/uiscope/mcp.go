@@ -66,5 +66,7 @@ func runMCP(ctx context.Context, c *cli, args []string) error {
 	}
 	desk := &linux.Lazy{}
 	defer desk.Close()
-	return mcpserver.Serve(ctx, cfg, core.NewSessions(desk))
+	sessions := core.NewSessions(desk)
+	sessions.AllowInput = cfg.AllowInput
+	return mcpserver.Serve(ctx, cfg, sessions)
 }
