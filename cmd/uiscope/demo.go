@@ -57,6 +57,16 @@ func runDemo(ctx context.Context, c *cli, args []string) error {
 	if *verbose {
 		logw = c.stderr
 	}
+	err = demo(ctx, c, argv, logw)
+	if err != nil && ctx.Err() != nil {
+		// Ctrl-C or SIGTERM: whatever failed, the cause is the signal.
+		return errors.New("interrupted; the desktop was torn down")
+	}
+	return err
+}
+
+// demo runs the demo proper; the desktop is closed when it returns.
+func demo(ctx context.Context, c *cli, argv []string, logw io.Writer) error {
 	fmt.Fprintln(c.stdout, "uiscope demo: a private virtual desktop (Xvfb, D-Bus, AT-SPI, openbox), one sample")
 	fmt.Fprintln(c.stdout, "application, and what uiscope reads from it. Everything is torn down at the end.")
 	fmt.Fprintln(c.stdout)
@@ -88,9 +98,6 @@ func runDemo(ctx context.Context, c *cli, args []string) error {
 	launched := time.Now()
 	app, dt, err := demoWaitApp(ctx, p)
 	if err != nil {
-		if ctx.Err() != nil {
-			return errors.New("interrupted")
-		}
 		// The log lives in the state dir, which the teardown removes.
 		return fmt.Errorf("%s: %w%s", argv[0], err, logTail(p.LogPath))
 	}
@@ -165,13 +172,14 @@ func runDemo(ctx context.Context, c *cli, args []string) error {
 	}
 	fmt.Fprintln(c.stdout)
 	if _, ok := commands["mcp"]; ok {
-		fmt.Fprintln(c.stdout, "Over MCP ('uiscope mcp'), an agent makes the same steps as tool calls:")
+		fmt.Fprintln(c.stdout, "Over MCP, an agent makes the same steps as tool calls; 'uiscope mcp --sandbox --launch "+argv[0]+"'")
+		fmt.Fprintln(c.stdout, "serves this very setup over stdio:")
 	} else {
 		fmt.Fprintln(c.stdout, "Over MCP (the 'uiscope mcp' server is not in this build yet), an agent will make the same steps as tool calls:")
 	}
 	fmt.Fprintln(c.stdout, "  list_apps -> connect -> get_a11y_tree -> find_elements -> disconnect")
 	fmt.Fprintln(c.stdout)
-	fmt.Fprintln(c.stdout, "Next: 'uiscope sandbox --launch CMD' for a desktop of your own, 'uiscope help' for every command.")
+	fmt.Fprintln(c.stdout, "Next: 'uiscope sandbox -- bash' for a shell in a desktop of your own, 'uiscope help' for every command.")
 	return nil
 }
 

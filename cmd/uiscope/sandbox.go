@@ -14,7 +14,6 @@ import (
 	"syscall"
 	"time"
 
-
 	"github.com/uiscope/uiscope/internal/sandbox"
 )
 

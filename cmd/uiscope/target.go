@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -31,11 +32,15 @@ func targetFlags(fs *flag.FlagSet, withName bool) *core.Target {
 // parseFlags parses args and refuses stray positional arguments.
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
-		return err
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return exitError{2} // the flag package has printed what was wrong
 	}
 	if fs.NArg() > 0 {
+		fmt.Fprintf(fs.Output(), "unexpected argument %q\n", fs.Arg(0))
 		fs.Usage()
-		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		return exitError{2}
 	}
 	return nil
 }

@@ -1,0 +1,201 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/platform/linux"
+	"github.com/uiscope/uiscope/internal/testdesk"
+)
+
+// Benchmarks compare uiscope's full tree read with the pyatspi peer
+// (bench/pyatspi_walk.py) on the same app in the same run. They report,
+// never assert: the machine may be shared.
+//
+//	go test -run '^$' -bench . -benchtime 10x ./e2e/
+
+// benchApps are the apps read, larger first.
+var benchApps = []string{"gtk4-widget-factory", "gtk3-widget-factory"}
+
+// peerRuns is how many measured walks the peer makes (once per app).
+const peerRuns = 10
+
+// BenchmarkTree reads each app's whole raw tree in process through the
+// product's path (linux.Desktop.Tree: bulk cache, completeness check,
+// pipelined walk, bounds corrected to the screen), then runs the peer once.
+func BenchmarkTree(b *testing.B) {
+	d := testdesk.Shared(b)
+	ld := &linux.Desktop{A11y: d.A11y, X: d.X}
+	for _, name := range benchApps {
+		launched := d.Launch(b, name)
+		app := benchApp(b, ld, launched.Pid)
+		var peer *peerResult
+		b.Run(name, func(b *testing.B) {
+			ctx := context.Background()
+			runs := make([]time.Duration, 0, b.N)
+			nodes, calls := 0, 0
+			b.ResetTimer()
+			for range b.N {
+				start := time.Now()
+				tctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+				_, st, err := ld.Tree(tctx, app, platform.TreeOptions{})
+				cancel()
+				runs = append(runs, time.Since(start))
+				if err != nil {
+					b.Fatalf("tree: %v", err)
+				}
+				if st.Truncated {
+					b.Fatalf("tree truncated: %s", st.Reason)
+				}
+				nodes, calls = st.Nodes, st.Calls
+			}
+			b.StopTimer()
+			if peer == nil { // the peer runs once per app, not per b.N round
+				peer = runPeer(b, d, launched.Pid)
+			}
+			med := medianMs(runs)
+			b.ReportMetric(meanMs(runs), "ms/op")
+			b.ReportMetric(med, "median-ms")
+			b.ReportMetric(peer.MedianMs, "pyatspi-median-ms")
+			b.ReportMetric(peer.MedianMs/med, "ratio")
+			b.ReportMetric(float64(nodes), "nodes")
+			b.ReportMetric(float64(peer.Nodes), "pyatspi-nodes")
+			b.ReportMetric(float64(calls), "calls")
+			b.Logf("%s: %d nodes, uiscope median %.1f ms (%d runs, %d D-Bus calls each), pyatspi median %.1f ms (%d nodes, %d runs), ratio %.1f",
+				name, nodes, med, len(runs), calls, peer.MedianMs, peer.Nodes, len(peer.RunsMs), peer.MedianMs/med)
+		})
+		_ = launched.Proc.Stop() // the next app is measured alone
+	}
+}
+
+// BenchmarkCLITree is the whole CLI process, end to end, as a script pays
+// for it: exec, connect, list apps, read the tree (with action names, as
+// --format json does), print JSON.
+func BenchmarkCLITree(b *testing.B) {
+	d := testdesk.Shared(b)
+	name := benchApps[0]
+	launched := d.Launch(b, name)
+	b.Run(name, func(b *testing.B) {
+		args := []string{"tree", "--pid", strconv.Itoa(launched.Pid), "--format", "json", "--max-nodes", "100000"}
+		var runs, fetches []time.Duration
+		nodes, calls := 0, 0
+		b.ResetTimer()
+		for range b.N {
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			cmd := exec.CommandContext(ctx, uiscopeBin, args...)
+			cmd.Env = d.Env()
+			var out, errb bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &errb
+			start := time.Now()
+			err := cmd.Run()
+			runs = append(runs, time.Since(start))
+			cancel()
+			if err != nil {
+				b.Fatalf("uiscope %v: %v\n%s", args, err, errb.String())
+			}
+			var tj struct {
+				NodeCount int `json:"nodeCount"`
+				Fetch     struct {
+					Ms    int64 `json:"ms"`
+					Calls int   `json:"calls"`
+				} `json:"fetch"`
+			}
+			if err := json.Unmarshal(out.Bytes(), &tj); err != nil {
+				b.Fatalf("uiscope tree output: %v", err)
+			}
+			nodes, calls = tj.NodeCount, tj.Fetch.Calls
+			fetches = append(fetches, time.Duration(tj.Fetch.Ms)*time.Millisecond)
+		}
+		b.StopTimer()
+		med := medianMs(runs)
+		b.ReportMetric(meanMs(runs), "ms/op")
+		b.ReportMetric(med, "median-ms")
+		b.ReportMetric(medianMs(fetches), "fetch-median-ms")
+		b.ReportMetric(float64(nodes), "nodes")
+		b.ReportMetric(float64(calls), "calls")
+		b.Logf("%s: 'uiscope tree --pid N --format json' end to end: %d nodes, median %.1f ms (%d runs; the tree read itself %.0f ms, %d D-Bus calls)",
+			name, nodes, med, len(runs), medianMs(fetches), calls)
+	})
+}
+
+// benchApp finds the platform.App for pid as the CLI would.
+func benchApp(b *testing.B, ld *linux.Desktop, pid int) platform.App {
+	b.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	apps, err := ld.Apps(ctx)
+	if err != nil {
+		b.Fatalf("apps: %v", err)
+	}
+	for _, a := range apps {
+		if a.Pid == pid && a.Accessible {
+			return a
+		}
+	}
+	b.Fatalf("pid %d is not among the accessible apps", pid)
+	return platform.App{}
+}
+
+// peerResult is pyatspi_walk.py's JSON line.
+type peerResult struct {
+	Nodes    int       `json:"nodes"`
+	RunsMs   []float64 `json:"runsMs"`
+	MedianMs float64   `json:"medianMs"`
+	Errors   int       `json:"errors"`
+}
+
+func runPeer(b *testing.B, d *testdesk.Desk, pid int) *peerResult {
+	b.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	script := filepath.Join(filepath.Dir(file), "..", "bench", "pyatspi_walk.py")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, testdesk.Python, script, "--pid", strconv.Itoa(pid), "--runs", strconv.Itoa(peerRuns))
+	cmd.Env = d.Env()
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, os.Stderr
+	if err := cmd.Run(); err != nil {
+		b.Fatalf("pyatspi peer: %v", err)
+	}
+	var r peerResult
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		b.Fatalf("pyatspi peer printed %q: %v", out.String(), err)
+	}
+	if r.MedianMs <= 0 || r.Nodes == 0 {
+		b.Fatalf("pyatspi peer measured nothing: %s", out.String())
+	}
+	return &r
+}
+
+func medianMs(runs []time.Duration) float64 {
+	if len(runs) == 0 {
+		return 0
+	}
+	s := slices.Clone(runs)
+	slices.Sort(s)
+	m := s[len(s)/2]
+	if len(s)%2 == 0 {
+		m = (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return ms(m)
+}
+
+func meanMs(runs []time.Duration) float64 {
+	var sum time.Duration
+	for _, r := range runs {
+		sum += r
+	}
+	return ms(sum) / float64(max(len(runs), 1))
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
