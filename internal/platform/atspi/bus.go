@@ -194,7 +194,7 @@ func mapErr(err error) error {
 		case "org.freedesktop.DBus.Error.ServiceUnknown", "org.freedesktop.DBus.Error.UnknownObject",
 			"org.freedesktop.DBus.Error.NameHasNoOwner", "org.freedesktop.DBus.Error.NoReply":
 			return fmt.Errorf("%w: %s", platform.ErrElementGone, de.Name)
-		case "org.freedesktop.DBus.Error.UnknownMethod", "org.freedesktop.DBus.Error.UnknownInterface":
+		case "org.freedesktop.DBus.Error.UnknownMethod", "org.freedesktop.DBus.Error.UnknownInterface", "org.freedesktop.DBus.Error.NotSupported":
 			return fmt.Errorf("%w: %s", platform.ErrNotSupported, de.Name)
 		}
 	}
