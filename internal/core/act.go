@@ -54,14 +54,21 @@ type ActResult struct {
 // platform cannot act or input was not allowed. The core checks the gate
 // itself: an MCP layer that registered a tool by mistake still cannot act.
 func (m *Sessions) actor() (platform.Actor, error) {
-	if !m.AllowInput {
-		return nil, Errorf(CodeInputNotAllowed, "acting on applications is not allowed: the server runs without --allow-input")
+	if err := m.inputAllowed(); err != nil {
+		return nil, err
 	}
 	a, ok := m.desk.(platform.Actor)
 	if !ok {
 		return nil, Errorf(CodeNotSupported, "this platform cannot act on applications")
 	}
 	return a, nil
+}
+
+func (m *Sessions) inputAllowed() error {
+	if !m.AllowInput {
+		return Errorf(CodeInputNotAllowed, "acting on applications is not allowed: the server runs without --allow-input")
+	}
+	return nil
 }
 
 // target is a resolved element, ready to act on.
@@ -76,11 +83,14 @@ type target struct {
 // prepare checks the gate, the session's identity, the ref and that the
 // element is enabled, and reads its live state.
 func (m *Sessions) prepare(ctx context.Context, sessionID, ref string) (*target, error) {
-	a, err := m.actor()
-	if err != nil {
+	if err := m.inputAllowed(); err != nil {
 		return nil, err
 	}
 	s, err := m.Get(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	a, err := m.actor()
 	if err != nil {
 		return nil, err
 	}

@@ -48,7 +48,7 @@ func (h *handlers) inspectTools() []toolDef {
 		}, h.listApps),
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "connect",
-			Annotations: readOnly("Connect to an application"),
+			Annotations: readOnlySession("Connect to an application"),
 			Description: "Open a session on one application, named by exactly one of pid, name (process name), " +
 				"title (window title substring) or window (X window id like 0x1a00003). Returns the session id " +
 				"every other tool takes. A name or title matching several windows fails with errorCode " +
@@ -62,7 +62,7 @@ func (h *handlers) inspectTools() []toolDef {
 		}, h.connect),
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:         "disconnect",
-			Annotations:  readOnly("Close a session"),
+			Annotations:  readOnlySession("Close a session"),
 			Description:  "Close a session opened by connect. The application is not affected.",
 			OutputSchema: outputSchema(schema{"session": str}, "session"),
 		}, h.disconnect),

@@ -99,3 +99,11 @@ func ptr[T any](v T) *T { return &v }
 func readOnly(title string) *mcp.ToolAnnotations {
 	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(true), DestructiveHint: ptr(false)}
 }
+
+// readOnlySession is readOnly for connect and disconnect, which change the
+// server's sessions (not the app): calling them twice is not the same as once.
+func readOnlySession(title string) *mcp.ToolAnnotations {
+	a := readOnly(title)
+	a.IdempotentHint = false
+	return a
+}

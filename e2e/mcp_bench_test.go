@@ -1,0 +1,86 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/uiscope/uiscope/internal/testdesk"
+)
+
+// BenchmarkMCPTree measures tool round trips through the real MCP client
+// and a real `uiscope mcp` process on gtk4-widget-factory: "cold" is the
+// first call after connect in a fresh server process, "warm" a repeated
+// call on one session. It reports, never asserts.
+//
+//	go test -run '^$' -bench MCPTree -benchtime 5x ./e2e/
+func BenchmarkMCPTree(b *testing.B) {
+	d := testdesk.Shared(b)
+	app := d.Launch(b, "gtk4-widget-factory")
+	cases := []struct {
+		name string
+		tool string
+		args map[string]any
+	}{
+		{"outline", "get_a11y_tree", map[string]any{"format": "outline", "maxNodes": 100000, "timeoutMs": 60000}},
+		{"json", "get_a11y_tree", map[string]any{"format": "json", "maxNodes": 100000, "timeoutMs": 60000}},
+		{"find", "find_elements", map[string]any{"role": "push button", "limit": 1000, "timeoutMs": 60000}},
+	}
+	// once makes one call with the session filled in and checks it worked.
+	once := func(b *testing.B, s *mcpServer, session, tool string, args map[string]any) time.Duration {
+		a := map[string]any{"session": session}
+		for k, v := range args {
+			a[k] = v
+		}
+		start := time.Now()
+		out := s.ok(b, tool, a)
+		took := time.Since(start)
+		if out["truncated"] == true {
+			b.Fatalf("%s: truncated: %v", tool, out["truncatedReason"])
+		}
+		return took
+	}
+	for _, c := range cases {
+		b.Run(c.name+"/cold", func(b *testing.B) {
+			runs := make([]time.Duration, 0, b.N)
+			for range b.N {
+				b.StopTimer()
+				s := startMCP(b, d, "")
+				session := s.connect(b, map[string]any{"pid": app.Pid})
+				b.StartTimer()
+				runs = append(runs, once(b, s, session, c.tool, c.args))
+				b.StopTimer()
+				s.cs.Close()
+				b.StartTimer()
+			}
+			reportMCP(b, "cold", c.name, runs)
+		})
+		b.Run(c.name+"/warm", func(b *testing.B) {
+			b.StopTimer()
+			s := startMCP(b, d, "")
+			session := s.connect(b, map[string]any{"pid": app.Pid})
+			once(b, s, session, c.tool, c.args)
+			b.StartTimer()
+			runs := make([]time.Duration, 0, b.N)
+			for range b.N {
+				runs = append(runs, once(b, s, session, c.tool, c.args))
+			}
+			reportMCP(b, "warm", c.name, runs)
+		})
+	}
+}
+
+// reportMCP reports the median call as a metric and a line on stderr.
+func reportMCP(b *testing.B, kind, name string, runs []time.Duration) {
+	sorted := slices.Clone(runs)
+	slices.Sort(sorted)
+	med := float64(sorted[len(sorted)/2].Microseconds()) / 1000
+	if len(sorted)%2 == 0 {
+		med = float64((sorted[len(sorted)/2-1] + sorted[len(sorted)/2]).Microseconds()) / 2000
+	}
+	b.ReportMetric(med, "median-ms/call")
+	fmt.Fprintf(os.Stderr, "mcp %s %s on gtk4-widget-factory: median %.1f ms over %d calls (min %.1f, max %.1f)\n",
+		name, kind, med, len(runs), float64(sorted[0].Microseconds())/1000, float64(sorted[len(sorted)-1].Microseconds())/1000)
+}

@@ -1,0 +1,709 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/uiscope/uiscope/internal/core"
+	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/procinfo"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/tools/*.json and the README tool table")
+
+// eras are the protocol versions every in-memory test runs under: the
+// legacy initialize handshake and the SDK's default (2026-07-28).
+var eras = []struct{ name, version string }{{"2025-11-25", "2025-11-25"}, {"default", ""}}
+
+// fakeDesk is a canned desktop: one app (this test process, so identity
+// checks pass) with a small tree, and two apps sharing a name.
+type fakeDesk struct{}
+
+const fakeApp = "fixture"
+
+func fakeRole(name string) platform.Role {
+	r, ok := platform.RoleByName(name)
+	if !ok {
+		panic("unknown role " + name)
+	}
+	return r
+}
+
+func fakeStates(names ...string) platform.StateSet {
+	var s platform.StateSet
+	for _, n := range names {
+		st, ok := platform.StateByName(n)
+		if !ok {
+			panic("unknown state " + n)
+		}
+		s |= 1 << st
+	}
+	return s
+}
+
+// fakeTree builds the tree afresh on every read: core redacts in place.
+func fakeTree() *platform.Node {
+	shown := fakeStates("enabled", "sensitive", "showing", "visible")
+	node := func(key, role, name string, b platform.Rect, kids ...*platform.Node) *platform.Node {
+		return &platform.Node{Key: key, Role: fakeRole(role), Name: name, States: shown, Bounds: &b,
+			Interfaces: []string{"accessible", "component"}, ChildCount: len(kids), Children: kids}
+	}
+	submit := node("k/submit", "push button", "Submit", platform.Rect{X: 20, Y: 200, Width: 100, Height: 30},
+		node("k/submit-label", "label", "Submit", platform.Rect{X: 30, Y: 205, Width: 40, Height: 20}))
+	submit.Actions = []string{"click"}
+	submit.Interfaces = append(submit.Interfaces, "action")
+	entry := node("k/name", "text", "Name", platform.Rect{X: 20, Y: 40, Width: 300, Height: 30})
+	entry.Interfaces = append(entry.Interfaces, "text", "editabletext")
+	entry.States |= fakeStates("editable", "focusable")
+	password := node("k/password", "password text", "Password", platform.Rect{X: 20, Y: 80, Width: 300, Height: 30})
+	check := node("k/check", "check box", "Remember me", platform.Rect{X: 20, Y: 120, Width: 150, Height: 25})
+	panel := node("k/panel", "panel", "", platform.Rect{X: 10, Y: 30, Width: 380, Height: 260},
+		entry, password, check, submit, node("k/status", "label", "Ready", platform.Rect{X: 20, Y: 240, Width: 100, Height: 20}))
+	frame := node("k/frame", "frame", "Fake fixture", platform.Rect{X: 0, Y: 0, Width: 400, Height: 300}, panel)
+	root := &platform.Node{Key: "k/root", Role: platform.RoleApplication, Name: fakeApp, ChildCount: 1, Children: []*platform.Node{frame}}
+	return root
+}
+
+func (fakeDesk) Apps(context.Context) ([]platform.App, error) {
+	self := os.Getpid()
+	win := func(id uint32, title string) []platform.Window {
+		return []platform.Window{{ID: id, Pid: self, Title: title, Bounds: platform.Rect{Width: 400, Height: 300}, Mapped: true}}
+	}
+	return []platform.App{
+		{Pid: self, Name: fakeApp, Executable: procinfo.Executable(self), Toolkit: "GTK", ToolkitVersion: "3.24",
+			Accessible: true, BusName: ":1.1", Windows: win(0x400001, "Fake fixture")},
+		{Pid: 1<<22 + 1, Name: "twin", Executable: "/usr/bin/twin", Accessible: true, BusName: ":1.2", Windows: win(0x500001, "Twin one")},
+		// Connecting needs a live process: the test runner's parent will do.
+		{Pid: os.Getppid(), Name: "twin", Executable: procinfo.Executable(os.Getppid()), Accessible: true, BusName: ":1.3", Windows: win(0x600001, "Twin two")},
+	}, nil
+}
+
+func (fakeDesk) Tree(_ context.Context, app platform.App, _ platform.TreeOptions) (*platform.Node, platform.TreeStats, error) {
+	if app.Name != fakeApp {
+		return nil, platform.TreeStats{}, platform.ErrAppNotFound
+	}
+	return fakeTree(), platform.TreeStats{Strategy: "fake", Nodes: 9}, nil
+}
+
+func (fakeDesk) Element(_ context.Context, _ platform.App, key string) (*platform.Details, error) {
+	var find func(n, parent *platform.Node, idx int) *platform.Details
+	find = func(n, parent *platform.Node, idx int) *platform.Details {
+		if n.Key == key {
+			d := &platform.Details{Node: *n, IndexInParent: idx}
+			d.Node.Children = nil
+			if parent != nil {
+				d.ParentKey = parent.Key
+			}
+			if key == "k/name" {
+				d.Text = &platform.TextContent{Text: "Ada", Length: 3}
+			}
+			return d
+		}
+		for i, k := range n.Children {
+			if d := find(k, n, i); d != nil {
+				return d
+			}
+		}
+		return nil
+	}
+	if d := find(fakeTree(), nil, -1); d != nil {
+		return d, nil
+	}
+	return nil, platform.ErrElementGone
+}
+
+func (fakeDesk) Close() error { return nil }
+
+// connectClient serves New(cfg) over in-memory transports and returns a
+// client session speaking the given protocol version ("" = default).
+func connectClient(t *testing.T, cfg Config, version string) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	srv := New(cfg, core.NewSessions(fakeDesk{}))
+	t1, t2 := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, t1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "unit", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, t2, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		ss.Wait()
+	})
+	return cs
+}
+
+func listTools(t *testing.T, cs *mcp.ClientSession) []*mcp.Tool {
+	t.Helper()
+	var tools []*mcp.Tool
+	for tool, err := range cs.Tools(context.Background(), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		tools = append(tools, tool)
+	}
+	return tools
+}
+
+// toolsetOf looks a tool up in the full inventory.
+func toolsetOf(t *testing.T, name string) string {
+	t.Helper()
+	for _, d := range Inventory(Config{AllowInput: true}, core.NewSessions(fakeDesk{})) {
+		if d.Tool.Name == name {
+			return d.Toolset
+		}
+	}
+	t.Fatalf("tool %s is listed but not in the inventory", name)
+	return ""
+}
+
+// TestToolSchemasGolden snapshots each tool as tools/list shows it.
+func TestToolSchemasGolden(t *testing.T) {
+	cs := connectClient(t, Config{AllowInput: true}, "")
+	tools := listTools(t, cs)
+	if len(tools) == 0 {
+		t.Fatal("no tools listed")
+	}
+	dir := filepath.Join("testdata", "tools")
+	if *update {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seen := map[string]bool{}
+	for _, tool := range tools {
+		seen[tool.Name+".json"] = true
+		got, err := json.MarshalIndent(tool, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, '\n')
+		path := filepath.Join(dir, tool.Name+".json")
+		if *update {
+			if err := os.WriteFile(path, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Errorf("%s: no golden file (run go test -run TestToolSchemasGolden -update): %v", tool.Name, err)
+			continue
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: tools/list entry differs from %s (run with -update if the change is intended):\n got: %s\nwant: %s", tool.Name, path, got, want)
+		}
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if !seen[e.Name()] {
+			if *update {
+				os.Remove(filepath.Join(dir, e.Name()))
+				continue
+			}
+			t.Errorf("golden file %s names no listed tool (run with -update to remove it)", e.Name())
+		}
+	}
+}
+
+// TestAnnotations: every tool states its annotations explicitly.
+func TestAnnotations(t *testing.T) {
+	check := func(where string, tool *mcp.Tool, toolset string) {
+		a := tool.Annotations
+		if a == nil {
+			t.Errorf("%s %s: no annotations", where, tool.Name)
+			return
+		}
+		if a.Title == "" {
+			t.Errorf("%s %s: no annotations title", where, tool.Name)
+		}
+		if a.OpenWorldHint == nil || !*a.OpenWorldHint {
+			t.Errorf("%s %s: openWorldHint must be set and true", where, tool.Name)
+		}
+		if toolset == ToolsetInspect {
+			if !a.ReadOnlyHint {
+				t.Errorf("%s %s: an inspection tool must be readOnlyHint true", where, tool.Name)
+			}
+			if a.DestructiveHint != nil && *a.DestructiveHint {
+				t.Errorf("%s %s: an inspection tool is annotated destructive", where, tool.Name)
+			}
+		} else if a.DestructiveHint == nil || !*a.DestructiveHint || a.ReadOnlyHint {
+			t.Errorf("%s %s: a mutating tool (toolset %s) must be destructiveHint true and not read-only", where, tool.Name, toolset)
+		}
+	}
+	for _, d := range Inventory(Config{AllowInput: true}, core.NewSessions(fakeDesk{})) {
+		check("inventory", d.Tool, d.Toolset)
+	}
+	cs := connectClient(t, Config{AllowInput: true}, "")
+	for _, tool := range listTools(t, cs) {
+		check("tools/list", tool, toolsetOf(t, tool.Name))
+	}
+}
+
+// TestEveryToolLiteralHasAnnotations parses the package source: a new
+// &mcp.Tool{...} without an Annotations field fails here, whether or not it
+// reaches the inventory.
+func TestEveryToolLiteralHasAnnotations(t *testing.T) {
+	fset := token.NewFileSet()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	literals := 0
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			lit, ok := n.(*ast.CompositeLit)
+			if !ok {
+				return true
+			}
+			sel, ok := lit.Type.(*ast.SelectorExpr)
+			if !ok || sel.Sel.Name != "Tool" {
+				return true
+			}
+			if pkg, ok := sel.X.(*ast.Ident); !ok || pkg.Name != "mcp" {
+				return true
+			}
+			literals++
+			name, annotated := "?", false
+			for _, el := range lit.Elts {
+				kv, ok := el.(*ast.KeyValueExpr)
+				if !ok {
+					continue
+				}
+				switch key, _ := kv.Key.(*ast.Ident); {
+				case key == nil:
+				case key.Name == "Annotations":
+					annotated = true
+				case key.Name == "Name":
+					if bl, ok := kv.Value.(*ast.BasicLit); ok {
+						name = bl.Value
+					}
+				}
+			}
+			if !annotated {
+				t.Errorf("%s: mcp.Tool %s has no Annotations field", fset.Position(lit.Pos()), name)
+			}
+			return true
+		})
+	}
+	if literals == 0 {
+		t.Fatal("found no mcp.Tool literals: the test no longer sees the tool definitions")
+	}
+}
+
+// TestOutputSchemas: {"type":"object","anyOf":[success, failure]}, never
+// closed.
+func TestOutputSchemas(t *testing.T) {
+	cs := connectClient(t, Config{AllowInput: true}, "")
+	for _, tool := range listTools(t, cs) {
+		raw, err := json.Marshal(tool.OutputSchema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s map[string]any
+		if err := json.Unmarshal(raw, &s); err != nil || s == nil {
+			t.Errorf("%s: outputSchema is not an object: %s", tool.Name, raw)
+			continue
+		}
+		if s["type"] != "object" {
+			t.Errorf("%s: outputSchema top-level type is %v, want \"object\"", tool.Name, s["type"])
+		}
+		if branches, _ := s["anyOf"].([]any); len(branches) != 2 {
+			t.Errorf("%s: outputSchema anyOf has %d branches, want 2 (success, failure)", tool.Name, len(branches))
+		}
+		var walk func(path string, v any)
+		walk = func(path string, v any) {
+			switch v := v.(type) {
+			case map[string]any:
+				for k, x := range v {
+					if k == "additionalProperties" && x == false {
+						t.Errorf("%s: outputSchema closes additionalProperties at %s", tool.Name, path)
+					}
+					walk(path+"/"+k, x)
+				}
+			case []any:
+				for i, x := range v {
+					walk(fmt.Sprintf("%s/%d", path, i), x)
+				}
+			}
+		}
+		walk("", s)
+	}
+}
+
+// TestInputGate: without AllowInput only inspection tools exist.
+func TestInputGate(t *testing.T) {
+	for _, era := range eras {
+		t.Run(era.name, func(t *testing.T) {
+			cs := connectClient(t, Config{AllowInput: false}, era.version)
+			tools := listTools(t, cs)
+			if len(tools) == 0 {
+				t.Fatal("no tools listed")
+			}
+			for _, tool := range tools {
+				if ts := toolsetOf(t, tool.Name); ts != ToolsetInspect {
+					t.Errorf("without AllowInput, %s (toolset %s) is listed", tool.Name, ts)
+				}
+			}
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "click", Arguments: map[string]any{"session": "s1", "element": "a11y:e1"}})
+			if err == nil && !res.IsError {
+				t.Errorf("an unregistered interaction tool was accepted: %+v", res)
+			}
+		})
+	}
+	tools := []toolDef{
+		{Tool: &mcp.Tool{Name: "look"}, Toolset: ToolsetInspect},
+		{Tool: &mcp.Tool{Name: "click"}, Toolset: ToolsetInteract},
+		{Tool: &mcp.Tool{Name: "press_key"}, Toolset: ToolsetKeyboard},
+	}
+	names := func(ds []toolDef) []string {
+		var out []string
+		for _, d := range ds {
+			out = append(out, d.Tool.Name)
+		}
+		return out
+	}
+	if got := names(Enabled(Config{}, tools)); !slices.Equal(got, []string{"look"}) {
+		t.Errorf("Enabled without AllowInput = %v, want [look]", got)
+	}
+	if got := names(Enabled(Config{AllowInput: true}, tools)); !slices.Equal(got, []string{"look", "click", "press_key"}) {
+		t.Errorf("Enabled with AllowInput = %v, want all three", got)
+	}
+}
+
+// call runs a tool and checks the output contract: structuredContent and
+// the one text block are the same JSON. It returns the decoded result.
+func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (map[string]any, *mcp.CallToolResult) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s %v: protocol error: %v", name, args, err)
+	}
+	if len(res.Content) != 1 {
+		t.Fatalf("%s: %d content blocks, want one text block", name, len(res.Content))
+	}
+	tc, ok := res.Content[0].(*mcp.TextContent)
+	if !ok {
+		t.Fatalf("%s: content is %T, want text", name, res.Content[0])
+	}
+	var text any
+	if err := json.Unmarshal([]byte(tc.Text), &text); err != nil {
+		t.Fatalf("%s: text block is not JSON: %v\n%s", name, err, tc.Text)
+	}
+	raw, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var structured any
+	if err := json.Unmarshal(raw, &structured); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(text, structured) {
+		t.Errorf("%s: structuredContent differs from the text block:\nstructured: %s\ntext:       %s", name, raw, tc.Text)
+	}
+	out, _ := structured.(map[string]any)
+	if out == nil {
+		t.Fatalf("%s: result is not an object: %s", name, raw)
+	}
+	if ok, _ := out["ok"].(bool); ok == res.IsError {
+		t.Errorf("%s: ok=%v but isError=%v", name, out["ok"], res.IsError)
+	}
+	return out, res
+}
+
+func mustOK(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) map[string]any {
+	t.Helper()
+	out, _ := call(t, cs, name, args)
+	if out["ok"] != true {
+		t.Fatalf("%s %v failed: %v", name, args, out)
+	}
+	return out
+}
+
+func mustFail(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any, code string) map[string]any {
+	t.Helper()
+	out, res := call(t, cs, name, args)
+	if out["ok"] != false || !res.IsError || out["errorCode"] != code {
+		t.Errorf("%s %v: want ok:false isError errorCode %s, got isError=%v %v", name, args, code, res.IsError, out)
+	}
+	if msg, _ := out["error"].(string); msg == "" {
+		t.Errorf("%s: failure without a message: %v", name, out)
+	}
+	if _, ok := out["retryable"].(bool); !ok {
+		t.Errorf("%s: failure without retryable: %v", name, out)
+	}
+	return out
+}
+
+// findRef returns the ref of the first element named name in a json tree.
+func findRef(root map[string]any, role, name string) (ref string, bounds map[string]any) {
+	var walk func(e map[string]any) bool
+	walk = func(e map[string]any) bool {
+		if e["role"] == role && e["name"] == name {
+			ref, _ = e["ref"].(string)
+			bounds, _ = e["bounds"].(map[string]any)
+			return true
+		}
+		kids, _ := e["children"].([]any)
+		for _, k := range kids {
+			if km, ok := k.(map[string]any); ok && walk(km) {
+				return true
+			}
+		}
+		return false
+	}
+	walk(root)
+	return ref, bounds
+}
+
+func TestWorkflow(t *testing.T) {
+	for _, era := range eras {
+		t.Run(era.name, func(t *testing.T) {
+			cs := connectClient(t, Config{}, era.version)
+			apps := mustOK(t, cs, "list_apps", nil)
+			if list, _ := apps["apps"].([]any); len(list) != 3 {
+				t.Fatalf("list_apps: %v", apps)
+			}
+			conn := mustOK(t, cs, "connect", map[string]any{"pid": os.Getpid()})
+			session, _ := conn["session"].(string)
+			if session == "" || conn["pid"] != float64(os.Getpid()) {
+				t.Fatalf("connect: %v", conn)
+			}
+
+			outline := mustOK(t, cs, "get_a11y_tree", map[string]any{"session": session})
+			text, _ := outline["outline"].(string)
+			if !strings.Contains(text, "[a11y:e") || !strings.Contains(text, `push button "Submit"`) {
+				t.Errorf("outline:\n%s", text)
+			}
+			if strings.Contains(text, "Password") {
+				t.Errorf("the password field's name is not redacted:\n%s", text)
+			}
+
+			tree := mustOK(t, cs, "get_a11y_tree", map[string]any{"session": session, "format": "json"})
+			root, _ := tree["root"].(map[string]any)
+			if root == nil || tree["nodeCount"] != float64(9) || tree["truncated"] != false {
+				t.Fatalf("json tree: %v", tree)
+			}
+			submit, bounds := findRef(root, "push button", "Submit")
+			if submit == "" || bounds == nil {
+				t.Fatalf("no Submit button in %v", root)
+			}
+
+			found := mustOK(t, cs, "find_elements", map[string]any{"session": session, "name": "Name", "nameMatch": "exact"})
+			els, _ := found["elements"].([]any)
+			if len(els) != 1 {
+				t.Fatalf("find_elements Name: %v", found)
+			}
+			nameRef, _ := els[0].(map[string]any)["ref"].(string)
+			byRole := mustOK(t, cs, "find_elements", map[string]any{"session": session, "role": "push button"})
+			if byRole["matched"] != float64(1) {
+				t.Errorf("find_elements role push button: %v", byRole)
+			}
+
+			props := mustOK(t, cs, "get_element_properties", map[string]any{"session": session, "element": nameRef})
+			p, _ := props["properties"].(map[string]any)
+			if p["role"] != "text" || p["bounds"] == nil || p["name"] != "Name" {
+				t.Errorf("properties: %v", props)
+			}
+			if txt, _ := p["text"].(map[string]any); txt["text"] != "Ada" {
+				t.Errorf("properties text: %v", p["text"])
+			}
+
+			fws := mustOK(t, cs, "get_frameworks", map[string]any{"session": session})
+			if list, _ := fws["frameworks"].([]any); len(list) == 0 || list[0].(map[string]any)["name"] != "GTK" {
+				t.Errorf("frameworks: %v", fws)
+			}
+
+			x := int(bounds["x"].(float64) + bounds["width"].(float64)/2)
+			y := int(bounds["y"].(float64) + bounds["height"].(float64) - 3)
+			hit := mustOK(t, cs, "hit_test", map[string]any{"session": session, "x": x, "y": y})
+			if el, _ := hit["element"].(map[string]any); el == nil || el["ref"] != submit {
+				t.Errorf("hit_test at %d,%d: %v, want %s", x, y, hit, submit)
+			}
+			inLabel := mustOK(t, cs, "hit_test", map[string]any{"session": session, "x": 35, "y": 210})
+			anc, _ := inLabel["ancestors"].([]any)
+			if len(anc) == 0 || anc[0].(map[string]any)["ref"] != submit {
+				t.Errorf("hit_test on the label: nearest ancestor should be %s: %v", submit, inLabel)
+			}
+			miss := mustOK(t, cs, "hit_test", map[string]any{"session": session, "x": 5000, "y": 5000})
+			if miss["element"] != nil {
+				t.Errorf("hit_test off the app: %v", miss)
+			}
+
+			wait := mustOK(t, cs, "wait_for", map[string]any{"session": session, "name": "Ready", "until": "appears", "timeoutMs": 2000})
+			if wait["satisfied"] != true {
+				t.Errorf("wait_for: %v", wait)
+			}
+			start := time.Now()
+			timeout := mustFail(t, cs, "wait_for", map[string]any{"session": session, "name": "Never", "until": "appears", "timeoutMs": 500}, core.CodeTimeout)
+			if timeout["retryable"] != true || time.Since(start) > 5*time.Second {
+				t.Errorf("wait_for timeout: %v after %v", timeout, time.Since(start))
+			}
+
+			mustOK(t, cs, "disconnect", map[string]any{"session": session})
+			mustFail(t, cs, "get_a11y_tree", map[string]any{"session": session}, core.CodeUnknownSession)
+			mustFail(t, cs, "disconnect", map[string]any{"session": session}, core.CodeUnknownSession)
+		})
+	}
+}
+
+func TestFailures(t *testing.T) {
+	for _, era := range eras {
+		t.Run(era.name, func(t *testing.T) {
+			cs := connectClient(t, Config{}, era.version)
+			session := mustOK(t, cs, "connect", map[string]any{"pid": os.Getpid()})["session"].(string)
+			props := func(ref string) map[string]any { return map[string]any{"session": session, "element": ref} }
+
+			mustFail(t, cs, "get_a11y_tree", map[string]any{"session": "s999"}, core.CodeUnknownSession)
+			mustFail(t, cs, "get_element_properties", props("a11y:e1"), core.CodeUnknownRef)
+			mustOK(t, cs, "get_a11y_tree", map[string]any{"session": session})
+			mustFail(t, cs, "get_element_properties", props("e12x"), core.CodeMalformedRef)
+			mustFail(t, cs, "get_element_properties", props("visual:e3"), core.CodeWrongTree)
+			mustFail(t, cs, "get_element_properties", props("a11y:e999"), core.CodeUnknownRef)
+			mustFail(t, cs, "get_a11y_tree", map[string]any{"session": session, "depth": -1}, core.CodeInvalidArgument)
+			mustFail(t, cs, "get_a11y_tree", map[string]any{"session": session, "maxNodes": 100000000}, core.CodeInvalidArgument)
+			mustFail(t, cs, "get_a11y_tree", map[string]any{"session": session, "timeoutMs": 0}, core.CodeInvalidArgument)
+			mustFail(t, cs, "get_a11y_tree", map[string]any{"session": session, "format": "xml"}, core.CodeInvalidArgument)
+			mustFail(t, cs, "wait_for", map[string]any{"session": session, "until": "soon"}, core.CodeInvalidArgument)
+			mustFail(t, cs, "connect", map[string]any{"pid": os.Getpid(), "name": fakeApp}, core.CodeInvalidArgument)
+			mustFail(t, cs, "connect", map[string]any{"name": "nothing-like-it"}, core.CodeNotFound)
+
+			amb := mustFail(t, cs, "connect", map[string]any{"name": "twin"}, core.CodeAmbiguous)
+			if c, _ := amb["candidates"].([]any); len(c) != 2 {
+				t.Errorf("ambiguous connect: want 2 candidates: %v", amb)
+			} else {
+				for _, x := range c {
+					m := x.(map[string]any)
+					if m["pid"] == nil || m["window"] == "" || m["title"] == "" {
+						t.Errorf("candidate lacks pid/window/title: %v", m)
+					}
+				}
+			}
+			if byTitle := mustOK(t, cs, "connect", map[string]any{"title": "twin two"}); byTitle["pid"] != float64(os.Getppid()) {
+				t.Errorf("connect by title: %v", byTitle)
+			}
+
+			// Unknown arguments are refused by the SDK's input validation.
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "get_a11y_tree",
+				Arguments: map[string]any{"session": session, "bogus": 1}})
+			if err == nil && !res.IsError {
+				t.Errorf("unknown argument accepted: %+v", res)
+			}
+			res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "get_a11y_tree",
+				Arguments: map[string]any{"session": session, "depth": "deep"}})
+			if err == nil && !res.IsError {
+				t.Errorf("a string depth was accepted: %+v", res)
+			}
+		})
+	}
+}
+
+// toolTable renders the README's tool table from the inventory. (A helper
+// the lead may move into the package if the CLI should print it too.)
+func toolTable() string {
+	var b strings.Builder
+	b.WriteString("| tool | toolset | kind | what it does |\n|---|---|---|---|\n")
+	all := Inventory(Config{AllowInput: true}, core.NewSessions(fakeDesk{}))
+	for _, d := range Enabled(Config{AllowInput: true}, all) {
+		kind := "read-only"
+		if a := d.Tool.Annotations; a != nil && a.DestructiveHint != nil && *a.DestructiveHint {
+			kind = "destructive (`--allow-input`)"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", d.Tool.Name, d.Toolset, kind,
+			strings.ReplaceAll(firstSentence(d.Tool.Description), "|", `\|`))
+	}
+	return b.String()
+}
+
+// firstSentence cuts s after its first ". ", "? " or "! " that does not end
+// an abbreviation ("e.g.") or an ellipsis.
+func firstSentence(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	for i := 1; i < len(s); i++ {
+		if s[i] != ' ' || !strings.ContainsRune(".?!", rune(s[i-1])) {
+			continue
+		}
+		word := strings.TrimLeft(s[strings.LastIndexByte(s[:i], ' ')+1:i-1], "(\"'[")
+		if s[i-1] == '.' && (strings.HasSuffix(word, ".") || slices.Contains([]string{"e.g", "i.e", "etc", "vs"}, strings.ToLower(word))) {
+			continue
+		}
+		return s[:i]
+	}
+	return s
+}
+
+const (
+	tableBegin = "<!-- tools:begin -->"
+	tableEnd   = "<!-- tools:end -->"
+)
+
+// TestReadmeToolTable keeps the README's tool table equal to the inventory.
+func TestReadmeToolTable(t *testing.T) {
+	path := filepath.Join("..", "..", "README.md")
+	want := toolTable()
+	readme, err := os.ReadFile(path)
+	i, j := bytes.Index(readme, []byte(tableBegin)), bytes.Index(readme, []byte(tableEnd))
+	if err != nil || i < 0 || j < i {
+		t.Skipf("%s has no %s … %s section yet (%v); add the markers and run with -update. The table:\n%s", path, tableBegin, tableEnd, err, want)
+	}
+	section := readme[i+len(tableBegin) : j]
+	got := strings.TrimSpace(string(section))
+	if got == strings.TrimSpace(want) {
+		return
+	}
+	if *update {
+		var out bytes.Buffer
+		out.Write(readme[:i+len(tableBegin)])
+		out.WriteString("\n" + want)
+		out.Write(readme[j:])
+		if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("the README tool table is out of date (run go test ./internal/mcpserver -run TestReadmeToolTable -update):\n got:\n%s\nwant:\n%s", got, want)
+}
+
+func TestFirstSentence(t *testing.T) {
+	for in, want := range map[string]string{
+		"Find things by role (e.g. \"push button\"). More.": "Find things by role (e.g. \"push button\").",
+		"One line only.":                 "One line only.",
+		"No period":                      "No period",
+		"Read a.b values. Then\nstop.":   "Read a.b values.",
+		"Ask? Yes.":                      "Ask?",
+		"Wait for it... then go. Later.": "Wait for it... then go.",
+		"A thing. lower case follows.":   "A thing.",
+	} {
+		if got := firstSentence(in); got != want {
+			t.Errorf("firstSentence(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
