@@ -59,6 +59,18 @@ func startMCP(t testing.TB, d *testdesk.Desk, version string, args ...string) *m
 	t.Helper()
 	cmd := exec.Command(uiscopeBin, append([]string{"mcp"}, args...)...)
 	cmd.Env = d.Env()
+	return startMCPVersion(t, cmd, version)
+}
+
+// startMCPCmd connects to a prepared `uiscope mcp` command with the SDK's
+// default protocol version.
+func startMCPCmd(t testing.TB, cmd *exec.Cmd) *mcpServer {
+	t.Helper()
+	return startMCPVersion(t, cmd, "")
+}
+
+func startMCPVersion(t testing.TB, cmd *exec.Cmd, version string) *mcpServer {
+	t.Helper()
 	stderr := &syncBuffer{}
 	cmd.Stderr = stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)

@@ -214,6 +214,11 @@ func (m *Sessions) pointAt(ctx context.Context, t *target) (int, int, error) {
 		return 0, 0, mapActErr(err)
 	}
 	if top != win.ID {
+		// The app's own popups (menus) are override-redirect windows of
+		// the same process: clicking them is clicking the app.
+		if pid, err := t.actor.WindowPid(ctx, top); err == nil && pid == t.s.App.Pid {
+			return x, y, nil
+		}
 		return 0, 0, Errorf(CodeCovered, "the point %d,%d of %s is covered by another window (%s); nothing was clicked", x, y, t.ref, WindowID(top))
 	}
 	return x, y, nil
@@ -289,7 +294,15 @@ func (m *Sessions) SetValue(ctx context.Context, sessionID, ref, value string) (
 		return nil, err
 	}
 	n := &t.det.Node
+	num, numErr := strconv.ParseFloat(strings.TrimSpace(value), 64)
 	switch {
+	case hasInterface(n, "value") && numErr == nil:
+		// Spin buttons also have editable text, but typing into it does not
+		// change their value until activated: the Value interface does.
+		if _, err := t.actor.SetValue(ctx, t.s.App, t.node.Key, num); err != nil {
+			return nil, mapActErr(err)
+		}
+		return t.result(MethodSemantic, "Value.CurrentValue", m.after(ctx, t, nil)), nil
 	case hasInterface(n, "editabletext"):
 		eff, method, err := t.actor.SetText(ctx, t.s.App, t.node.Key, value)
 		if err == nil {
@@ -302,11 +315,11 @@ func (m *Sessions) SetValue(ctx context.Context, sessionID, ref, value string) (
 		if !errors.Is(err, platform.ErrNoEffect) {
 			return nil, mapActErr(err)
 		}
-		// Keystrokes: focus, select all, type.
-		if err := t.actor.GrabFocus(ctx, t.s.App, t.node.Key); err != nil {
-			return nil, mapActErr(err)
-		}
+		// Keystrokes: front, focus, select all, type.
 		if _, err := m.activate(ctx, t); err != nil {
+			return nil, err
+		}
+		if err := m.focus(ctx, t); err != nil {
 			return nil, err
 		}
 		if err := t.actor.KeyChord(ctx, "Ctrl+a"); err != nil {
@@ -325,14 +338,7 @@ func (m *Sessions) SetValue(ctx context.Context, sessionID, ref, value string) (
 		r.Note = fmt.Sprintf("the toolkit accepted the text call but kept %q; the text was typed instead", eff)
 		return r, nil
 	case hasInterface(n, "value"):
-		v, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
-		if err != nil {
-			return nil, Errorf(CodeInvalidArgument, "%s takes a number (Value interface), not %q", t.ref, value)
-		}
-		if _, err := t.actor.SetValue(ctx, t.s.App, t.node.Key, v); err != nil {
-			return nil, mapActErr(err)
-		}
-		return t.result(MethodSemantic, "Value.CurrentValue", m.after(ctx, t, nil)), nil
+		return nil, Errorf(CodeInvalidArgument, "%s takes a number (Value interface), not %q", t.ref, value)
 	}
 	return nil, Errorf(CodeNotSupported, "%s (%s) has neither editable text nor a value; use type_text or select", t.ref, n.Role)
 }
@@ -384,13 +390,16 @@ func (m *Sessions) Select(ctx context.Context, sessionID, ref, mode string) (*Ac
 		return nil, err
 	}
 	want := mode != "remove"
-	done := func(d *platform.Details) bool { return d.Node.States.Has(platform.StateSelected) == want }
 	if t.det.ParentKey != "" {
 		err := t.actor.Select(ctx, t.s.App, t.det.ParentKey, t.det.IndexInParent, want, mode == "replace")
-		if err == nil {
-			return t.result(MethodSemantic, "Selection on the container", m.after(ctx, t, done)), nil
-		}
-		if !errors.Is(err, platform.ErrNotSupported) {
+		switch {
+		case err == nil:
+			// Some containers (GTK 3 combo menus) accept the call and
+			// select nothing: believe the container's answer, not the call's.
+			if m.selected(ctx, t, want) {
+				return t.result(MethodSemantic, "Selection on the container", m.after(ctx, t, nil)), nil
+			}
+		case !errors.Is(err, platform.ErrNotSupported) && !errors.Is(err, platform.ErrNoEffect):
 			return nil, mapActErr(err)
 		}
 	}
@@ -404,22 +413,61 @@ func (m *Sessions) Select(ctx context.Context, sessionID, ref, mode string) (*Ac
 	return t.result(MethodAction, used, m.after(ctx, t, nil)), nil
 }
 
+// selected polls the container until the item's selection is as wanted.
+func (m *Sessions) selected(ctx context.Context, t *target, want bool) bool {
+	deadline := time.Now().Add(time.Second)
+	for {
+		got, err := t.actor.IsSelected(ctx, t.s.App, t.det.ParentKey, t.det.IndexInParent)
+		if err == nil && got == want {
+			return true
+		}
+		if err != nil || time.Now().After(deadline) || ctx.Err() != nil {
+			return false
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// focus gives an element the keyboard focus and checks it took: through
+// Component.GrabFocus, else the element's own focus action (Qt's
+// "SetFocus"), else a pointer click on it (GTK 4.8 answers GrabFocus with
+// NotSupported). Keys are never sent to an element that did not take focus.
+func (m *Sessions) focus(ctx context.Context, t *target) error {
+	focused := func(d *platform.Details) bool { return d.Node.States.Has(platform.StateFocused) }
+	if focused(t.det) {
+		return nil
+	}
+	if err := t.actor.GrabFocus(ctx, t.s.App, t.node.Key); err == nil {
+		if d := m.after(ctx, t, focused); d != nil && focused(d) {
+			return nil
+		}
+	}
+	if _, err := t.actor.DoAction(ctx, t.s.App, t.node.Key, "setfocus", "focus"); err == nil {
+		if d := m.after(ctx, t, focused); d != nil && focused(d) {
+			return nil
+		}
+	}
+	if x, y, err := m.pointAt(ctx, t); err == nil && t.actor.Click(ctx, x, y, 1, 1) == nil {
+		if d := m.after(ctx, t, focused); d != nil && focused(d) {
+			return nil
+		}
+	}
+	return Errorf(CodeNoEffect, "%s did not take the keyboard focus, so no keys were sent", t.ref)
+}
+
 // Focus gives an element the keyboard focus.
 func (m *Sessions) Focus(ctx context.Context, sessionID, ref string) (*ActResult, error) {
 	t, err := m.prepare(ctx, sessionID, ref)
 	if err != nil {
 		return nil, err
 	}
-	if err := t.actor.GrabFocus(ctx, t.s.App, t.node.Key); err != nil {
-		return nil, mapActErr(err)
+	if _, err := m.activate(ctx, t); err != nil {
+		return nil, err
 	}
-	focused := func(d *platform.Details) bool { return d.Node.States.Has(platform.StateFocused) }
-	after := m.after(ctx, t, focused)
-	r := t.result(MethodSemantic, "Component.GrabFocus", after)
-	if after == nil || !focused(after) {
-		r.Note = "the element did not report the focused state (its window may not be active)"
+	if err := m.focus(ctx, t); err != nil {
+		return nil, err
 	}
-	return r, nil
+	return t.result(MethodSemantic, "focus", m.after(ctx, t, nil)), nil
 }
 
 // SelectText selects a range of an element's text; end -1 means the end.
@@ -539,6 +587,11 @@ func (m *Sessions) PressKey(ctx context.Context, sessionID, ref, keys string) (*
 	if strings.TrimSpace(keys) == "" {
 		return nil, Errorf(CodeInvalidArgument, "keys is empty; give a chord like Enter, Ctrl+S, Alt+F4")
 	}
+	if a, err := m.actor(); err != nil {
+		return nil, err
+	} else if err := a.ValidateChord(keys); err != nil {
+		return nil, AsError(err)
+	}
 	t, win, err := m.keyboardTarget(ctx, sessionID, ref)
 	if err != nil {
 		return nil, err
@@ -561,8 +614,8 @@ func (m *Sessions) keyboardTarget(ctx context.Context, sessionID, ref string) (*
 		if err != nil {
 			return nil, win, err
 		}
-		if err := t.actor.GrabFocus(ctx, t.s.App, t.node.Key); err != nil && !errors.Is(err, platform.ErrNotSupported) {
-			return nil, win, mapActErr(err)
+		if err := m.focus(ctx, t); err != nil {
+			return nil, win, err
 		}
 		return t, win, nil
 	}

@@ -256,6 +256,7 @@ type Actor interface {
 	ScrollTo(ctx context.Context, app App, key string) error
 	// Select changes a selectable child's selection through its container.
 	Select(ctx context.Context, app App, containerKey string, index int, selected bool, clear bool) error
+	IsSelected(ctx context.Context, app App, containerKey string, index int) (bool, error)
 	SelectText(ctx context.Context, app App, key string, start, end int) error
 
 	// Window returns the native window showing the element.
@@ -265,8 +266,12 @@ type Actor interface {
 	ActiveWindow(ctx context.Context) (uint32, error)
 	// TopmostAt is the top-level window on top at a screen point.
 	TopmostAt(ctx context.Context, x, y int) (uint32, error)
+	// WindowPid is the process behind a window (0 when unknown).
+	WindowPid(ctx context.Context, id uint32) (int, error)
 	Click(ctx context.Context, x, y, button, count int) error
 	Wheel(ctx context.Context, x, y, dx, dy int) error
+	// ValidateChord parses a chord without sending anything.
+	ValidateChord(chord string) error
 	KeyChord(ctx context.Context, chord string) error
 	TypeText(ctx context.Context, text string) (int, error)
 	WindowAction(ctx context.Context, win Window, action string) error
@@ -279,4 +284,5 @@ var (
 	ErrNotActivated    = errors.New("the window could not be brought to the front")
 	ErrNoWindowManager = errors.New("no window manager is running")
 	ErrOffscreen       = errors.New("the point is outside the screen")
+	ErrInvalidKeys     = errors.New("invalid key chord")
 )

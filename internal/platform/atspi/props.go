@@ -201,3 +201,17 @@ func (c *Conn) topLevel(ctx context.Context, bus string, path dbus.ObjectPath) (
 func validExtents(x, y, w, h int32) bool {
 	return w >= 0 && h >= 0 && x != math.MinInt32 && y != math.MinInt32
 }
+
+// TopLevel returns the window-level element (a child of the application
+// root: frame, dialog, window) that holds the element, with its name and
+// window-relative extents.
+func (c *Conn) TopLevel(ctx context.Context, key string) (*platform.Node, error) {
+	bus, path, err := ParseKey(key)
+	if err != nil {
+		return nil, err
+	}
+	if path == rootPath {
+		return nil, platform.ErrNotSupported
+	}
+	return c.topLevel(ctx, bus, path)
+}

@@ -48,6 +48,8 @@ type Conn struct {
 	atoms map[string]xproto.Atom
 	// resState: 0 not yet probed, 1 X-Resource usable, -1 absent.
 	resState int
+	// xtestState: 0 not yet probed, 1 XTEST usable, -1 absent (input.go).
+	xtestState int
 }
 
 // Open connects to display ("" means $DISPLAY), authenticating with the

@@ -1,0 +1,336 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/platform/atspi"
+	"github.com/uiscope/uiscope/internal/sandbox"
+	"github.com/uiscope/uiscope/internal/testdesk"
+)
+
+// The interaction tests act through a real `uiscope mcp --allow-input` and
+// check every effect by reading the app back over AT-SPI from the test
+// process, never from the tool's own answer.
+
+// actElem is an element found through find_elements, with its durable key.
+type actElem struct {
+	Ref    string         `json:"ref"`
+	Key    string         `json:"key"`
+	Role   string         `json:"role"`
+	Name   string         `json:"name"`
+	States []string       `json:"states"`
+	Bounds *platform.Rect `json:"bounds"`
+}
+
+// findOne finds exactly the first element matching args in the session.
+func findOne(t *testing.T, s *mcpServer, session string, args map[string]any) actElem {
+	t.Helper()
+	args["session"] = session
+	out := s.ok(t, "find_elements", args)
+	els := decode[[]actElem](t, out["elements"])
+	if len(els) == 0 {
+		t.Fatalf("find_elements %v: no match", args)
+	}
+	return els[0]
+}
+
+// until polls cond against the live app for up to 20 s.
+func until(t *testing.T, what string, cond func(ctx context.Context) (bool, string)) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	last := ""
+	for {
+		ok, got := cond(ctx)
+		if ok {
+			return
+		}
+		last = got
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%s: never held; last seen %s", what, last)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+func liveText(ctx context.Context, d *testdesk.Desk, key string) string {
+	det, err := d.A11y.Element(ctx, key, atspi.ElementOptions{})
+	if err != nil || det.Text == nil {
+		return fmt.Sprintf("<%v>", err)
+	}
+	return det.Text.Text
+}
+
+func liveStates(ctx context.Context, d *testdesk.Desk, key string) platform.StateSet {
+	st, _ := d.A11y.States(ctx, key)
+	return st
+}
+
+// liveNamed reports whether the app now has an element with this name.
+func liveNamed(ctx context.Context, d *testdesk.Desk, bus, name string) bool {
+	root, _, err := d.A11y.Tree(ctx, bus, atspi.TreeOptions{NoDetails: true})
+	if err != nil {
+		return false
+	}
+	found := false
+	var walk func(n *platform.Node)
+	walk = func(n *platform.Node) {
+		found = found || n.Name == name
+		for _, k := range n.Children {
+			walk(k)
+		}
+	}
+	walk(root)
+	return found
+}
+
+func TestActGTK3(t *testing.T) {
+	d := testdesk.Shared(t)
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "act gtk3")
+	s := startMCP(t, d, "", "--allow-input")
+	sess := s.connect(t, map[string]any{"pid": app.Pid})
+
+	t.Run("toggle", func(t *testing.T) {
+		cb := findOne(t, s, sess, map[string]any{"name": "Remember me", "role": "check box"})
+		was := liveStates(context.Background(), d, cb.Key).Has(platform.StateChecked)
+		s.ok(t, "toggle", map[string]any{"session": sess, "element": cb.Ref})
+		until(t, "check box flipped", func(ctx context.Context) (bool, string) {
+			now := liveStates(ctx, d, cb.Key).Has(platform.StateChecked)
+			return now != was, strconv.FormatBool(now)
+		})
+	})
+	t.Run("set_value text and click", func(t *testing.T) {
+		entry := findOne(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
+		s.ok(t, "set_value", map[string]any{"session": sess, "element": entry.Ref, "value": "Ada Lovelace"})
+		until(t, "entry text", func(ctx context.Context) (bool, string) {
+			got := liveText(ctx, d, entry.Key)
+			return got == "Ada Lovelace", got
+		})
+		submit := findOne(t, s, sess, map[string]any{"name": "Submit", "role": "push button"})
+		out := s.ok(t, "click", map[string]any{"session": sess, "element": submit.Ref})
+		if out["method"] != "action" {
+			t.Errorf("click on a GTK 3 button: method %v, want action", out["method"])
+		}
+		until(t, "status label", func(ctx context.Context) (bool, string) {
+			return liveNamed(ctx, d, app.Bus, "Submitted: Ada Lovelace"), "no such label"
+		})
+	})
+	t.Run("type_text unicode and press_key", func(t *testing.T) {
+		entry := findOne(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
+		s.ok(t, "set_value", map[string]any{"session": sess, "element": entry.Ref, "value": ""})
+		until(t, "entry cleared", func(ctx context.Context) (bool, string) {
+			got := liveText(ctx, d, entry.Key)
+			return got == "", got
+		})
+		const sentence = "Hello, wörld! (1+1=2) café — ✓ 中文?"
+		s.ok(t, "type_text", map[string]any{"session": sess, "element": entry.Ref, "text": sentence})
+		until(t, "typed sentence", func(ctx context.Context) (bool, string) {
+			got := liveText(ctx, d, entry.Key)
+			return got == sentence, got
+		})
+		s.ok(t, "press_key", map[string]any{"session": sess, "element": entry.Ref, "keys": "Ctrl+a"})
+		s.ok(t, "press_key", map[string]any{"session": sess, "keys": "BackSpace"})
+		until(t, "entry emptied by keys", func(ctx context.Context) (bool, string) {
+			got := liveText(ctx, d, entry.Key)
+			return got == "", got
+		})
+	})
+	t.Run("set_value numbers", func(t *testing.T) {
+		for _, c := range []struct {
+			name, role string
+			v          float64
+		}{{"Count", "spin button", 42}, {"Volume", "slider", 75}} {
+			el := findOne(t, s, sess, map[string]any{"name": c.name, "role": c.role})
+			s.ok(t, "set_value", map[string]any{"session": sess, "element": el.Ref, "value": strconv.FormatFloat(c.v, 'f', -1, 64)})
+			until(t, c.name+" value", func(ctx context.Context) (bool, string) {
+				det, err := d.A11y.Element(ctx, el.Key, atspi.ElementOptions{})
+				if err != nil || det.Value == nil {
+					return false, fmt.Sprint(err)
+				}
+				return det.Value.Current == c.v, fmt.Sprint(det.Value.Current)
+			})
+		}
+		spin := findOne(t, s, sess, map[string]any{"name": "Count", "role": "spin button"})
+		s.fail(t, "set_value", map[string]any{"session": sess, "element": spin.Ref, "value": "lots"}, "invalidArgument")
+	})
+	t.Run("select combo item", func(t *testing.T) {
+		combo := findOne(t, s, sess, map[string]any{"name": "Color", "role": "combo box"})
+		green := findOne(t, s, sess, map[string]any{"name": "Green", "role": "menu item"})
+		s.ok(t, "select", map[string]any{"session": sess, "element": green.Ref})
+		until(t, "Green selected", func(ctx context.Context) (bool, string) {
+			sel, err := d.A11y.SelectedChildren(ctx, combo.Key)
+			return err == nil && len(sel) == 1 && sel[0] == green.Key, fmt.Sprint(sel, err)
+		})
+	})
+	t.Run("expand tree row", func(t *testing.T) {
+		row := findOne(t, s, sess, map[string]any{"name": "Fruits", "nameMatch": "exact", "role": "table cell"})
+		s.ok(t, "set_expanded", map[string]any{"session": sess, "element": row.Ref, "expanded": true})
+		until(t, "row expanded", func(ctx context.Context) (bool, string) {
+			st := liveStates(ctx, d, row.Key)
+			return st.Has(platform.StateExpanded), fmt.Sprint(st.Names())
+		})
+		out := s.ok(t, "set_expanded", map[string]any{"session": sess, "element": row.Ref, "expanded": true})
+		if out["method"] != "none" {
+			t.Errorf("expanding an expanded row: method %v, want none", out["method"])
+		}
+	})
+	t.Run("refusals", func(t *testing.T) {
+		dis := findOne(t, s, sess, map[string]any{"name": "Disabled action"})
+		s.fail(t, "click", map[string]any{"session": sess, "element": dis.Ref}, "elementDisabled")
+		entry := findOne(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
+		before := liveText(context.Background(), d, entry.Key)
+		s.fail(t, "press_key", map[string]any{"session": sess, "keys": "Ctrl+Bogus"}, "invalidArgument")
+		s.fail(t, "press_key", map[string]any{"session": sess, "keys": "Ctrl+"}, "invalidArgument")
+		s.fail(t, "scroll", map[string]any{"session": sess, "element": entry.Ref, "direction": "sideways"}, "invalidArgument")
+		s.fail(t, "window_action", map[string]any{"session": sess, "action": "explode"}, "invalidArgument")
+		if after := liveText(context.Background(), d, entry.Key); after != before {
+			t.Errorf("a refused call changed the entry: %q -> %q", before, after)
+		}
+	})
+}
+
+// TestActStaleAndRestarted: an element that went away, and an app that was
+// restarted, are refused — never acted on in their place.
+func TestActStaleAndRestarted(t *testing.T) {
+	d := testdesk.Shared(t)
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "act stale", "--delayed-dialog", "300")
+	s := startMCP(t, d, "", "--allow-input")
+	sess := s.connect(t, map[string]any{"pid": app.Pid})
+	s.ok(t, "wait_for", map[string]any{"session": sess, "name": "Delayed dialog", "until": "appears", "timeoutMs": 30000})
+	ok := findOne(t, s, sess, map[string]any{"name": "OK", "role": "push button"})
+	s.ok(t, "click", map[string]any{"session": sess, "element": ok.Ref})
+	until(t, "dialog closed", func(ctx context.Context) (bool, string) {
+		return !liveNamed(ctx, d, app.Bus, "Delayed dialog"), "still open"
+	})
+	// The ref still names the destroyed button: refused, nothing else clicked.
+	s.fail(t, "click", map[string]any{"session": sess, "element": ok.Ref}, "elementGone")
+	// Once the tree is read again, the old position is no longer handed out.
+	s.ok(t, "get_a11y_tree", map[string]any{"session": sess})
+	out := s.call(t, "click", map[string]any{"session": sess, "element": ok.Ref})
+	if out["ok"] != false || (out["errorCode"] != "unknownRef" && out["errorCode"] != "elementGone") {
+		t.Errorf("a stale ref after a re-read: %v", out)
+	}
+
+	submit := findOne(t, s, sess, map[string]any{"name": "Submit", "role": "push button"})
+	app.Proc.Stop()
+	<-app.Proc.Done()
+	again := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "act stale")
+	_ = again
+	s.fail(t, "click", map[string]any{"session": sess, "element": submit.Ref}, "ownershipLost")
+}
+
+// TestActGTK4: a button by action, text (SetTextContents or the typing
+// fallback) and a check box, which GTK 4.8 gives no actions, by pointer.
+func TestActGTK4(t *testing.T) {
+	d := testdesk.Shared(t)
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk4_fixture.py"), "--title", "act gtk4")
+	s := startMCP(t, d, "", "--allow-input")
+	sess := s.connect(t, map[string]any{"pid": app.Pid})
+
+	entry := findOne(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "interface": "editable"})
+	s.ok(t, "set_value", map[string]any{"session": sess, "element": entry.Ref, "value": "Grace Hopper"})
+	until(t, "GTK 4 entry text", func(ctx context.Context) (bool, string) {
+		got := liveText(ctx, d, entry.Key)
+		return got == "Grace Hopper", got
+	})
+	submit := findOne(t, s, sess, map[string]any{"name": "Submit", "role": "push button"})
+	s.ok(t, "click", map[string]any{"session": sess, "element": submit.Ref})
+	until(t, "GTK 4 label changed", func(ctx context.Context) (bool, string) {
+		return !liveNamed(ctx, d, app.Bus, "Ready"), "label still Ready"
+	})
+	cb := findOne(t, s, sess, map[string]any{"name": "Remember me", "role": "check box"})
+	was := liveStates(context.Background(), d, cb.Key).Has(platform.StateChecked)
+	out := s.ok(t, "toggle", map[string]any{"session": sess, "element": cb.Ref})
+	until(t, "GTK 4 check box flipped", func(ctx context.Context) (bool, string) {
+		now := liveStates(ctx, d, cb.Key).Has(platform.StateChecked)
+		return now != was, fmt.Sprintf("%v (method %v)", now, out["method"])
+	})
+}
+
+// TestActQt5: line edit, check box, and the combo box, which Qt lets no one
+// change through AT-SPI: focus it and press Down.
+func TestActQt5(t *testing.T) {
+	d := testdesk.Shared(t)
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("qt5_fixture.py"), "--title", "act qt5")
+	s := startMCP(t, d, "", "--allow-input")
+	sess := s.connect(t, map[string]any{"pid": app.Pid})
+
+	entry := findOne(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
+	s.ok(t, "set_value", map[string]any{"session": sess, "element": entry.Ref, "value": "Alan Turing"})
+	until(t, "Qt line edit", func(ctx context.Context) (bool, string) {
+		got := liveText(ctx, d, entry.Key)
+		return got == "Alan Turing", got
+	})
+	cb := findOne(t, s, sess, map[string]any{"name": "Remember me", "role": "check box"})
+	s.ok(t, "toggle", map[string]any{"session": sess, "element": cb.Ref})
+	until(t, "Qt check box", func(ctx context.Context) (bool, string) {
+		return liveStates(ctx, d, cb.Key).Has(platform.StateChecked), "unchecked"
+	})
+	combo := findOne(t, s, sess, map[string]any{"role": "combo box"})
+	s.ok(t, "press_key", map[string]any{"session": sess, "element": combo.Ref, "keys": "Down"})
+	until(t, "Qt combo moved to Green", func(ctx context.Context) (bool, string) {
+		det, err := d.A11y.Element(ctx, combo.Key, atspi.ElementOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		return det.Node.Name == "Green", det.Node.Name
+	})
+	dis := findOne(t, s, sess, map[string]any{"name": "Disabled action"})
+	s.fail(t, "click", map[string]any{"session": sess, "element": dis.Ref}, "elementDisabled")
+}
+
+// TestActWithoutWindowManager: with no window manager the target window
+// cannot be brought to the front: typing is refused and nothing is typed.
+func TestActWithoutWindowManager(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	desk, err := sandbox.Start(ctx, sandbox.Options{WindowManager: "none"})
+	if err != nil {
+		t.Fatalf("a desktop without a window manager did not start: %v", err)
+	}
+	defer desk.Close()
+	p, err := desk.Launch([]string{testdesk.Python, testdesk.Fixture("gtk3_fixture.py")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a11y, err := atspi.Dial(ctx, desk.A11yBus, atspi.SourceUiscopeEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a11y.Close()
+	var bus string
+	until(t, "fixture on the bus", func(ctx context.Context) (bool, string) {
+		info, err := a11y.AppForPid(ctx, p.Pid())
+		bus = info.Bus
+		return err == nil, fmt.Sprint(err)
+	})
+	until(t, "fixture tree", func(ctx context.Context) (bool, string) {
+		root, _, err := a11y.Tree(ctx, bus, atspi.TreeOptions{NoDetails: true})
+		return err == nil && len(root.Children) > 0, fmt.Sprint(err)
+	})
+	cmd := exec.Command(uiscopeBin, "mcp", "--allow-input")
+	cmd.Env = desk.Env()
+	s := startMCPCmd(t, cmd)
+	sess := s.connect(t, map[string]any{"pid": p.Pid()})
+	entry := findOne(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
+	before := ""
+	if det, err := a11y.Element(ctx, entry.Key, atspi.ElementOptions{}); err == nil && det.Text != nil {
+		before = det.Text.Text
+	}
+	out := s.call(t, "type_text", map[string]any{"session": sess, "element": entry.Ref, "text": "should never appear"})
+	if out["ok"] != false || (out["errorCode"] != "noWindowManager" && out["errorCode"] != "windowNotActivated") {
+		t.Errorf("type_text without a window manager: %v; want a refusal", out)
+	}
+	s.fail(t, "window_action", map[string]any{"session": sess, "action": "minimize"}, "noWindowManager")
+	det, err := a11y.Element(ctx, entry.Key, atspi.ElementOptions{})
+	if err != nil || det.Text == nil || det.Text.Text != before {
+		t.Errorf("the entry changed after a refusal: %v %+v", err, det)
+	}
+}

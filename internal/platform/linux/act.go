@@ -1,0 +1,232 @@
+package linux
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/platform/x11"
+)
+
+var _ platform.Actor = (*Desktop)(nil)
+
+func (d *Desktop) needX() error {
+	if d.X == nil {
+		return fmt.Errorf("%w: no X display (%v)", platform.ErrNotSupported, d.XErr)
+	}
+	return nil
+}
+
+// xErr maps the X backend's sentinels to the platform's.
+func xErr(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, x11.ErrNotActivated):
+		return fmt.Errorf("%w: %v", platform.ErrNotActivated, err)
+	case errors.Is(err, x11.ErrNoWindowManager):
+		return fmt.Errorf("%w: %v", platform.ErrNoWindowManager, err)
+	case errors.Is(err, x11.ErrOffscreen):
+		return fmt.Errorf("%w: %v", platform.ErrOffscreen, err)
+	case errors.Is(err, x11.ErrNotApplied):
+		return fmt.Errorf("%w: %v", platform.ErrNoEffect, err)
+	}
+	return err
+}
+
+// DoAction runs the element's first action named in names.
+func (d *Desktop) DoAction(ctx context.Context, app platform.App, key string, names ...string) (string, error) {
+	if err := d.needA11y(app); err != nil {
+		return "", err
+	}
+	return d.A11y.DoAction(ctx, key, names...)
+}
+
+// SetText replaces an editable element's text and reads it back.
+func (d *Desktop) SetText(ctx context.Context, app platform.App, key, text string) (string, string, error) {
+	if err := d.needA11y(app); err != nil {
+		return "", "", err
+	}
+	r, err := d.A11y.SetText(ctx, key, text)
+	return r.Text, r.Method, err
+}
+
+// SetValue sets a Value element and reads it back.
+func (d *Desktop) SetValue(ctx context.Context, app platform.App, key string, v float64) (float64, error) {
+	if err := d.needA11y(app); err != nil {
+		return 0, err
+	}
+	return d.A11y.SetValue(ctx, key, v)
+}
+
+// GrabFocus focuses an element.
+func (d *Desktop) GrabFocus(ctx context.Context, app platform.App, key string) error {
+	if err := d.needA11y(app); err != nil {
+		return err
+	}
+	return d.A11y.GrabFocus(ctx, key)
+}
+
+// ScrollTo scrolls an element into view.
+func (d *Desktop) ScrollTo(ctx context.Context, app platform.App, key string) error {
+	if err := d.needA11y(app); err != nil {
+		return err
+	}
+	return d.A11y.ScrollTo(ctx, key)
+}
+
+// Select selects or deselects child index of a container; clear first
+// empties the selection (replace).
+func (d *Desktop) Select(ctx context.Context, app platform.App, containerKey string, index int, selected, clear bool) error {
+	if err := d.needA11y(app); err != nil {
+		return err
+	}
+	if !selected {
+		return d.A11y.DeselectChild(ctx, containerKey, index)
+	}
+	if clear {
+		if err := d.A11y.ClearSelection(ctx, containerKey); err != nil && !errors.Is(err, platform.ErrNoEffect) {
+			return err
+		}
+	}
+	return d.A11y.SelectChild(ctx, containerKey, index)
+}
+
+// IsSelected asks the container whether child index is selected.
+func (d *Desktop) IsSelected(ctx context.Context, app platform.App, containerKey string, index int) (bool, error) {
+	if err := d.needA11y(app); err != nil {
+		return false, err
+	}
+	return d.A11y.IsChildSelected(ctx, containerKey, index)
+}
+
+// SelectText selects a range of an element's text.
+func (d *Desktop) SelectText(ctx context.Context, app platform.App, key string, start, end int) error {
+	if err := d.needA11y(app); err != nil {
+		return err
+	}
+	return d.A11y.SelectText(ctx, key, start, end)
+}
+
+// Window finds the native window showing an element, from the app's
+// current windows.
+func (d *Desktop) Window(ctx context.Context, app platform.App, key string) (platform.Window, error) {
+	if err := d.needX(); err != nil {
+		return platform.Window{}, err
+	}
+	if err := d.needA11y(app); err != nil {
+		return platform.Window{}, err
+	}
+	top, err := d.A11y.TopLevel(ctx, key)
+	if err != nil {
+		return platform.Window{}, err
+	}
+	all, err := d.X.TopLevels(ctx)
+	if err != nil {
+		return platform.Window{}, err
+	}
+	var wins []platform.Window
+	for _, w := range all {
+		if w.Pid == app.Pid {
+			wins = append(wins, w)
+		}
+	}
+	if w, ok := MatchWindow(wins, top); ok {
+		return w, nil
+	}
+	return platform.Window{}, fmt.Errorf("%w: no window of pid %d shows %q", platform.ErrNotActivated, app.Pid, top.Name)
+}
+
+// Activate raises and focuses a window and verifies it became active.
+func (d *Desktop) Activate(ctx context.Context, win platform.Window) error {
+	if err := d.needX(); err != nil {
+		return err
+	}
+	return xErr(d.X.ActivateWindow(ctx, win.ID))
+}
+
+// ActiveWindow is the window that has the focus, per the window manager.
+func (d *Desktop) ActiveWindow(ctx context.Context) (uint32, error) {
+	if err := d.needX(); err != nil {
+		return 0, err
+	}
+	return d.X.ActiveWindow(ctx)
+}
+
+// TopmostAt is the top-level window on top at a point.
+func (d *Desktop) TopmostAt(ctx context.Context, x, y int) (uint32, error) {
+	if err := d.needX(); err != nil {
+		return 0, err
+	}
+	return d.X.TopmostAt(ctx, x, y)
+}
+
+// WindowPid is the process behind a window.
+func (d *Desktop) WindowPid(ctx context.Context, id uint32) (int, error) {
+	if err := d.needX(); err != nil {
+		return 0, err
+	}
+	return d.X.WindowPid(ctx, id)
+}
+
+// Click sends a real pointer click.
+func (d *Desktop) Click(ctx context.Context, x, y, button, count int) error {
+	if err := d.needX(); err != nil {
+		return err
+	}
+	return xErr(d.X.Click(ctx, x, y, button, count))
+}
+
+// Wheel turns the wheel over a point.
+func (d *Desktop) Wheel(ctx context.Context, x, y, dx, dy int) error {
+	if err := d.needX(); err != nil {
+		return err
+	}
+	return xErr(d.X.Scroll(ctx, x, y, dx, dy))
+}
+
+// ValidateChord parses a chord without sending anything.
+func (d *Desktop) ValidateChord(chord string) error {
+	if _, err := x11.ParseChord(chord); err != nil {
+		return fmt.Errorf("%w: %v", platform.ErrInvalidKeys, err)
+	}
+	return nil
+}
+
+// KeyChord presses one chord ("Ctrl+S").
+func (d *Desktop) KeyChord(ctx context.Context, chord string) error {
+	if err := d.needX(); err != nil {
+		return err
+	}
+	ch, err := x11.ParseChord(chord)
+	if err != nil {
+		return fmt.Errorf("%w: %v", platform.ErrInvalidKeys, err)
+	}
+	return xErr(d.X.KeyChord(ctx, ch))
+}
+
+// TypeText types text with real key presses.
+func (d *Desktop) TypeText(ctx context.Context, text string) (int, error) {
+	if err := d.needX(); err != nil {
+		return 0, err
+	}
+	n, err := d.X.TypeText(ctx, text)
+	return n, xErr(err)
+}
+
+// WindowAction minimizes, maximizes, restores or closes a window.
+func (d *Desktop) WindowAction(ctx context.Context, win platform.Window, action string) error {
+	if err := d.needX(); err != nil {
+		return err
+	}
+	return xErr(d.X.WindowAction(ctx, win.ID, action))
+}
+
+// Screen is the root window's rectangle.
+func (d *Desktop) Screen() platform.Rect {
+	if d.X == nil {
+		return platform.Rect{}
+	}
+	return d.X.Screen()
+}

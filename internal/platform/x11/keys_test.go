@@ -1,0 +1,130 @@
+package x11
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseChord(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Chord
+		str  string
+	}{
+		{"Enter", Chord{0, ksReturn}, "Return"},
+		{"Return", Chord{0, ksReturn}, "Return"},
+		{"Ctrl+S", Chord{ModCtrl, 's'}, "Ctrl+s"},
+		{"Alt+F4", Chord{ModAlt, 0xffc1}, "Alt+F4"},
+		{"Shift+Tab", Chord{ModShift, ksTab}, "Shift+Tab"},
+		{"F5", Chord{0, 0xffc2}, "F5"},
+		{"F24", Chord{0, 0xffd5}, "F24"},
+		{"ctrl+shift+t", Chord{ModCtrl | ModShift, 't'}, "Ctrl+Shift+t"},
+		{"Shift+Ctrl+T", Chord{ModCtrl | ModShift, 't'}, "Ctrl+Shift+t"},
+		{"Super+L", Chord{ModSuper, 'l'}, "Super+l"},
+		{"Win+e", Chord{ModSuper, 'e'}, "Super+e"},
+		{"META+e", Chord{ModSuper, 'e'}, "Super+e"},
+		{"Escape", Chord{0, 0xff1b}, "Escape"},
+		{"esc", Chord{0, 0xff1b}, "Escape"},
+		{"Page_Down", Chord{0, 0xff56}, "Page_Down"},
+		{"pagedown", Chord{0, 0xff56}, "Page_Down"},
+		{"Next", Chord{0, 0xff56}, "Page_Down"},
+		{"PageUp", Chord{0, 0xff55}, "Page_Up"},
+		{"a", Chord{0, 'a'}, "a"},
+		{"A", Chord{0, 'A'}, "A"},
+		{"Shift+A", Chord{ModShift, 'a'}, "Shift+a"},
+		{"Ctrl+Alt+Delete", Chord{ModCtrl | ModAlt, 0xffff}, "Ctrl+Alt+Delete"},
+		{"Control+Alt+Del", Chord{ModCtrl | ModAlt, 0xffff}, "Ctrl+Alt+Delete"},
+		{"Left", Chord{0, 0xff51}, "Left"},
+		{"space", Chord{0, ' '}, "space"},
+		{"plus", Chord{0, '+'}, "plus"},
+		{"Ctrl++", Chord{ModCtrl, '+'}, "Ctrl+plus"},
+		{"+", Chord{0, '+'}, "plus"},
+		{"Ctrl+,", Chord{ModCtrl, ','}, "Ctrl+comma"},
+		{"Ctrl + S", Chord{ModCtrl, 's'}, "Ctrl+s"},
+		{"1", Chord{0, '1'}, "1"},
+		{"é", Chord{0, 0xe9}, "é"},
+		{"Ctrl+中", Chord{ModCtrl, 0x01004e2d}, "Ctrl+中"},
+		{"Super", Chord{0, ksSuperL}, "Super_L"},
+		{"Ctrl+Shift", Chord{ModCtrl, ksShiftL}, "Ctrl+Shift_L"},
+		{"Menu", Chord{0, 0xff67}, "Menu"},
+		{"BackSpace", Chord{0, ksBackSpace}, "BackSpace"},
+	} {
+		got, err := ParseChord(tc.in)
+		if err != nil {
+			t.Errorf("ParseChord(%q): %v", tc.in, err)
+			continue
+		}
+		if got != tc.want {
+			t.Errorf("ParseChord(%q) = %+v, want %+v", tc.in, got, tc.want)
+		}
+		if s := got.String(); s != tc.str {
+			t.Errorf("ParseChord(%q).String() = %q, want %q", tc.in, s, tc.str)
+		}
+	}
+}
+
+func TestParseChordErrors(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"", "empty key chord"},
+		{"   ", "empty key chord"},
+		{"Ctrl+Foo", `unknown key "Foo" in "Ctrl+Foo"; keys are named like Enter, Tab, F5, a, Page_Down`},
+		{"Ctrl+", "empty part"},
+		{"+Ctrl", "empty part"},
+		{"Ctrl++a", "empty part"},
+		{"Ctrl+Control+a", "given twice"},
+		{"Shift+Shift", "given twice"},
+		{"a+b", "too many keys"},
+		{"Ctrl+a+b", "too many keys"},
+		{"a+Ctrl", "too many keys"},
+		{"Foo+a", "unknown modifier or key \"Foo\""},
+		{strings.Repeat("a", 101), "at most 100"},
+		{"\xff", "not valid UTF-8"},
+		{"Ctrl+\x01", "not a printable character"},
+	} {
+		_, err := ParseChord(tc.in)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("ParseChord(%q) err = %v, want it to contain %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+func TestRuneKeysym(t *testing.T) {
+	for r, want := range map[rune]uint32{
+		'a': 'a', 'A': 'A', ' ': 0x20, '~': 0x7e, 'é': 0xe9, 0xa0: 0xa0, 'ÿ': 0xff,
+		'€': 0x010020ac, '中': 0x01004e2d, '😀': 0x0101f600,
+		'\n': ksReturn, '\r': ksReturn, '\t': ksTab, '\b': ksBackSpace,
+		0: 0, 0x1b: 0, 0x7f: 0, 0x85: 0, -1: 0, 0xd800: 0, 0x110000: 0,
+	} {
+		if got := RuneKeysym(r); got != want {
+			t.Errorf("RuneKeysym(%U) = %#x, want %#x", r, got, want)
+		}
+	}
+}
+
+func FuzzParseChord(f *testing.F) {
+	for _, s := range []string{"Enter", "Ctrl+S", "Alt+F4", "Shift+Tab", "ctrl+shift+t", "Super+L",
+		"Page_Down", "a", "A", "Ctrl+Alt+Delete", "space", "plus", "Ctrl++", "+", "é", "Ctrl+中",
+		"Super", "Ctrl+Shift", "Ctrl+", "a+b", " Ctrl + x ", "Ctrl+,"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c, err := ParseChord(s)
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatalf("empty error for %q", s)
+			}
+			return
+		}
+		if c.Key == 0 {
+			t.Fatalf("ParseChord(%q) = %+v: no key", s, c)
+		}
+		str := c.String()
+		c2, err := ParseChord(str)
+		if err != nil {
+			t.Fatalf("ParseChord(%q) = %+v, String %q does not parse: %v", s, c, str, err)
+		}
+		if c2 != c {
+			t.Fatalf("ParseChord(%q) = %+v, String %q parses to %+v", s, c, str, c2)
+		}
+	})
+}
