@@ -273,8 +273,11 @@ func TestActQt5(t *testing.T) {
 	until(t, "Qt check box", func(ctx context.Context) (bool, string) {
 		return liveStates(ctx, d, cb.Key).Has(platform.StateChecked), "unchecked"
 	})
+	// As a person would: open it, move down, confirm.
 	combo := findOne(t, s, sess, map[string]any{"role": "combo box"})
-	s.ok(t, "press_key", map[string]any{"session": sess, "element": combo.Ref, "keys": "Down"})
+	s.ok(t, "click", map[string]any{"session": sess, "element": combo.Ref})
+	s.ok(t, "press_key", map[string]any{"session": sess, "keys": "Down"})
+	s.ok(t, "press_key", map[string]any{"session": sess, "keys": "Return"})
 	until(t, "Qt combo moved to Green", func(ctx context.Context) (bool, string) {
 		det, err := d.A11y.Element(ctx, combo.Key, atspi.ElementOptions{})
 		if err != nil {

@@ -296,7 +296,9 @@ func (m *Sessions) SetValue(ctx context.Context, sessionID, ref, value string) (
 	n := &t.det.Node
 	num, numErr := strconv.ParseFloat(strings.TrimSpace(value), 64)
 	switch {
-	case hasInterface(n, "value") && numErr == nil:
+	case hasInterface(n, "value") && numErr != nil:
+		return nil, Errorf(CodeInvalidArgument, "%s takes a number (Value interface), not %q", t.ref, value)
+	case hasInterface(n, "value"):
 		// Spin buttons also have editable text, but typing into it does not
 		// change their value until activated: the Value interface does.
 		if _, err := t.actor.SetValue(ctx, t.s.App, t.node.Key, num); err != nil {
@@ -337,8 +339,6 @@ func (m *Sessions) SetValue(ctx context.Context, sessionID, ref, value string) (
 		r := t.result(MethodKeyboard, "Ctrl+A, then typed", after)
 		r.Note = fmt.Sprintf("the toolkit accepted the text call but kept %q; the text was typed instead", eff)
 		return r, nil
-	case hasInterface(n, "value"):
-		return nil, Errorf(CodeInvalidArgument, "%s takes a number (Value interface), not %q", t.ref, value)
 	}
 	return nil, Errorf(CodeNotSupported, "%s (%s) has neither editable text nor a value; use type_text or select", t.ref, n.Role)
 }
@@ -390,6 +390,15 @@ func (m *Sessions) Select(ctx context.Context, sessionID, ref, mode string) (*Ac
 		return nil, err
 	}
 	want := mode != "remove"
+	// Menu items are chosen by activating them: a GTK 3 combo box's menu
+	// accepts Selection calls and changes nothing.
+	if t.det.Node.Role.String() == "menu item" && want {
+		used, err := t.actor.DoAction(ctx, t.s.App, t.node.Key, clickActions...)
+		if err != nil {
+			return nil, mapActErr(err)
+		}
+		return t.result(MethodAction, used, m.after(ctx, t, nil)), nil
+	}
 	if t.det.ParentKey != "" {
 		err := t.actor.Select(ctx, t.s.App, t.det.ParentKey, t.det.IndexInParent, want, mode == "replace")
 		switch {
