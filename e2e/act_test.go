@@ -248,6 +248,9 @@ func TestActGTK4(t *testing.T) {
 	cb := findOne(t, s, sess, map[string]any{"name": "Remember me", "role": "check box"})
 	was := liveStates(context.Background(), d, cb.Key).Has(platform.StateChecked)
 	out := s.ok(t, "toggle", map[string]any{"session": sess, "element": cb.Ref})
+	if out["method"] != "pointer" {
+		t.Errorf("GTK 4.8 check boxes have no actions: want a pointer click, got method %v", out["method"])
+	}
 	until(t, "GTK 4 check box flipped", func(ctx context.Context) (bool, string) {
 		now := liveStates(ctx, d, cb.Key).Has(platform.StateChecked)
 		return now != was, fmt.Sprintf("%v (method %v)", now, out["method"])
@@ -335,5 +338,66 @@ func TestActWithoutWindowManager(t *testing.T) {
 	det, err := a11y.Element(ctx, entry.Key, atspi.ElementOptions{})
 	if err != nil || det.Text == nil || det.Text.Text != before {
 		t.Errorf("the entry changed after a refusal: %v %+v", err, det)
+	}
+}
+
+// TestActWindowActions: minimize, restore, maximize and close through the
+// window manager, checked on the X server.
+func TestActWindowActions(t *testing.T) {
+	d := testdesk.Shared(t)
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "act window")
+	s := startMCP(t, d, "", "--allow-input")
+	sess := s.connect(t, map[string]any{"pid": app.Pid})
+	window := func(ctx context.Context) (platform.Window, bool) {
+		wins, err := d.X.TopLevels(ctx)
+		if err != nil {
+			return platform.Window{}, false
+		}
+		for _, w := range wins {
+			if w.Pid == app.Pid {
+				return w, true
+			}
+		}
+		return platform.Window{}, false
+	}
+	start, _ := window(context.Background())
+
+	s.ok(t, "window_action", map[string]any{"session": sess, "action": "minimize"})
+	until(t, "window unmapped (iconic)", func(ctx context.Context) (bool, string) {
+		w, ok := window(ctx)
+		return ok && !w.Mapped, fmt.Sprintf("%+v", w)
+	})
+	s.ok(t, "window_action", map[string]any{"session": sess, "action": "restore"})
+	until(t, "window mapped again", func(ctx context.Context) (bool, string) {
+		w, ok := window(ctx)
+		return ok && w.Mapped, fmt.Sprintf("%+v", w)
+	})
+	s.ok(t, "window_action", map[string]any{"session": sess, "action": "maximize"})
+	until(t, "window maximized", func(ctx context.Context) (bool, string) {
+		w, ok := window(ctx)
+		return ok && w.Bounds.Width > start.Bounds.Width && w.Bounds.Height > start.Bounds.Height, fmt.Sprintf("%+v", w)
+	})
+	s.ok(t, "window_action", map[string]any{"session": sess, "action": "close"})
+	select {
+	case <-app.Proc.Done():
+	case <-time.After(20 * time.Second):
+		t.Fatal("the app did not exit after its window was closed")
+	}
+	s.fail(t, "window_action", map[string]any{"session": sess, "action": "restore"}, "ownershipLost")
+}
+
+// TestActOffscreen: a pointer action on an element that is not on the
+// screen (a list row scrolled out of view) is refused.
+func TestActOffscreen(t *testing.T) {
+	d := testdesk.Shared(t)
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "act offscreen", "--rows", "300")
+	s := startMCP(t, d, "", "--allow-input")
+	sess := s.connect(t, map[string]any{"pid": app.Pid})
+	row := findOne(t, s, sess, map[string]any{"name": "Row 290", "nameMatch": "exact"})
+	s.fail(t, "scroll", map[string]any{"session": sess, "element": row.Ref, "direction": "down"}, "offscreen")
+	// Semantic actions need no pointer, so they still work there.
+	out := s.ok(t, "click", map[string]any{"session": sess, "element": row.Ref})
+	if out["method"] != "action" {
+		t.Errorf("click on a row with an action: method %v", out["method"])
 	}
 }

@@ -667,8 +667,11 @@ func (m *Sessions) mainWindow(ctx context.Context, s *Session) (platform.Window,
 				return w, nil
 			}
 		}
+		if len(a.Windows) > 0 { // minimized: unmapped, still there
+			return a.Windows[0], nil
+		}
 	}
-	return platform.Window{}, Errorf(CodeNotFound, "the application has no mapped window to send input to")
+	return platform.Window{}, Errorf(CodeNotFound, "the application has no window")
 }
 
 // WindowAction minimizes, maximizes, restores or closes the session's window.
