@@ -290,22 +290,28 @@ func viewName(v string) string {
 	return v
 }
 
-type findArgs struct {
-	Session      string   `json:"session" jsonschema:"session id from connect"`
+// criteria are the element-matching arguments find_elements and wait_for
+// share.
+type criteria struct {
 	Name         string   `json:"name,omitempty" jsonschema:"accessible name to match"`
 	NameMatch    string   `json:"nameMatch,omitempty" jsonschema:"exact, contains (default) or regex"`
 	Role         string   `json:"role,omitempty" jsonschema:"role name, e.g. push button, check box, text, entry, menu item"`
 	AccessibleID string   `json:"accessibleId,omitempty" jsonschema:"toolkit accessible id"`
 	States       []string `json:"states,omitempty" jsonschema:"states that must all be set, e.g. focused; !name for unset"`
 	Interface    string   `json:"interface,omitempty" jsonschema:"action, value, text, editable, selection, component..."`
-	Within       string   `json:"within,omitempty" jsonschema:"ref of a subtree to search in"`
-	Limit        int      `json:"limit,omitempty" jsonschema:"most matches to return (default 50, at most 1000)"`
-	TimeoutMs    *int     `json:"timeoutMs,omitempty" jsonschema:"deadline for reading the tree in ms (default 10000)"`
 }
 
-func (in findArgs) query() core.Query {
-	return core.Query{Name: in.Name, NameMatch: in.NameMatch, Role: in.Role, AccessibleID: in.AccessibleID,
-		States: in.States, Interface: in.Interface, Limit: in.Limit}
+func (c criteria) query(limit int) core.Query {
+	return core.Query{Name: c.Name, NameMatch: c.NameMatch, Role: c.Role, AccessibleID: c.AccessibleID,
+		States: c.States, Interface: c.Interface, Limit: limit}
+}
+
+type findArgs struct {
+	Session string `json:"session" jsonschema:"session id from connect"`
+	criteria
+	Within    string `json:"within,omitempty" jsonschema:"ref of a subtree to search in"`
+	Limit     int    `json:"limit,omitempty" jsonschema:"most matches to return (default 50, at most 1000)"`
+	TimeoutMs *int   `json:"timeoutMs,omitempty" jsonschema:"deadline for reading the tree in ms (default 10000)"`
 }
 
 // findIn reads the tree afresh and runs the query, resolving within against
@@ -335,7 +341,7 @@ func (h *handlers) findIn(ctx context.Context, s *core.Session, q core.Query, wi
 }
 
 func (h *handlers) findElements(ctx context.Context, _ *mcp.CallToolRequest, in findArgs) (*mcp.CallToolResult, any, error) {
-	q := in.query()
+	q := in.query(in.Limit)
 	if _, err := q.Compile(); err != nil {
 		return fail(err)
 	}
@@ -446,17 +452,12 @@ func (h *handlers) hitTest(ctx context.Context, _ *mcp.CallToolRequest, in hitAr
 }
 
 type waitArgs struct {
-	Session      string   `json:"session" jsonschema:"session id from connect"`
-	Name         string   `json:"name,omitempty" jsonschema:"accessible name to match"`
-	NameMatch    string   `json:"nameMatch,omitempty" jsonschema:"exact, contains (default) or regex"`
-	Role         string   `json:"role,omitempty" jsonschema:"role name"`
-	AccessibleID string   `json:"accessibleId,omitempty" jsonschema:"toolkit accessible id"`
-	States       []string `json:"states,omitempty" jsonschema:"states that must all be set"`
-	Interface    string   `json:"interface,omitempty" jsonschema:"supported interface"`
-	Until        string   `json:"until" jsonschema:"appears, disappears or property"`
-	Property     string   `json:"property,omitempty" jsonschema:"with until=property: name, description, role, state, value or text"`
-	Value        string   `json:"value,omitempty" jsonschema:"with until=property: the value to wait for (a state name, or !state)"`
-	TimeoutMs    *int     `json:"timeoutMs,omitempty" jsonschema:"how long to wait in ms (default 10000)"`
+	Session string `json:"session" jsonschema:"session id from connect"`
+	criteria
+	Until     string `json:"until" jsonschema:"appears, disappears or property"`
+	Property  string `json:"property,omitempty" jsonschema:"with until=property: name, description, role, state, value or text"`
+	Value     string `json:"value,omitempty" jsonschema:"with until=property: the value to wait for (a state name, or !state)"`
+	TimeoutMs *int   `json:"timeoutMs,omitempty" jsonschema:"how long to wait in ms (default 10000)"`
 }
 
 func (h *handlers) waitFor(ctx context.Context, _ *mcp.CallToolRequest, in waitArgs) (*mcp.CallToolResult, any, error) {
@@ -471,8 +472,7 @@ func (h *handlers) waitFor(ctx context.Context, _ *mcp.CallToolRequest, in waitA
 	default:
 		return fail(core.Errorf(core.CodeInvalidArgument, "until must be appears, disappears or property, not %q", in.Until))
 	}
-	q := core.Query{Name: in.Name, NameMatch: in.NameMatch, Role: in.Role, AccessibleID: in.AccessibleID,
-		States: in.States, Interface: in.Interface, Limit: core.MaxFindLimit}
+	q := in.query(core.MaxFindLimit)
 	if _, err := q.Compile(); err != nil {
 		return fail(err)
 	}
