@@ -36,8 +36,14 @@ bench: deps build
 	$(GO) test -run '^$$' -bench . -benchtime 10x -count 1 -timeout 20m ./e2e/ | tee bench.out
 	@bash scripts/bench-rss.sh
 
+# Each fuzz target in turn (go test -fuzz takes one at a time).
+FUZZTIME ?= 20s
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzParseRef -fuzztime 30s ./internal/core/
+	$(GO) test -run '^$$' -fuzz '^FuzzParseRef$$' -fuzztime $(FUZZTIME) ./internal/core/
+	$(GO) test -run '^$$' -fuzz '^FuzzQueryCompile$$' -fuzztime $(FUZZTIME) ./internal/core/
+	$(GO) test -run '^$$' -fuzz '^FuzzParseWindowID$$' -fuzztime $(FUZZTIME) ./internal/core/
+	$(GO) test -run '^$$' -fuzz '^FuzzParseChord$$' -fuzztime $(FUZZTIME) ./internal/platform/x11/
+	$(GO) test -run '^$$' -fuzz '^FuzzSplitWords$$' -fuzztime $(FUZZTIME) ./cmd/uiscope/
 
 clean:
 	rm -rf bin bench.out
