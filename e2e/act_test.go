@@ -240,6 +240,14 @@ func TestActGTK4(t *testing.T) {
 		got := liveText(ctx, d, entry.Key)
 		return got == "Grace Hopper", got
 	})
+	// Real key presses into a GTK 4 entry: the path set_value falls back
+	// to when a toolkit accepts the text call and changes nothing.
+	s.ok(t, "set_value", map[string]any{"session": sess, "element": entry.Ref, "value": ""})
+	s.ok(t, "type_text", map[string]any{"session": sess, "element": entry.Ref, "text": "Grace Brewster Hopper, née Murray"})
+	until(t, "GTK 4 entry typed", func(ctx context.Context) (bool, string) {
+		got := liveText(ctx, d, entry.Key)
+		return got == "Grace Brewster Hopper, née Murray", got
+	})
 	submit := findOne(t, s, sess, map[string]any{"name": "Submit", "role": "push button"})
 	s.ok(t, "click", map[string]any{"session": sess, "element": submit.Ref})
 	until(t, "GTK 4 label changed", func(ctx context.Context) (bool, string) {

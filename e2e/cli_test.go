@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os/exec"
@@ -393,5 +394,24 @@ func TestAppKilledMidWalk(t *testing.T) {
 	case <-time.After(40 * time.Second):
 		cmd.Process.Kill()
 		t.Fatal("uiscope tree hung on a killed app")
+	}
+}
+
+// TestNoDesktop: without a display or an accessibility bus, the CLI says
+// so and how to get one, and fails.
+func TestNoDesktop(t *testing.T) {
+	for _, args := range [][]string{{"apps"}, {"tree", "--pid", "1"}, {"doctor"}} {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		cmd := exec.CommandContext(ctx, uiscopeBin, args...)
+		cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir(), "XDG_RUNTIME_DIR=" + t.TempDir()}
+		out, err := cmd.CombinedOutput()
+		cancel()
+		if err == nil {
+			t.Errorf("uiscope %v without a desktop succeeded:\n%s", args, out)
+			continue
+		}
+		if !strings.Contains(string(out), "uiscope sandbox") {
+			t.Errorf("uiscope %v without a desktop: the message does not say how to get one:\n%s", args, out)
+		}
 	}
 }
