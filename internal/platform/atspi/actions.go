@@ -88,6 +88,7 @@ func (c *Conn) resolve(ctx context.Context, key, need string) (*target, error) {
 		return call.Err == nil
 	}
 	b := c.newBatch(ctx)
+	defer b.close()
 	b.add(bus, path, ifaceAccessible+".GetRole", func(call *dbus.Call) {
 		var r uint32
 		if keep(call) && call.Store(&r) == nil {
@@ -210,6 +211,7 @@ func (c *Conn) actionList(ctx context.Context, r objRef) ([]actionInfo, error) {
 	}
 	out := make([]actionInfo, len(acts))
 	b := c.newBatch(ctx)
+	defer b.close()
 	for i, a := range acts {
 		out[i] = actionInfo{Name: a.Name, Localized: a.Name}
 		b.add(r.Bus, r.Path, ifaceAction+".GetName", func(call *dbus.Call) {
@@ -428,6 +430,7 @@ func (c *Conn) readText(ctx context.Context, t *target) (string, error) {
 	var n int32
 	var first error
 	b := c.newBatch(ctx)
+	defer b.close()
 	b.get(t.ref.Bus, t.ref.Path, ifaceText, "CharacterCount", func(v any, err error) {
 		first = err
 		n, _ = v.(int32)
@@ -548,6 +551,7 @@ func (c *Conn) SetValue(ctx context.Context, key string, v float64) (effective f
 		}
 	}
 	b := c.newBatch(ctx)
+	defer b.close()
 	b.get(t.ref.Bus, t.ref.Path, ifaceValue, "CurrentValue", num(&cur, &haveCur))
 	b.get(t.ref.Bus, t.ref.Path, ifaceValue, "MinimumValue", num(&lo, &haveLo))
 	b.get(t.ref.Bus, t.ref.Path, ifaceValue, "MaximumValue", num(&hi, &haveHi))
@@ -678,6 +682,7 @@ func (c *Conn) SelectedChildren(ctx context.Context, containerKey string) ([]str
 	refs := make([]objRef, n)
 	var first error
 	b := c.newBatch(ctx)
+	defer b.close()
 	for i := range refs {
 		b.add(t.ref.Bus, t.ref.Path, ifaceSelection+".GetSelectedChild", func(call *dbus.Call) {
 			if call.Err != nil {
@@ -729,6 +734,7 @@ func (c *Conn) SelectText(ctx context.Context, key string, start, end int) error
 	var n, count int32
 	var first error
 	b := c.newBatch(ctx)
+	defer b.close()
 	b.add(t.ref.Bus, t.ref.Path, ifaceText+".GetNSelections", func(call *dbus.Call) {
 		if call.Err != nil {
 			first = call.Err

@@ -46,6 +46,7 @@ func (c *Conn) Apps(ctx context.Context) ([]AppInfo, error) {
 	bctx, cancel := context.WithTimeout(ctx, appInfoTimeout)
 	defer cancel()
 	b := c.newBatch(bctx)
+	defer b.close()
 	for i := range apps {
 		a := &apps[i]
 		b.add("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.GetConnectionUnixProcessID", func(call *dbus.Call) {

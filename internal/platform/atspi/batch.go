@@ -61,10 +61,10 @@ func (b *batch) drain(n int) {
 
 // wait waits for every pending call. Calls past the context's deadline
 // finish with its error, so wait returns by the deadline.
-func (b *batch) wait() {
-	b.drain(len(b.pending))
-	b.cancel()
-}
+func (b *batch) wait() { b.drain(len(b.pending)) }
+
+// close releases the batch's own deadline, if it made one.
+func (b *batch) close() { b.cancel() }
 
 // get queues a Properties.Get and hands the value to set when it arrives.
 // Properties are read one by one, never with GetAll: Qt 5.15 crashes when

@@ -38,6 +38,7 @@ func (c *Conn) Element(ctx context.Context, key string, opts ElementOptions) (*p
 		return call.Err != nil
 	}
 	b := c.newBatch(ctx)
+	defer b.close()
 	b.get(bus, path, ifaceAccessible, "Name", func(v any, err error) {
 		fail(&dbus.Call{Err: err})
 		n.Name, _ = v.(string)
@@ -96,6 +97,7 @@ func (c *Conn) Element(ctx context.Context, key string, opts ElementOptions) (*p
 
 	// Second round: what depends on the interfaces.
 	b = c.newBatch(ctx)
+	defer b.close()
 	if hasInterface(n, "component") {
 		b.add(bus, path, ifaceComponent+".GetExtents", func(call *dbus.Call) {
 			var r struct{ X, Y, W, H int32 }
