@@ -33,6 +33,17 @@ func timeout(ms *int, def int) (time.Duration, error) {
 	return time.Duration(v) * time.Millisecond, nil
 }
 
+// session checks a timeoutMs argument and returns the (identity-checked)
+// session with it.
+func (h *handlers) session(ctx context.Context, id string, timeoutMs *int) (*core.Session, time.Duration, error) {
+	limit, err := timeout(timeoutMs, defaultTimeoutMs)
+	if err != nil {
+		return nil, 0, err
+	}
+	s, err := h.sessions.Get(ctx, id)
+	return s, limit, err
+}
+
 const truncatedNote = "the tree read was cut short (%s): elements may be missing, and a negative answer proves nothing; retry with a larger timeoutMs"
 
 func (h *handlers) inspectTools() []toolDef {
@@ -230,11 +241,7 @@ func (h *handlers) getTree(ctx context.Context, _ *mcp.CallToolRequest, in treeA
 	if err := core.ValidateView(in.View); err != nil && in.View != "" {
 		return fail(err)
 	}
-	limit, err := timeout(in.TimeoutMs, defaultTimeoutMs)
-	if err != nil {
-		return fail(err)
-	}
-	s, err := h.sessions.Get(ctx, in.Session)
+	s, limit, err := h.session(ctx, in.Session, in.TimeoutMs)
 	if err != nil {
 		return fail(err)
 	}
@@ -345,11 +352,7 @@ func (h *handlers) findElements(ctx context.Context, _ *mcp.CallToolRequest, in 
 	if _, err := q.Compile(); err != nil {
 		return fail(err)
 	}
-	limit, err := timeout(in.TimeoutMs, defaultTimeoutMs)
-	if err != nil {
-		return fail(err)
-	}
-	s, err := h.sessions.Get(ctx, in.Session)
+	s, limit, err := h.session(ctx, in.Session, in.TimeoutMs)
 	if err != nil {
 		return fail(err)
 	}
@@ -420,11 +423,7 @@ type hitArgs struct {
 }
 
 func (h *handlers) hitTest(ctx context.Context, _ *mcp.CallToolRequest, in hitArgs) (*mcp.CallToolResult, any, error) {
-	limit, err := timeout(in.TimeoutMs, defaultTimeoutMs)
-	if err != nil {
-		return fail(err)
-	}
-	s, err := h.sessions.Get(ctx, in.Session)
+	s, limit, err := h.session(ctx, in.Session, in.TimeoutMs)
 	if err != nil {
 		return fail(err)
 	}
@@ -481,11 +480,7 @@ func (h *handlers) waitFor(ctx context.Context, _ *mcp.CallToolRequest, in waitA
 			return fail(core.Errorf(core.CodeInvalidArgument, "value %q is not a state name", in.Value))
 		}
 	}
-	limit, err := timeout(in.TimeoutMs, defaultTimeoutMs)
-	if err != nil {
-		return fail(err)
-	}
-	s, err := h.sessions.Get(ctx, in.Session)
+	s, limit, err := h.session(ctx, in.Session, in.TimeoutMs)
 	if err != nil {
 		return fail(err)
 	}
