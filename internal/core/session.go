@@ -240,3 +240,18 @@ func (m *Sessions) Element(ctx context.Context, s *Session, key string) (*platfo
 	}
 	return d, nil
 }
+
+// Watch returns a channel that receives a value when the session's app
+// reports a change, or nil (a channel that never fires) when the platform
+// cannot tell: callers keep a poll as the safety net either way.
+func (m *Sessions) Watch(ctx context.Context, s *Session) (<-chan struct{}, func()) {
+	w, ok := m.desk.(platform.Watcher)
+	if !ok {
+		return nil, func() {}
+	}
+	ch, stop, err := w.Watch(ctx, s.App)
+	if err != nil {
+		return nil, func() {}
+	}
+	return ch, stop
+}

@@ -18,7 +18,7 @@ import (
 const (
 	defaultTimeoutMs = 10000
 	maxTimeoutMs     = 120000
-	pollInterval     = 200 * time.Millisecond
+	safetyPoll       = 500 * time.Millisecond // wait_for re-reads at least this often
 )
 
 // timeout validates an optional timeoutMs argument.
@@ -138,8 +138,10 @@ func (h *handlers) inspectTools() []toolDef {
 			Annotations: readOnly("Wait for a change"),
 			Description: "Block until an element matching the criteria (as find_elements) appears, disappears, or " +
 				"has a property value (until \"property\": property one of name, description, role, state, value, " +
-				"text; for state, value is a state name, \"!state\" for its absence). Returns the matching elements " +
-				"when satisfied; fails with errorCode \"timeout\" (retryable) after timeoutMs (default 10000).",
+				"text; for state, value is a state name, \"!state\" for its absence). It re-reads as soon as the app " +
+				"reports a change (AT-SPI events), and at least every 500 ms for toolkits that stay silent. Returns " +
+				"the matching elements when satisfied; fails with errorCode \"timeout\" (retryable) after " +
+				"timeoutMs (default 10000).",
 			OutputSchema: outputSchema(schema{
 				"session": str, "satisfied": boolean, "elements": arr(elementSchema), "waitedMs": integer, "polls": integer,
 			}, "session", "satisfied"),
@@ -484,6 +486,10 @@ func (h *handlers) waitFor(ctx context.Context, _ *mcp.CallToolRequest, in waitA
 	if err != nil {
 		return fail(err)
 	}
+	// Event-driven: read again as soon as the app reports a change, and at
+	// least every safetyPoll for toolkits that stay silent.
+	changes, stop := h.sessions.Watch(ctx, s)
+	defer stop()
 	start := time.Now()
 	deadline := start.Add(limit)
 	polls := 0
@@ -500,7 +506,8 @@ func (h *handlers) waitFor(ctx context.Context, _ *mcp.CallToolRequest, in waitA
 			return success(map[string]any{"session": s.ID, "satisfied": true, "elements": nonNilEls(matched),
 				"waitedMs": time.Since(start).Milliseconds(), "polls": polls})
 		}
-		if time.Now().Add(pollInterval).After(deadline) {
+		left := time.Until(deadline)
+		if left <= 0 {
 			e := core.Errorf(core.CodeTimeout, "the condition (%s) did not hold within %d ms; check the criteria with find_elements, or wait longer", in.Until, limit.Milliseconds())
 			e.Retryable, e.Disposition = true, "transient"
 			return fail(e)
@@ -508,7 +515,8 @@ func (h *handlers) waitFor(ctx context.Context, _ *mcp.CallToolRequest, in waitA
 		select {
 		case <-ctx.Done():
 			return fail(core.Errorf(core.CodeTimeout, "cancelled"))
-		case <-time.After(pollInterval):
+		case <-changes:
+		case <-time.After(min(safetyPoll, left)):
 		}
 	}
 }

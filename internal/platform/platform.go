@@ -242,6 +242,13 @@ type Desktop interface {
 	Close() error
 }
 
+// Watcher is implemented by desktops that report changes as they happen:
+// the channel receives a value (coalesced) whenever the application emits
+// an accessibility event; stop ends the watch.
+type Watcher interface {
+	Watch(ctx context.Context, app App) (changes <-chan struct{}, stop func(), err error)
+}
+
 // Actor is what acting on applications needs of a platform: semantic
 // actions on elements first, real input as the fallback. Implementations
 // bound every call by the context's deadline and serialize input.

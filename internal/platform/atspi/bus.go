@@ -107,6 +107,7 @@ type Conn struct {
 
 	mu       sync.Mutex
 	appLocks map[string]*sync.Mutex
+	watch    watchers
 }
 
 // Dial connects to the accessibility bus at addr and registers for events, so
@@ -120,7 +121,7 @@ func Dial(ctx context.Context, addr string, source BusSource) (*Conn, error) {
 	c := &Conn{bus: bus, Address: addr, Source: source, appLocks: map[string]*sync.Mutex{}}
 	cctx, cancel := withCallTimeout(ctx)
 	defer cancel()
-	for _, ev := range []string{"object:children-changed", "object:state-changed", "object:property-change"} {
+	for _, ev := range []string{"object:children-changed", "object:state-changed", "object:property-change", "object:text-changed", "window:"} {
 		call := bus.Object(registryName, registryPath).CallWithContext(cctx, "org.a11y.atspi.Registry.RegisterEvent", 0, ev, []string{}, "")
 		if call.Err != nil {
 			// at-spi2-core before 2.46 has the two-argument form.

@@ -241,3 +241,12 @@ func (l *Lazy) Screen() platform.Rect {
 	}
 	return d.Screen()
 }
+
+// Watch reports the application's accessibility events.
+func (l *Lazy) Watch(ctx context.Context, app platform.App) (<-chan struct{}, func(), error) {
+	d, err := l.get(ctx)
+	if err != nil {
+		return nil, func() {}, err
+	}
+	return d.Watch(ctx, app)
+}

@@ -217,3 +217,11 @@ func (d *Desktop) BusOwner(ctx context.Context, bus string) (int, error) {
 	}
 	return d.A11y.BusOwner(ctx, bus)
 }
+
+// Watch reports the application's accessibility events.
+func (d *Desktop) Watch(ctx context.Context, app platform.App) (<-chan struct{}, func(), error) {
+	if err := d.needA11y(app); err != nil {
+		return nil, func() {}, err
+	}
+	return d.A11y.Watch(ctx, app.BusName)
+}
