@@ -175,7 +175,11 @@ func spawn(name string, argv []string, env []string, dir string, s stdio) (*Proc
 	cmd.ExtraFiles = s.extra
 	// Its own process group keeps a terminal's Ctrl-C away from it, so that
 	// the teardown, not the signal, decides the order things die in.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: !s.samePgrp}
+	// Pdeathsig: if this process dies without tearing down (SIGKILL, a
+	// test binary's timeout panic), the desktop goes with it instead of
+	// lingering. Go never retires the OS thread that forked (nothing here
+	// locks threads), so the signal means what it says.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: !s.samePgrp, Pdeathsig: syscall.SIGTERM}
 	cmd.WaitDelay = killGrace
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = s.in, s.out, s.err
 	var logf *os.File
