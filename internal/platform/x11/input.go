@@ -402,6 +402,37 @@ func (c *Conn) KeyChord(ctx context.Context, ch Chord) error {
 	if ch.Key == 0 || ch.Mods&^(ModCtrl|ModAlt|ModShift|ModSuper) != 0 {
 		return fmt.Errorf("x11: invalid key chord %+v", ch)
 	}
+	return c.withKeys(ctx, func(ctx context.Context, s *keySession) error {
+		kc, shift, err := s.keycode(ctx, ch.Key)
+		if err != nil {
+			return err
+		}
+		var mods []xproto.Keycode
+		for _, m := range modNames {
+			if ch.Mods&m.mod != 0 || (m.mod == ModShift && shift) {
+				mk, err := s.modKeycode(m.mod)
+				if err != nil {
+					return err
+				}
+				mods = append(mods, mk)
+			}
+		}
+		for _, mk := range mods {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("x11: key chord %s: %w", ch, err)
+			}
+			s.press(mk)
+		}
+		s.press(kc)
+		s.release(kc)
+		return nil // finish releases the modifiers and round-trips
+	})
+}
+
+// withKeys runs fn as one key session: behind the input lock, bounded by
+// ctx, with every key it pressed released and every keycode it bound
+// restored at the end, whatever happens.
+func (c *Conn) withKeys(ctx context.Context, fn func(ctx context.Context, s *keySession) error) error {
 	_, err := call(ctx, func(ctx context.Context) (struct{}, error) {
 		inputMu.Lock()
 		defer inputMu.Unlock()
@@ -412,31 +443,7 @@ func (c *Conn) KeyChord(ctx context.Context, ch Chord) error {
 		if err != nil {
 			return struct{}{}, err
 		}
-		return struct{}{}, s.run(func() error {
-			kc, shift, err := s.keycode(ctx, ch.Key)
-			if err != nil {
-				return err
-			}
-			var mods []xproto.Keycode
-			for _, m := range modNames {
-				if ch.Mods&m.mod != 0 || (m.mod == ModShift && shift) {
-					mk, err := s.modKeycode(m.mod)
-					if err != nil {
-						return err
-					}
-					mods = append(mods, mk)
-				}
-			}
-			for _, mk := range mods {
-				if err := ctx.Err(); err != nil {
-					return fmt.Errorf("x11: key chord %s: %w", ch, err)
-				}
-				s.press(mk)
-			}
-			s.press(kc)
-			s.release(kc)
-			return nil // finish releases the modifiers and round-trips
-		})
+		return struct{}{}, s.run(func() error { return fn(ctx, s) })
 	})
 	return err
 }
@@ -468,46 +475,35 @@ func (c *Conn) TypeText(ctx context.Context, text string) (int, error) {
 		return 0, nil
 	}
 	var typed atomic.Int64
-	_, err := call(ctx, func(ctx context.Context) (struct{}, error) {
-		inputMu.Lock()
-		defer inputMu.Unlock()
-		if err := c.beginInput(ctx); err != nil {
-			return struct{}{}, err
-		}
-		s, err := c.newKeySession()
-		if err != nil {
-			return struct{}{}, err
-		}
-		return struct{}{}, s.run(func() error {
-			for _, ks := range syms {
-				if err := ctx.Err(); err != nil {
-					return fmt.Errorf("x11: typing stopped after %d of %d characters: %w", typed.Load(), len(syms), err)
-				}
-				kc, shift, err := s.keycode(ctx, ks)
-				if err != nil {
-					return err
-				}
-				var sk xproto.Keycode
-				if shift {
-					if sk, err = s.modKeycode(ModShift); err != nil {
-						return err
-					}
-					s.press(sk)
-				}
-				s.press(kc)
-				s.release(kc)
-				if shift {
-					s.release(sk)
-				}
-				// One round trip per character paces the typing and lets a
-				// cancellation stop it promptly.
-				if err := s.c.roundTrip(); err != nil {
-					return err
-				}
-				typed.Add(1)
+	err := c.withKeys(ctx, func(ctx context.Context, s *keySession) error {
+		for _, ks := range syms {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("x11: typing stopped after %d of %d characters: %w", typed.Load(), len(syms), err)
 			}
-			return nil
-		})
+			kc, shift, err := s.keycode(ctx, ks)
+			if err != nil {
+				return err
+			}
+			var sk xproto.Keycode
+			if shift {
+				if sk, err = s.modKeycode(ModShift); err != nil {
+					return err
+				}
+				s.press(sk)
+			}
+			s.press(kc)
+			s.release(kc)
+			if shift {
+				s.release(sk)
+			}
+			// One round trip per character paces the typing and lets a
+			// cancellation stop it promptly.
+			if err := s.c.roundTrip(); err != nil {
+				return err
+			}
+			typed.Add(1)
+		}
+		return nil
 	})
 	return int(typed.Load()), err
 }
