@@ -203,6 +203,7 @@ func TestActStaleAndRestarted(t *testing.T) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "act stale", "--delayed-dialog", "300")
 	s := startMCP(t, d, "", "--allow-input")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
+	submitBefore := findOne(t, s, sess, map[string]any{"name": "Submit", "role": "push button"})
 	s.ok(t, "wait_for", map[string]any{"session": sess, "name": "Delayed dialog", "until": "appears", "timeoutMs": 30000})
 	ok := findOne(t, s, sess, map[string]any{"name": "OK", "role": "push button"})
 	s.ok(t, "click", map[string]any{"session": sess, "element": ok.Ref})
@@ -218,7 +219,12 @@ func TestActStaleAndRestarted(t *testing.T) {
 		t.Errorf("a stale ref after a re-read: %v", out)
 	}
 
+	// The UI changed twice (a dialog came and went): an element that stayed
+	// keeps its ref.
 	submit := findOne(t, s, sess, map[string]any{"name": "Submit", "role": "push button"})
+	if submit.Ref != submitBefore.Ref {
+		t.Errorf("Submit's ref changed across reads: %s -> %s", submitBefore.Ref, submit.Ref)
+	}
 	app.Proc.Stop()
 	<-app.Proc.Done()
 	again := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "act stale")

@@ -117,19 +117,24 @@ func (t *Tree) Lookup(r Ref) (*platform.Node, int, error) {
 	default:
 		return nil, 0, fmt.Errorf("%w %s: unknown tree %q; %s", ErrMalformedRef, r, r.Tree, refForm)
 	}
-	if r.ID < 0 || r.ID >= len(t.nodes) {
-		span := "it is empty"
-		if len(t.nodes) > 0 {
-			span = fmt.Sprintf("it has e0 to e%d", len(t.nodes)-1)
-		}
+	id, ok := t.intID(r.ID)
+	if !ok {
 		reread := "get_a11y_tree or find_elements"
 		if t.kind == KindVisual {
 			reread = "get_visual_tree"
 		}
+		if t.ext != nil {
+			return nil, 0, fmt.Errorf("%w: %s is not in the tree last read: the element is gone (the UI changed) or the ref was never handed out; re-read the tree (%s) and use a fresh ref",
+				ErrUnknownRef, Ref{Tree: t.kind, ID: r.ID}, reread)
+		}
+		span := "it is empty"
+		if len(t.nodes) > 0 {
+			span = fmt.Sprintf("it has e0 to e%d", len(t.nodes)-1)
+		}
 		return nil, 0, fmt.Errorf("%w: %s is not in the tree last read (%s); ids are positions and go stale when the UI changes: re-read the tree (%s) and use a fresh ref",
 			ErrUnknownRef, Ref{Tree: t.kind, ID: r.ID}, span, reread)
 	}
-	return t.nodes[r.ID], r.ID, nil
+	return t.nodes[id], id, nil
 }
 
 // LookupString parses s and looks it up: ParseRef then Lookup.

@@ -36,8 +36,9 @@ type Session struct {
 	Identity Identity
 	Created  time.Time
 
-	mu   sync.Mutex // guards tree
+	mu   sync.Mutex // guards tree and ids
 	tree *Tree
+	ids  IDs
 }
 
 // Sessions holds the open sessions over one desktop. Safe for concurrent use.
@@ -192,6 +193,7 @@ func (m *Sessions) Fetch(ctx context.Context, s *Session, timeout time.Duration,
 	t := NewTree(root, KindA11y)
 	t.Truncated = st.Truncated
 	s.mu.Lock()
+	s.ids.Number(t)
 	s.tree = t
 	s.mu.Unlock()
 	return t, st, nil

@@ -45,6 +45,8 @@ type Tree struct {
 	kids   [][]int          // by id; children ids, in order
 	byKey  map[string]int
 	byNode map[*platform.Node]int
+	ext    []int       // shown id by position; nil: ids are positions
+	byExt  map[int]int // position by shown id
 }
 
 // NewTree numbers and indexes the tree under root. kind is the tree kind and
@@ -185,7 +187,7 @@ func (t *Tree) Children(id int) []int {
 
 // RefString is the ref of id in this tree ("a11y:e12").
 func (t *Tree) RefString(id int) string {
-	return Ref{Tree: t.kind, ID: id}.String()
+	return Ref{Tree: t.kind, ID: t.extID(id)}.String()
 }
 
 // Element is one element as tools and `uiscope tree --format json` print it.
@@ -226,7 +228,7 @@ func (t *Tree) Element(id int) (*Element, bool) {
 func (t *Tree) element(id int) *Element {
 	n := t.nodes[id]
 	e := &Element{
-		ID:           "e" + strconv.Itoa(id),
+		ID:           "e" + strconv.Itoa(t.extID(id)),
 		Ref:          t.RefString(id),
 		Key:          n.Key,
 		Role:         n.Role.String(),

@@ -85,7 +85,8 @@ func (h *handlers) inspectTools() []toolDef {
 				"the tokens of \"json\", which gives full element objects. view \"control\" drops layout-only " +
 				"containers, \"content\" keeps what carries text or actions, \"raw\" everything. element scopes to " +
 				"a subtree, depth limits levels below it, maxNodes bounds the output (childrenOmitted / \"… N more\" " +
-				"say what was cut). Refs from this call replace those of earlier reads.",
+				"say what was cut). An element keeps its ref across reads in a session; the ref of an element that is " +
+				"gone is refused, never reused.",
 			OutputSchema: outputSchema(schema{
 				"session": str, "format": str, "view": str, "outline": str, "root": elementSchema,
 				"nodeCount": integer, "shown": integer, "omitted": integer, "truncated": boolean,
