@@ -3,6 +3,7 @@ package procinfo
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -66,6 +67,11 @@ func Frameworks(pid int) ([]Framework, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return frameworks(f, Executable(pid), Cmdline(pid))
+}
+
+// frameworks reads a maps listing and the executable's name.
+func frameworks(maps io.Reader, exe string, cmdline []string) ([]Framework, error) {
 	seen := map[string]bool{}
 	var out []Framework
 	add := func(fw Framework) {
@@ -74,7 +80,7 @@ func Frameworks(pid int) ([]Framework, error) {
 			out = append(out, fw)
 		}
 	}
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(maps)
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
 	for sc.Scan() {
 		line := sc.Text()
@@ -99,9 +105,8 @@ func Frameworks(pid int) ([]Framework, error) {
 			add(fw)
 		}
 	}
-	exe := Executable(pid)
 	switch b := strings.ToLower(filepath.Base(exe)); {
-	case b == "electron" || strings.Contains(strings.Join(Cmdline(pid), " "), "electron"):
+	case b == "electron" || strings.Contains(strings.Join(cmdline, " "), "electron"):
 		add(Framework{Name: "Electron", Evidence: exe})
 	case b == "chrome" || b == "chromium" || strings.HasPrefix(b, "chromium") || b == "google-chrome":
 		add(Framework{Name: "Chromium", Evidence: exe})
