@@ -320,6 +320,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"props", "--pid", pid, "--element", "e12x"}, "malformedRef"},
 		{[]string{"props", "--pid", pid, "--element", "visual:e3"}, "wrongTree"},
 		{[]string{"props", "--pid", pid, "--element", "a11y:e999999"}, "unknownRef"},
+		{[]string{"props", "--pid", pid, "--element", "atspi::1.999/org/a11y/atspi/accessible/424242"}, "elementGone"},
 		{[]string{"find", "--pid", pid, "--role", "no such role"}, "invalidArgument"},
 		{[]string{"find", "--pid", pid, "--name", "(", "--match", "regex"}, "invalidArgument"},
 		{[]string{"tree", "--window", "0xzz"}, "invalidArgument"},
@@ -329,6 +330,18 @@ func TestBadInput(t *testing.T) {
 		if r.code == 0 || !strings.Contains(r.stderr, tc.want) {
 			t.Errorf("uiscope %v: exit %d, stderr %q; want a failure mentioning %s", tc.args, r.code, r.stderr, tc.want)
 		}
+	}
+	// A durable key works where a ref would: it names one element for good.
+	f := runCLI(t, d, 30*time.Second, "find", "--pid", pid, "--name", "Submit", "--json")
+	var found struct {
+		Elements []elem `json:"elements"`
+	}
+	if err := json.Unmarshal([]byte(f.stdout), &found); err != nil || len(found.Elements) == 0 {
+		t.Fatalf("find Submit: %v %q", err, f.stdout)
+	}
+	p := runCLI(t, d, 30*time.Second, "props", "--pid", pid, "--element", found.Elements[0].Key)
+	if p.code != 0 || !strings.Contains(p.stdout, `"Submit"`) {
+		t.Errorf("props by key: exit %d %q %q", p.code, p.stdout, p.stderr)
 	}
 	// The app was left alone and still answers.
 	if r := runCLI(t, d, 30*time.Second, "find", "--pid", pid, "--name", "Submit"); r.code != 0 {
