@@ -183,11 +183,15 @@ func (h *handlers) connect(ctx context.Context, _ *mcp.CallToolRequest, in conne
 	}
 	sum := core.Summarize(s.App)
 	fws, _ := procinfo.Frameworks(s.App.Pid)
-	return success(map[string]any{
+	out := map[string]any{
 		"session": s.ID, "mode": s.Mode, "pid": s.App.Pid, "name": s.App.Name, "executable": s.App.Executable,
-		"toolkit": s.App.Toolkit, "toolkitVersion": s.App.ToolkitVersion, "window": s.Identity.Window,
+		"toolkit": s.App.Toolkit, "toolkitVersion": s.App.ToolkitVersion,
 		"windows": sum.Windows, "frameworks": frameworks(s.App, fws),
-	})
+	}
+	if s.Identity.Window != "" { // connected by window or title
+		out["window"] = s.Identity.Window
+	}
+	return success(out)
 }
 
 // frameworks merges the AT-SPI toolkit with what the process maps.
