@@ -73,11 +73,20 @@ func (m *Sessions) inputAllowed() error {
 
 // target is a resolved element, ready to act on.
 type target struct {
-	s     *Session
-	ref   string
-	node  *platform.Node
-	det   *platform.Details
-	actor platform.Actor
+	s       *Session
+	ref     string
+	node    *platform.Node
+	det     *platform.Details
+	actor   platform.Actor
+	changes <-chan struct{} // the app's events; nil when the platform has none
+	stop    func()
+}
+
+// done ends the target's event watch.
+func (t *target) done() {
+	if t.stop != nil {
+		t.stop()
+	}
 }
 
 // prepare checks the gate, the session's identity, the ref and that the
@@ -106,7 +115,9 @@ func (m *Sessions) prepare(ctx context.Context, sessionID, ref string) (*target,
 	if !st.Has(platform.StateSensitive) && !st.Has(platform.StateEnabled) {
 		return nil, Errorf(CodeDisabled, "%s (%s %q) is disabled (neither sensitive nor enabled); nothing was done", t.RefString(id), det.Node.Role, det.Node.Name)
 	}
-	return &target{s: s, ref: t.RefString(id), node: n, det: det, actor: a}, nil
+	// Listen before acting, so that the change the action causes is seen.
+	changes, stop := m.Watch(ctx, s)
+	return &target{s: s, ref: t.RefString(id), node: n, det: det, actor: a, changes: changes, stop: stop}, nil
 }
 
 func summarize(d *platform.Details) *Summary {
@@ -122,25 +133,53 @@ func summarize(d *platform.Details) *Summary {
 	return s
 }
 
-// after reads the element again once the app has had the event: it polls
-// until changed reports true or a short deadline passes.
+// after reads the element again once the app has had the event. Without a
+// condition it waits for the app's first event after the action (or
+// settleTime when none comes) and reads once; with one it re-reads on
+// every event, and at least every 50 ms, until the condition holds or
+// changeTime passes.
 func (m *Sessions) after(ctx context.Context, t *target, changed func(*platform.Details) bool) *platform.Details {
-	deadline := time.Now().Add(2 * time.Second)
+	read := func() *platform.Details {
+		d, err := m.desk.Element(ctx, t.s.App, t.node.Key)
+		if err != nil {
+			return nil
+		}
+		return d
+	}
+	if changed == nil {
+		select {
+		case <-t.changes:
+		case <-time.After(settleTime):
+		case <-ctx.Done():
+		}
+		return read()
+	}
+	deadline := time.Now().Add(changeTime)
 	var last *platform.Details
 	for {
-		d, err := m.desk.Element(ctx, t.s.App, t.node.Key)
-		if err == nil {
+		if d := read(); d != nil {
 			last = d
-			if changed == nil || changed(d) {
+			if changed(d) {
 				return d
 			}
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			return last
 		}
-		time.Sleep(50 * time.Millisecond)
+		select {
+		case <-t.changes:
+		case <-time.After(50 * time.Millisecond):
+		case <-ctx.Done():
+		}
 	}
 }
+
+// How long an action's read-back waits: for the first event when nothing
+// in particular is expected, for the expected change otherwise.
+const (
+	settleTime = 120 * time.Millisecond
+	changeTime = 2 * time.Second
+)
 
 func (t *target) result(method, detail string, after *platform.Details) *ActResult {
 	r := &ActResult{Element: t.ref, Method: method, Detail: detail, Before: summarize(t.det)}
@@ -177,6 +216,7 @@ func (m *Sessions) Click(ctx context.Context, sessionID, ref string) (*ActResult
 	if err != nil {
 		return nil, err
 	}
+	defer t.done()
 	if used, err := t.actor.DoAction(ctx, t.s.App, t.node.Key, clickActions...); err == nil {
 		return t.result(MethodAction, used, m.after(ctx, t, nil)), nil
 	} else if !errors.Is(err, platform.ErrNotSupported) {
@@ -243,6 +283,7 @@ func (m *Sessions) Invoke(ctx context.Context, sessionID, ref, action string) (*
 	if err != nil {
 		return nil, err
 	}
+	defer t.done()
 	names := clickActions
 	if action != "" {
 		names = []string{action}
@@ -260,6 +301,7 @@ func (m *Sessions) Toggle(ctx context.Context, sessionID, ref string) (*ActResul
 	if err != nil {
 		return nil, err
 	}
+	defer t.done()
 	was := t.det.Node.States.Has(platform.StateChecked)
 	flipped := func(d *platform.Details) bool { return d.Node.States.Has(platform.StateChecked) != was }
 	method, detail := MethodAction, ""
@@ -293,6 +335,7 @@ func (m *Sessions) SetValue(ctx context.Context, sessionID, ref, value string) (
 	if err != nil {
 		return nil, err
 	}
+	defer t.done()
 	n := &t.det.Node
 	num, numErr := strconv.ParseFloat(strings.TrimSpace(value), 64)
 	switch {
@@ -349,6 +392,7 @@ func (m *Sessions) SetExpanded(ctx context.Context, sessionID, ref string, expan
 	if err != nil {
 		return nil, err
 	}
+	defer t.done()
 	st := t.det.Node.States
 	if st.Has(platform.StateExpanded) == expanded {
 		r := t.result(MethodNone, "", nil)
@@ -389,6 +433,7 @@ func (m *Sessions) Select(ctx context.Context, sessionID, ref, mode string) (*Ac
 	if err != nil {
 		return nil, err
 	}
+	defer t.done()
 	want := mode != "remove"
 	// Menu items are chosen by activating them: a GTK 3 combo box's menu
 	// accepts Selection calls and changes nothing.
@@ -470,6 +515,7 @@ func (m *Sessions) Focus(ctx context.Context, sessionID, ref string) (*ActResult
 	if err != nil {
 		return nil, err
 	}
+	defer t.done()
 	if _, err := m.activate(ctx, t); err != nil {
 		return nil, err
 	}
@@ -485,6 +531,7 @@ func (m *Sessions) SelectText(ctx context.Context, sessionID, ref string, start,
 	if err != nil {
 		return nil, err
 	}
+	defer t.done()
 	if start < 0 || (end >= 0 && end < start) {
 		return nil, Errorf(CodeInvalidArgument, "start must be >= 0 and end >= start (or -1 for the end); got %d..%d", start, end)
 	}
@@ -524,6 +571,7 @@ func (m *Sessions) Scroll(ctx context.Context, sessionID, ref, direction string,
 	if err != nil {
 		return nil, err
 	}
+	defer t.done()
 	if direction == "intoView" {
 		if err := t.actor.ScrollTo(ctx, t.s.App, t.node.Key); err != nil {
 			return nil, mapActErr(err)
@@ -562,6 +610,7 @@ func (m *Sessions) TypeText(ctx context.Context, sessionID, ref, text string) (*
 	if err != nil {
 		return nil, err
 	}
+	defer t.done()
 	runes := []rune(text)
 	typed := 0
 	for typed < len(runes) {
@@ -605,6 +654,7 @@ func (m *Sessions) PressKey(ctx context.Context, sessionID, ref, keys string) (*
 	if err != nil {
 		return nil, err
 	}
+	defer t.done()
 	if err := t.actor.KeyChord(ctx, keys); err != nil {
 		return nil, mapActErr(err)
 	}
@@ -643,7 +693,7 @@ func (m *Sessions) keyboardTarget(ctx context.Context, sessionID, ref string) (*
 	if err := a.Activate(ctx, win); err != nil {
 		return nil, win, mapActErr(err)
 	}
-	return &target{s: s, actor: a}, win, nil
+	return &target{s: s, actor: a, stop: func() {}}, win, nil
 }
 
 // mainWindow is the session's window: the one it connected by, else the
