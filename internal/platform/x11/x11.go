@@ -67,6 +67,11 @@ func OpenContext(ctx context.Context, display string) (*Conn, error) {
 		xc  *xgb.Conn
 		err error
 	}
+	// An ended context never connects: checked first, because a fast
+	// handshake could otherwise win the race below.
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("x11: connecting to display %q: %w", display, err)
+	}
 	// The handshake blocks on the socket with no deadline of its own, so it
 	// runs aside; if we give up first, whoever finishes later closes it.
 	ch := make(chan result) // unbuffered: a late result must see abandoned
