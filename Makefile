@@ -7,7 +7,7 @@ BIN      := bin/uiscope
 PKGS     := ./...
 TESTFLAGS ?= -race -count=1 -timeout 20m
 
-.PHONY: all build deps demo test lint unit bench fuzz tools-doc clean
+.PHONY: all build deps demo test lint unit bench fuzz interop clean
 
 all: build
 
@@ -44,6 +44,12 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseWindowID$$' -fuzztime $(FUZZTIME) ./internal/core/
 	$(GO) test -run '^$$' -fuzz '^FuzzParseChord$$' -fuzztime $(FUZZTIME) ./internal/platform/x11/
 	$(GO) test -run '^$$' -fuzz '^FuzzSplitWords$$' -fuzztime $(FUZZTIME) ./cmd/uiscope/
+
+# The official TypeScript SDK client against a real `uiscope mcp --sandbox`
+# (not part of make test: it needs node and the npm registry).
+interop: deps build
+	cd testdata/interop && npm install --no-audit --no-fund --silent
+	UISCOPE_BIN=$(CURDIR)/$(BIN) node testdata/interop/ts_client.mjs
 
 clean:
 	rm -rf bin bench.out
