@@ -60,40 +60,13 @@ const (
 	fakeMotion        = 6
 )
 
-// initXTest enables XTEST once, registering the opcode the way initRes does
-// (xtest.Init writes xgb's process-global tables without a lock). XTEST has
-// no events or errors, so the opcode is all it needs.
+// initXTest enables XTEST once (see extension).
 func (c *Conn) initXTest() error {
-	c.mu.Lock()
-	st := c.xtestState
-	c.mu.Unlock()
-	switch {
-	case st > 0:
-		return nil
-	case st < 0:
-		return fmt.Errorf("x11: %w", ErrNoXTest)
+	ok, err := c.extension("XTEST", &c.xtestState)
+	if err == nil && !ok {
+		err = fmt.Errorf("x11: %w", ErrNoXTest)
 	}
-	r, err := xproto.QueryExtension(c.xc, uint16(len("XTEST")), "XTEST").Reply()
-	if err != nil {
-		return fmt.Errorf("x11: querying XTEST: %w", err)
-	}
-	if r == nil {
-		return errors.New("x11: querying XTEST: connection closed")
-	}
-	st = -1
-	if r.Present {
-		c.xc.ExtLock.Lock()
-		c.xc.Extensions["XTEST"] = r.MajorOpcode
-		c.xc.ExtLock.Unlock()
-		st = 1
-	}
-	c.mu.Lock()
-	c.xtestState = st
-	c.mu.Unlock()
-	if st < 0 {
-		return fmt.Errorf("x11: %w", ErrNoXTest)
-	}
-	return nil
+	return err
 }
 
 // roundTrip waits until the server has processed every request sent before.

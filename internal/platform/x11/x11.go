@@ -406,37 +406,42 @@ func (c *Conn) WindowPid(ctx context.Context, id uint32) (int, error) {
 	})
 }
 
-// initRes enables X-Resource once. res.Init is avoided on purpose: it writes
-// xgb's process-global event/error tables without a lock, racing with the
-// reader goroutine of every other xgb connection in the process.
-// X-Resource defines no events or errors, so registering the opcode is all
-// it needs.
-func (c *Conn) initRes() (bool, error) {
+// extension registers an X extension's opcode on this connection once and
+// reports whether the server has it; state caches the answer (0 unknown,
+// 1 present, -1 absent). The xgb packages' Init functions are avoided on
+// purpose: they write xgb's process-global event/error tables without a
+// lock, racing with the reader goroutine of every other xgb connection in
+// the process. The extensions used here (X-Resource, XTEST) define no
+// events or errors, so the opcode is all they need.
+func (c *Conn) extension(name string, state *int) (bool, error) {
 	c.mu.Lock()
-	st := c.resState
+	st := *state
 	c.mu.Unlock()
 	if st != 0 {
 		return st > 0, nil
 	}
-	r, err := xproto.QueryExtension(c.xc, uint16(len("X-Resource")), "X-Resource").Reply()
+	r, err := xproto.QueryExtension(c.xc, uint16(len(name)), name).Reply()
 	if err != nil {
-		return false, fmt.Errorf("x11: querying X-Resource: %w", err)
+		return false, fmt.Errorf("x11: querying %s: %w", name, err)
 	}
 	if r == nil {
-		return false, errors.New("x11: querying X-Resource: connection closed")
+		return false, fmt.Errorf("x11: querying %s: connection closed", name)
 	}
 	st = -1
 	if r.Present {
 		c.xc.ExtLock.Lock()
-		c.xc.Extensions["X-Resource"] = r.MajorOpcode
+		c.xc.Extensions[name] = r.MajorOpcode
 		c.xc.ExtLock.Unlock()
 		st = 1
 	}
 	c.mu.Lock()
-	c.resState = st
+	*state = st
 	c.mu.Unlock()
 	return st > 0, nil
 }
+
+// initRes enables X-Resource once.
+func (c *Conn) initRes() (bool, error) { return c.extension("X-Resource", &c.resState) }
 
 // resPids asks the server which local process owns the client behind each
 // window (any resource id of a client identifies it), in one round trip.
