@@ -36,15 +36,12 @@ func runFind(ctx context.Context, c *cli, args []string) error {
 	if _, err := q.Compile(); err != nil {
 		return cliError(c, "find", err)
 	}
-	d, app, err := openTarget(ctx, t)
+	tt, err := readTarget(ctx, t, time.Duration(*timeoutMs)*time.Millisecond, platform.TreeOptions{Actions: *asJSON})
 	if err != nil {
 		return cliError(c, "find", err)
 	}
-	defer d.Close()
-	tree, st, err := fetchTree(ctx, d, app, time.Duration(*timeoutMs)*time.Millisecond, platform.TreeOptions{Actions: *asJSON})
-	if err != nil {
-		return cliError(c, "find", err)
-	}
+	defer tt.desk.Close()
+	tree, st := tt.tree, tt.st
 	els, fst, err := tree.Find(q)
 	if err != nil {
 		return cliError(c, "find", err)

@@ -39,16 +39,13 @@ func runProps(ctx context.Context, c *cli, args []string) error {
 		}
 		ref = r
 	}
-	d, app, err := openTarget(ctx, t)
-	if err != nil {
-		return cliError(c, "props", err)
-	}
-	defer d.Close()
 	timeout := time.Duration(*timeoutMs) * time.Millisecond
-	tree, _, err := fetchTree(ctx, d, app, timeout, platform.TreeOptions{})
+	tt, err := readTarget(ctx, t, timeout, platform.TreeOptions{})
 	if err != nil {
 		return cliError(c, "props", err)
 	}
+	defer tt.desk.Close()
+	d, app, tree := tt.desk, tt.app, tt.tree
 	var key, shown string
 	if byKey {
 		id, ok := tree.ByKey(*element)

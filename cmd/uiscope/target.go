@@ -69,6 +69,30 @@ func openTarget(ctx context.Context, t *core.Target) (*linux.Desktop, platform.A
 	return d, app, nil
 }
 
+// targetTree is what tree, find and props share: the desktop (the caller
+// closes it), the target application and its tree, read within timeout.
+type targetTree struct {
+	desk *linux.Desktop
+	app  platform.App
+	tree *core.Tree
+	st   platform.TreeStats
+}
+
+// readTarget connects, resolves the target and reads its tree. On error
+// nothing is left open.
+func readTarget(ctx context.Context, t *core.Target, timeout time.Duration, opts platform.TreeOptions) (*targetTree, error) {
+	d, app, err := openTarget(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	tree, st, err := fetchTree(ctx, d, app, timeout, opts)
+	if err != nil {
+		d.Close()
+		return nil, err
+	}
+	return &targetTree{desk: d, app: app, tree: tree, st: st}, nil
+}
+
 // fetchTree reads the target's tree within timeout.
 func fetchTree(ctx context.Context, d *linux.Desktop, app platform.App, timeout time.Duration, opts platform.TreeOptions) (*core.Tree, platform.TreeStats, error) {
 	tctx, cancel := context.WithTimeout(ctx, timeout)

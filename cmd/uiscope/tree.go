@@ -59,15 +59,12 @@ func runTree(ctx context.Context, c *cli, args []string) error {
 		}
 		scope = r
 	}
-	d, app, err := openTarget(ctx, t)
+	tt, err := readTarget(ctx, t, time.Duration(*timeoutMs)*time.Millisecond, platform.TreeOptions{Actions: *format == "json"})
 	if err != nil {
 		return cliError(c, "tree", err)
 	}
-	defer d.Close()
-	tree, st, err := fetchTree(ctx, d, app, time.Duration(*timeoutMs)*time.Millisecond, platform.TreeOptions{Actions: *format == "json"})
-	if err != nil {
-		return cliError(c, "tree", err)
-	}
+	defer tt.desk.Close()
+	app, tree, st := tt.app, tt.tree, tt.st
 	if *element != "" {
 		_, id, err := tree.Lookup(scope)
 		if err != nil {
