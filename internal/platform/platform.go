@@ -60,6 +60,7 @@ const (
 	RoleFrame        Role = 23
 	RolePanel        Role = 39
 	RolePasswordText Role = 40
+	RoleScrollBar    Role = 48
 	RoleUnknown      Role = 67
 	RoleWindow       Role = 69
 	RoleApplication  Role = 75

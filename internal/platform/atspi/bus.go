@@ -108,6 +108,9 @@ type Conn struct {
 	mu       sync.Mutex
 	appLocks map[string]*sync.Mutex
 	watch    watchers
+	// boundsEvents: bounds changes were asked for (by the first mirror).
+	// Guarded by watch.mu.
+	boundsEvents bool
 }
 
 // Dial connects to the accessibility bus at addr and registers for events, so
@@ -119,20 +122,30 @@ func Dial(ctx context.Context, addr string, source BusSource) (*Conn, error) {
 		return nil, fmt.Errorf("%w: connect %s: %v", platform.ErrNoBus, addr, err)
 	}
 	c := &Conn{bus: bus, Address: addr, Source: source, appLocks: map[string]*sync.Mutex{}}
-	cctx, cancel := withCallTimeout(ctx)
-	defer cancel()
 	for _, ev := range []string{"object:children-changed", "object:state-changed", "object:property-change", "object:text-changed", "window:"} {
-		call := bus.Object(registryName, registryPath).CallWithContext(cctx, "org.a11y.atspi.Registry.RegisterEvent", 0, ev, []string{}, "")
-		if call.Err != nil {
-			// at-spi2-core before 2.46 has the two-argument form.
-			call = bus.Object(registryName, registryPath).CallWithContext(cctx, "org.a11y.atspi.Registry.RegisterEvent", 0, ev)
-		}
-		if call.Err != nil {
+		if err := c.registerEvent(ctx, ev); err != nil {
 			bus.Close()
-			return nil, fmt.Errorf("%w: registry at %s does not answer: %v", platform.ErrNoBus, addr, call.Err)
+			return nil, err
 		}
 	}
 	return c, nil
+}
+
+// registerEvent tells the registry, and through it every application, that
+// this connection listens to events of the given kind.
+func (c *Conn) registerEvent(ctx context.Context, ev string) error {
+	cctx, cancel := withCallTimeout(ctx)
+	defer cancel()
+	reg := c.bus.Object(registryName, registryPath)
+	call := reg.CallWithContext(cctx, "org.a11y.atspi.Registry.RegisterEvent", 0, ev, []string{}, "")
+	if call.Err != nil {
+		// at-spi2-core before 2.46 has the two-argument form.
+		call = reg.CallWithContext(cctx, "org.a11y.atspi.Registry.RegisterEvent", 0, ev)
+	}
+	if call.Err != nil {
+		return fmt.Errorf("%w: registry at %s does not answer: %v", platform.ErrNoBus, c.Address, call.Err)
+	}
+	return nil
 }
 
 // Open locates the bus and dials it.

@@ -35,6 +35,12 @@ type TreeOptions struct {
 	// shows a top-level element (frame, dialog, window). Needed for toolkits
 	// that report window-relative extents (GTK 4); nil leaves them as read.
 	WindowOrigin func(ctx context.Context, top *platform.Node) (x, y int, ok bool)
+	// Mirror serves whole-tree reads from a copy of the tree kept current
+	// by the application's events, re-reading only what they touched (see
+	// mirror.go). For long-lived connections to toolkits whose events
+	// cover every change, bounds included (GTK 3); ignored together with
+	// WindowOrigin.
+	Mirror bool
 }
 
 // coordType is what GetExtents is asked for: window coordinates (1) when
@@ -213,7 +219,6 @@ func (c *Conn) Tree(ctx context.Context, bus string, opts TreeOptions) (*platfor
 
 // SubTree reads the tree under the element with the given key.
 func (c *Conn) SubTree(ctx context.Context, key string, opts TreeOptions) (*platform.Node, TreeStats, error) {
-	start := time.Now()
 	if opts.MaxNodes <= 0 {
 		opts.MaxNodes = 50000
 	}
@@ -227,7 +232,16 @@ func (c *Conn) SubTree(ctx context.Context, key string, opts TreeOptions) (*plat
 	lock := c.appLock(bus)
 	lock.Lock()
 	defer lock.Unlock()
+	if opts.Mirror && path == rootPath && opts.WindowOrigin == nil {
+		return c.mirrorTree(ctx, bus, opts)
+	}
+	return c.read(ctx, bus, path, opts)
+}
 
+// read walks the tree under one element; the caller holds the app lock.
+func (c *Conn) read(ctx context.Context, bus string, path dbus.ObjectPath, opts TreeOptions) (*platform.Node, TreeStats, error) {
+	start := time.Now()
+	key := objRef{bus, path}.key()
 	st := TreeStats{Strategy: "walk"}
 	var cache map[objRef]*cached
 	cerr := errors.New("cache not asked for")

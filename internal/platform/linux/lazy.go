@@ -9,7 +9,8 @@ import (
 
 // Lazy is a Desktop that connects on first use and tries again on the next
 // call when connecting failed, so that a long-running server started before
-// the desktop (or its accessibility bus) keeps working once it appears.
+// the desktop (or its accessibility bus) keeps working once it appears. Being
+// long-lived, it mirrors the trees it can (Desktop.Mirror).
 type Lazy struct {
 	mu sync.Mutex
 	d  *Desktop
@@ -33,6 +34,7 @@ func (l *Lazy) get(ctx context.Context) (*Desktop, error) {
 	if l.d != nil {
 		l.d.Close()
 	}
+	d.Mirror = true
 	l.d = d
 	return d, nil
 }

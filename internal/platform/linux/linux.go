@@ -25,6 +25,10 @@ type Desktop struct {
 	A11yErr error
 	X       *x11.Conn
 	XErr    error
+	// Mirror serves repeated tree reads of toolkits whose events cover
+	// every change (GTK 3) from a copy kept current by those events; for
+	// long-lived connections, such as a server's.
+	Mirror bool
 }
 
 var _ platform.Desktop = (*Desktop)(nil)
@@ -129,7 +133,7 @@ func (d *Desktop) Tree(ctx context.Context, app platform.App, opts platform.Tree
 		return nil, platform.TreeStats{}, err
 	}
 	return d.A11y.Tree(ctx, app.BusName, atspi.TreeOptions{MaxNodes: opts.MaxNodes, Actions: opts.Actions,
-		WindowOrigin: d.originFunc(app), NoShowing: isGTK4(app)})
+		WindowOrigin: d.originFunc(app), NoShowing: isGTK4(app), Mirror: d.Mirror && Mirrorable(app)})
 }
 
 // Element reads one element of the application live.
@@ -145,6 +149,14 @@ func (d *Desktop) Element(ctx context.Context, app platform.App, key string) (*p
 		return nil, fmt.Errorf("%w: element %s belongs to another application", platform.ErrElementGone, key)
 	}
 	return d.A11y.Element(ctx, key, atspi.ElementOptions{WindowOrigin: d.originFunc(app)})
+}
+
+// Mirrorable reports whether an application's events are known to announce
+// every change to its tree, bounds included, so that a mirror of it can be
+// as true as a walk: GTK 3's atk-bridge (tested against fresh walks in
+// atspi's mirror tests). GTK 4 and Qt 5 send no bounds changes.
+func Mirrorable(app platform.App) bool {
+	return strings.EqualFold(app.Toolkit, "gtk") && strings.HasPrefix(app.ToolkitVersion, "3.")
 }
 
 // isGTK4 reports a GTK 4 application, which sets SHOWING on windows only.

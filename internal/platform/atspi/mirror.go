@@ -1,0 +1,472 @@
+package atspi
+
+// A mirror is one application's tree as last read, kept current by the
+// application's events, so that a repeated read costs a few calls and a
+// copy rather than a walk (libatspi keeps its client cache the same way,
+// but without bounds).
+//
+// Events name the object that changed, and the mirror re-reads that
+// object's whole subtree, or only the subtree's bounds for a bounds change:
+// every node it serves was read after the last event that touched it or an
+// ancestor. Two changes come without an event on the moved elements or
+// their ancestors, and are handled on their own:
+//   - scrolling moves a pane's content, and only the scroll bar's value
+//     says so: a scroll bar's value change re-reads its parent's subtree;
+//   - the window manager moves a window: every read asks each top-level
+//     element for its extents, and a moved one has its subtree's bounds
+//     re-read.
+//
+// That read is also the synchronization point: the application sends the
+// events of every change before its answer, and the watchers' barrier
+// makes sure they are noted before the mirror is used. A mirror older than
+// mirrorMaxAge, one whose event stream may have overflowed and one that
+// would re-read most of itself anyway are replaced by a fresh whole read.
+//
+// Whether a toolkit's events cover every change is the caller's judgement
+// (TreeOptions.Mirror): GTK 3's atk-bridge sends bounds changes for every
+// allocation; others are read afresh every time. Tests compare mirror reads
+// with fresh walks after changes.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/uiscope/uiscope/internal/platform"
+)
+
+// mirrorMaxAge is how long a mirror is trusted before it is read afresh:
+// the safety net for a change no event announced.
+const mirrorMaxAge = 5 * time.Second
+
+// dirt says what an event asks to re-read of an object.
+type dirt uint8
+
+const (
+	dirtBounds dirt = 1 << iota // the bounds in its subtree
+	dirtAll                     // its whole subtree
+	dirtValue                   // its value: a scroll bar's parent's subtree, else its own
+)
+
+type mirror struct {
+	bus string
+
+	mu    sync.Mutex // guards dirty and stale; taken under watchers.mu
+	dirty map[dbus.ObjectPath]dirt
+	stale bool                         // everything must be read again
+	rects map[dbus.ObjectPath][4]int32 // the last allocation announced
+
+	// The tree, guarded by the application's lock.
+	root   *platform.Node
+	nodes  map[dbus.ObjectPath]*platform.Node
+	parent map[dbus.ObjectPath]*platform.Node
+	opts   TreeOptions // what the tree was read with
+	readAt time.Time
+}
+
+// note records what an event from the application asks to re-read.
+func (m *mirror) note(sig *dbus.Signal) {
+	member := sig.Name[strings.LastIndexByte(sig.Name, '.')+1:]
+	detail := ""
+	if len(sig.Body) > 0 {
+		detail, _ = sig.Body[0].(string)
+	}
+	var d dirt
+	switch member {
+	case "TextCaretMoved", "TextSelectionChanged", "TextAttributesChanged":
+		return // the caret and the text selection are not in the tree
+	case "BoundsChanged":
+		d = dirtBounds
+		// It carries the element's allocation, relative to its toolkit
+		// window. The same allocation again moved nothing: elements with
+		// windows of their own announce their moves themselves, and
+		// windows moving are checked on every read. (GTK 3 announces
+		// every frame of a spinner this way.)
+		if r, ok := eventRect(sig); ok {
+			m.mu.Lock()
+			same := m.rects[sig.Path] == r
+			m.rects[sig.Path] = r
+			m.mu.Unlock()
+			if same {
+				return
+			}
+		}
+	case "PropertyChange":
+		d = dirtAll
+		if detail == "accessible-value" {
+			d = dirtValue
+		}
+	default:
+		d = dirtAll
+	}
+	m.mu.Lock()
+	m.dirty[sig.Path] |= d
+	m.mu.Unlock()
+}
+
+// eventRect is the rectangle an event carries in its any_data, (iiii).
+func eventRect(sig *dbus.Signal) ([4]int32, bool) {
+	var r [4]int32
+	if len(sig.Body) < 4 {
+		return r, false
+	}
+	v, ok := sig.Body[3].(dbus.Variant)
+	if !ok {
+		return r, false
+	}
+	f, ok := v.Value().([]any)
+	if !ok || len(f) != 4 {
+		return r, false
+	}
+	for i, x := range f {
+		if r[i], ok = x.(int32); !ok {
+			return r, false
+		}
+	}
+	return r, true
+}
+
+// invalidate makes the next read a whole one.
+func (m *mirror) invalidate() {
+	m.mu.Lock()
+	m.stale = true
+	m.mu.Unlock()
+}
+
+// take returns and clears what was noted since the last read.
+func (m *mirror) take() (map[dbus.ObjectPath]dirt, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	d, stale := m.dirty, m.stale
+	m.dirty, m.stale = map[dbus.ObjectPath]dirt{}, false
+	return d, stale
+}
+
+// mirrorFor returns the application's mirror, creating it (and starting to
+// listen to bounds changes, which uiscope asks for only here) on first use.
+func (c *Conn) mirrorFor(ctx context.Context, bus string) (*mirror, error) {
+	w := &c.watch
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if m := w.mirrors[bus]; m != nil {
+		return m, nil
+	}
+	if err := w.start(ctx, c); err != nil {
+		return nil, err
+	}
+	if !c.boundsEvents {
+		// The registry tells the applications before it answers, and an
+		// application handles that before any later call of ours.
+		if err := c.registerEvent(ctx, "object:bounds-changed"); err != nil {
+			return nil, err
+		}
+		c.boundsEvents = true
+	}
+	if w.mirrors == nil {
+		w.mirrors = map[string]*mirror{}
+	}
+	m := &mirror{bus: bus, dirty: map[dbus.ObjectPath]dirt{}, stale: true, rects: map[dbus.ObjectPath][4]int32{}}
+	w.mirrors[bus] = m
+	return m, nil
+}
+
+// dropMirror forgets an application's mirror (the application is gone).
+func (c *Conn) dropMirror(bus string) {
+	c.watch.mu.Lock()
+	delete(c.watch.mirrors, bus)
+	c.watch.mu.Unlock()
+}
+
+// mirrorTree serves a whole-tree read from the application's mirror; the
+// caller holds the application's lock.
+func (c *Conn) mirrorTree(ctx context.Context, bus string, opts TreeOptions) (*platform.Node, TreeStats, error) {
+	start := time.Now()
+	opts.Mirror = false
+	m, err := c.mirrorFor(ctx, bus)
+	if err != nil {
+		return c.read(ctx, bus, rootPath, opts)
+	}
+	// The mirror always holds action names, so that reads with and without
+	// them share it.
+	mopts := opts
+	mopts.Actions = true
+	root, st, err := c.refresh(ctx, m, mopts)
+	if err != nil {
+		if errors.Is(err, platform.ErrElementGone) {
+			c.dropMirror(bus)
+		}
+		return nil, st, err
+	}
+	st.Nodes = len(m.nodes)
+	out := copyTree(root, opts.Actions)
+	st.Elapsed = time.Since(start)
+	return out, st, nil
+}
+
+// refresh brings the mirror up to date and returns its root.
+func (c *Conn) refresh(ctx context.Context, m *mirror, opts TreeOptions) (*platform.Node, TreeStats, error) {
+	st := TreeStats{Strategy: "mirror"}
+	var moved []dbus.ObjectPath
+	synced := false
+	if m.root != nil && sameRead(m.opts, opts) && time.Since(m.readAt) < mirrorMaxAge {
+		var err error
+		moved, err = c.syncMirror(ctx, m, &st)
+		synced = err == nil
+	}
+	dirty, stale := m.take()
+	if !synced || stale {
+		return c.readWhole(ctx, m, opts)
+	}
+	for _, p := range moved {
+		dirty[p] |= dirtBounds
+	}
+	walks, bounds := m.plan(dirty)
+	if m.covered(walks) > len(m.nodes)/2 {
+		return c.readWhole(ctx, m, opts)
+	}
+	for _, p := range walks {
+		sub := opts
+		sub.NoCache = true // the bulk cache is the whole application's
+		n, wst, err := c.read(ctx, m.bus, p, sub)
+		st.Calls += wst.Calls
+		if err != nil || wst.Truncated {
+			// Gone meanwhile (its parent's change is noted by now), or
+			// out of time: the whole read says which.
+			return c.readWhole(ctx, m, opts)
+		}
+		m.replace(p, n)
+	}
+	if len(m.nodes) > opts.MaxNodes {
+		return c.readWhole(ctx, m, opts)
+	}
+	if len(bounds) > 0 {
+		c.rereadBounds(ctx, m, bounds, &st)
+	}
+	if ctx.Err() != nil {
+		st.Truncated, st.Reason = true, "deadline"
+		m.invalidate()
+	}
+	return m.root, st, nil
+}
+
+// readWhole replaces the mirror with a fresh read of the whole tree.
+func (c *Conn) readWhole(ctx context.Context, m *mirror, opts TreeOptions) (*platform.Node, TreeStats, error) {
+	m.take() // what happens from here on is noted against the new read
+	root, st, err := c.read(ctx, m.bus, rootPath, opts)
+	if err != nil {
+		m.root = nil
+		return nil, st, err
+	}
+	st.Strategy += "+mirror"
+	if st.Truncated {
+		m.root = nil // never serve part of a tree as the whole
+		return root, st, nil
+	}
+	m.root, m.opts, m.readAt = root, opts, time.Now()
+	m.nodes = map[dbus.ObjectPath]*platform.Node{}
+	m.parent = map[dbus.ObjectPath]*platform.Node{}
+	m.add(root, nil)
+	return root, st, nil
+}
+
+// syncMirror asks the application for its root's child count and each
+// top-level element's extents, then waits for the events it sent before
+// answering to be noted. It returns the top-level elements that moved.
+func (c *Conn) syncMirror(ctx context.Context, m *mirror, st *TreeStats) ([]dbus.ObjectPath, error) {
+	b := c.newBatch(ctx)
+	defer b.close()
+	var failed error
+	count := -1
+	b.get(m.bus, rootPath, ifaceAccessible, "ChildCount", func(v any, err error) {
+		if cc, ok := v.(int32); ok {
+			count = int(cc)
+		} else if failed == nil {
+			failed = fmt.Errorf("root child count: %s", errText(err))
+		}
+	})
+	st.Calls++
+	var moved []dbus.ObjectPath
+	for _, top := range m.root.Children {
+		if top.Bounds == nil || !hasInterface(top, "component") {
+			continue
+		}
+		p := m.pathOf(top.Key)
+		was := *top.Bounds
+		b.add(m.bus, p, ifaceComponent+".GetExtents", func(call *dbus.Call) {
+			var r struct{ X, Y, W, H int32 }
+			if call.Err != nil || call.Store(&r) != nil ||
+				(platform.Rect{X: int(r.X), Y: int(r.Y), Width: int(r.W), Height: int(r.H)}) != was {
+				moved = append(moved, p)
+			}
+		}, uint32(0))
+		st.Calls++
+	}
+	b.wait()
+	if failed != nil {
+		return nil, failed
+	}
+	if count != m.root.ChildCount {
+		return nil, errors.New("the application's windows changed")
+	}
+	return moved, c.watch.barrier(ctx)
+}
+
+// plan turns what events noted into the subtrees to walk again and the
+// subtrees whose bounds to read again, outermost only.
+func (m *mirror) plan(dirty map[dbus.ObjectPath]dirt) (walks, bounds []dbus.ObjectPath) {
+	walk := map[dbus.ObjectPath]bool{}
+	bound := map[dbus.ObjectPath]bool{}
+	for p, d := range dirty {
+		n := m.nodes[p]
+		if n == nil {
+			continue // not in the tree: its parent's change says what matters
+		}
+		switch {
+		case d&dirtValue != 0 && n.Role == platform.RoleScrollBar && m.parent[p] != nil:
+			walk[m.pathOf(m.parent[p].Key)] = true
+		case d&(dirtAll|dirtValue) != 0:
+			walk[p] = true
+		default:
+			bound[p] = true
+		}
+	}
+	// Elements read with errors are read again.
+	for p, n := range m.nodes {
+		if n.Err != "" {
+			walk[p] = true
+		}
+	}
+	inside := func(p dbus.ObjectPath, set map[dbus.ObjectPath]bool) bool {
+		for a := m.parent[p]; a != nil; a = m.parent[m.pathOf(a.Key)] {
+			if set[m.pathOf(a.Key)] {
+				return true
+			}
+		}
+		return false
+	}
+	for p := range walk {
+		if !inside(p, walk) {
+			walks = append(walks, p)
+		}
+	}
+	for p := range bound {
+		if !walk[p] && !inside(p, walk) && !inside(p, bound) {
+			bounds = append(bounds, p)
+		}
+	}
+	return walks, bounds
+}
+
+// sameRead reports whether two reads ask for the same tree.
+func sameRead(a, b TreeOptions) bool {
+	return a.MaxNodes == b.MaxNodes && a.MaxManagedChildren == b.MaxManagedChildren &&
+		a.NoCache == b.NoCache && a.NoDetails == b.NoDetails && a.NoShowing == b.NoShowing &&
+		a.Actions == b.Actions && a.WindowOrigin == nil && b.WindowOrigin == nil
+}
+
+// covered counts the nodes in the given subtrees.
+func (m *mirror) covered(paths []dbus.ObjectPath) int {
+	n := 0
+	for _, p := range paths {
+		n += size(m.nodes[p])
+	}
+	return n
+}
+
+func size(n *platform.Node) int {
+	s := 1
+	for _, c := range n.Children {
+		s += size(c)
+	}
+	return s
+}
+
+// replace puts a freshly read subtree in place of the one at p.
+func (m *mirror) replace(p dbus.ObjectPath, n *platform.Node) {
+	old, parent := m.nodes[p], m.parent[p]
+	m.remove(old)
+	if parent == nil {
+		m.root = n
+	} else {
+		for i, c := range parent.Children {
+			if c == old {
+				parent.Children[i] = n
+			}
+		}
+	}
+	m.add(n, parent)
+}
+
+func (m *mirror) add(n, parent *platform.Node) {
+	p := m.pathOf(n.Key)
+	m.nodes[p], m.parent[p] = n, parent
+	for _, c := range n.Children {
+		m.add(c, n)
+	}
+}
+
+func (m *mirror) remove(n *platform.Node) {
+	p := m.pathOf(n.Key)
+	delete(m.nodes, p)
+	delete(m.parent, p)
+	for _, c := range n.Children {
+		m.remove(c)
+	}
+}
+
+func (m *mirror) pathOf(key string) dbus.ObjectPath {
+	return dbus.ObjectPath(strings.TrimPrefix(key, "atspi:"+m.bus))
+}
+
+// rereadBounds reads the bounds of every element on screen in the given
+// subtrees, as a fresh walk would.
+func (c *Conn) rereadBounds(ctx context.Context, m *mirror, roots []dbus.ObjectPath, st *TreeStats) {
+	b := c.newBatch(ctx)
+	defer b.close()
+	var visit func(n *platform.Node)
+	visit = func(n *platform.Node) {
+		n.Bounds = nil
+		if n.States.Has(platform.StateShowing) && hasInterface(n, "component") {
+			b.add(m.bus, m.pathOf(n.Key), ifaceComponent+".GetExtents", func(call *dbus.Call) {
+				var r struct{ X, Y, W, H int32 }
+				if call.Err == nil && call.Store(&r) == nil && validExtents(r.X, r.Y, r.W, r.H) {
+					n.Bounds = &platform.Rect{X: int(r.X), Y: int(r.Y), Width: int(r.W), Height: int(r.H)}
+				}
+			}, uint32(0))
+			st.Calls++
+		}
+		for _, c := range n.Children {
+			visit(c)
+		}
+	}
+	for _, p := range roots {
+		visit(m.nodes[p])
+	}
+	b.wait()
+}
+
+// copyTree copies a tree for a caller, who may keep it while the mirror
+// changes. Slices other than Children are never changed in place, so they
+// are shared.
+func copyTree(n *platform.Node, actions bool) *platform.Node {
+	c := *n
+	if !actions {
+		c.Actions = nil
+	}
+	if n.Bounds != nil {
+		b := *n.Bounds
+		c.Bounds = &b
+	}
+	if len(n.Children) > 0 {
+		c.Children = make([]*platform.Node, len(n.Children))
+		for i, k := range n.Children {
+			c.Children[i] = copyTree(k, actions)
+		}
+	}
+	return &c
+}

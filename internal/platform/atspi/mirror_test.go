@@ -1,0 +1,308 @@
+package atspi_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jezek/xgb"
+	"github.com/jezek/xgb/xproto"
+
+	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/platform/atspi"
+	"github.com/uiscope/uiscope/internal/platform/x11"
+	"github.com/uiscope/uiscope/internal/testdesk"
+)
+
+// mirrorCase drives a GTK 3 app through changes and, after each, holds a
+// read served by the mirror against fresh walks: the mirror must be as true
+// as a walk, bounds included.
+type mirrorCase struct {
+	t   *testing.T
+	c   *atspi.Conn
+	bus string
+	pid int
+}
+
+func (mc *mirrorCase) read(mirror bool) (*platform.Node, atspi.TreeStats) {
+	mc.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	root, st, err := mc.c.Tree(ctx, mc.bus, atspi.TreeOptions{Mirror: mirror, Actions: true})
+	if err != nil || st.Truncated {
+		mc.t.Fatalf("tree (mirror %v): %v (truncated %v %s)", mirror, err, st.Truncated, st.Reason)
+	}
+	return root, st
+}
+
+// lines renders a tree one node a line with everything a read returns.
+func lines(n *platform.Node, depth int, out []string) []string {
+	b := "-"
+	if n.Bounds != nil {
+		b = fmt.Sprint(*n.Bounds)
+	}
+	out = append(out, fmt.Sprintf("%s%s %q %q %v %s %v %v n=%d err=%q", strings.Repeat(" ", depth), n.Role, n.Name,
+		n.Description, n.States.Names(), b, n.Interfaces, n.Actions, n.ChildCount, n.Err))
+	for _, k := range n.Children {
+		out = lines(k, depth+1, out)
+	}
+	return out
+}
+
+func diff(a, b []string) string {
+	var sb strings.Builder
+	for i := 0; i < max(len(a), len(b)); i++ {
+		var x, y string
+		if i < len(a) {
+			x = a[i]
+		}
+		if i < len(b) {
+			y = b[i]
+		}
+		if x != y {
+			fmt.Fprintf(&sb, "  line %d\n    mirror: %s\n    walk:   %s\n", i, x, y)
+			if sb.Len() > 3000 {
+				break
+			}
+		}
+	}
+	return sb.String()
+}
+
+// check compares a mirror read with fresh walks before and after it. An app
+// that animates can change between reads; then the triple is read again.
+// With served, the read must have come from the mirror rather than from a
+// whole read (which big changes call for).
+func (mc *mirrorCase) check(step string, served bool) {
+	mc.t.Helper()
+	for try := 0; ; try++ {
+		w1, _ := mc.read(false)
+		m, st := mc.read(true)
+		w2, _ := mc.read(false)
+		a, b1, b2 := lines(m, 0, nil), lines(w1, 0, nil), lines(w2, 0, nil)
+		if strings.Join(b1, "\n") != strings.Join(b2, "\n") {
+			if try < 20 {
+				continue // the app changed meanwhile
+			}
+			mc.t.Fatalf("%s: the app never held still for three reads:\n%s", step, diff(b1, b2))
+		}
+		if served && st.Strategy != "mirror" {
+			mc.t.Fatalf("%s: the read was not served by the mirror (strategy %q)", step, st.Strategy)
+		}
+		if d := diff(a, b1); d != "" {
+			mc.t.Fatalf("%s: the mirror differs from a fresh walk (%d calls):\n%s", step, st.Calls, d)
+		}
+		mc.t.Logf("%s: the mirror (%s, %d calls) equals a fresh walk: %d nodes", step, st.Strategy, st.Calls, len(a))
+		return
+	}
+}
+
+// until polls a fresh walk until cond holds.
+func (mc *mirrorCase) until(what string, cond func(root *platform.Node) bool) {
+	mc.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		root, _ := mc.read(false)
+		if cond(root) {
+			return
+		}
+		if time.Now().After(deadline) {
+			mc.t.Fatalf("waiting for %s: timed out", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func find(root *platform.Node, pred func(*platform.Node) bool) *platform.Node {
+	if pred(root) {
+		return root
+	}
+	for _, k := range root.Children {
+		if hit := find(k, pred); hit != nil {
+			return hit
+		}
+	}
+	return nil
+}
+
+func frameBounds(root *platform.Node) platform.Rect {
+	for _, k := range root.Children {
+		if k.Bounds != nil {
+			return *k.Bounds
+		}
+	}
+	return platform.Rect{}
+}
+
+func TestMirrorMatchesFreshWalksGTK3(t *testing.T) {
+	d := testdesk.Shared(t)
+	app := d.Launch(t, "gtk3-widget-factory")
+	ctx := ctxT(t)
+	c, err := atspi.Dial(ctx, d.A11y.Address, d.A11y.Source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	mc := &mirrorCase{t: t, c: c, bus: app.Bus, pid: app.Pid}
+	if _, st := mc.read(true); !strings.HasSuffix(st.Strategy, "+mirror") {
+		t.Fatalf("the first mirror read is a whole read; strategy %q", st.Strategy)
+	}
+	mc.check("idle", true)
+
+	wins, err := d.X.TopLevels(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var win uint32
+	for _, w := range wins {
+		if w.Pid == app.Pid {
+			win = w.ID
+		}
+	}
+	root, _ := mc.read(false)
+	before := frameBounds(root)
+
+	// Moved by the window manager: no AT-SPI event at all.
+	xc, err := xgb.NewConnDisplay(os.Getenv("DISPLAY"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer xc.Close()
+	mc.read(true)
+	xproto.ConfigureWindow(xc, xproto.Window(win), xproto.ConfigWindowX|xproto.ConfigWindowY, []uint32{40, 30})
+	mc.until("the window to move", func(r *platform.Node) bool { return frameBounds(r) != before })
+	mc.check("window moved", true)
+
+	mc.read(true)
+	if err := d.X.WindowAction(ctx, win, "maximize"); err != nil {
+		t.Fatal(err)
+	}
+	mc.until("the window to grow", func(r *platform.Node) bool { return frameBounds(r).Width > before.Width })
+	mc.check("maximized", false)
+
+	mc.read(true)
+	if err := d.X.WindowAction(ctx, win, "restore"); err != nil {
+		t.Fatal(err)
+	}
+	mc.until("the window to shrink", func(r *platform.Node) bool { return frameBounds(r).Width == before.Width })
+	mc.check("restored", false)
+
+	// Another stack page: children are shown and hidden.
+	root, _ = mc.read(true)
+	page2 := find(root, func(n *platform.Node) bool { return n.Name == "Page 2" })
+	if page2 == nil {
+		t.Fatal("no Page 2 button")
+	}
+	if _, err := c.DoAction(ctx, page2.Key, "click", "press", "activate", "toggle"); err != nil {
+		t.Fatal(err)
+	}
+	mc.until("page 2", func(r *platform.Node) bool {
+		n := find(r, func(n *platform.Node) bool { return n.Key == page2.Key })
+		return n != nil && n.States.Has(platform.StateChecked)
+	})
+	mc.check("page 2", false)
+
+	// Scrolled through the scroll bar's value: the content moves, and only
+	// the scroll bar says so.
+	root, _ = mc.read(true)
+	vertical, _ := platform.StateByName("vertical")
+	bar := find(root, func(n *platform.Node) bool {
+		return n.Role == platform.RoleScrollBar && n.States.Has(platform.StateShowing) && n.States.Has(vertical)
+	})
+	if bar == nil {
+		t.Fatal("no vertical scroll bar on screen on page 2")
+	}
+	if _, err := c.SetValue(ctx, bar.Key, 80); err != nil {
+		t.Fatalf("scroll: %v", err)
+	}
+	mc.check("scrolled by value", true)
+
+	// Scrolled back with the wheel over the same pane.
+	root, _ = mc.read(true)
+	pane := find(root, func(n *platform.Node) bool {
+		for _, k := range n.Children {
+			if k.Key == bar.Key {
+				return true
+			}
+		}
+		return false
+	})
+	if pane == nil || pane.Bounds == nil {
+		t.Fatal("the scroll bar's pane is not on screen")
+	}
+	pb := *pane.Bounds
+	if err := d.X.Scroll(ctx, pb.X+pb.Width/2, pb.Y+pb.Height/2, 0, -5); err != nil {
+		t.Fatal(err)
+	}
+	mc.until("the pane to scroll back", func(r *platform.Node) bool {
+		n := find(r, func(n *platform.Node) bool { return n.Key == pane.Key })
+		return n != nil && fmt.Sprint(lines(n, 0, nil)) != fmt.Sprint(lines(pane, 0, nil))
+	})
+	mc.check("scrolled by wheel", true)
+
+	// Back to page 1 and a combo box's menu popped up and down: elements
+	// and a window come and go.
+	root, _ = mc.read(true)
+	page1 := find(root, func(n *platform.Node) bool { return n.Name == "Page 1" })
+	if _, err := c.DoAction(ctx, page1.Key, "click", "press", "activate", "toggle"); err != nil {
+		t.Fatal(err)
+	}
+	mc.until("page 1", func(r *platform.Node) bool {
+		n := find(r, func(n *platform.Node) bool { return n.Key == page1.Key })
+		return n != nil && n.States.Has(platform.StateChecked)
+	})
+	mc.check("page 1", false)
+
+	// A check box toggled: states change.
+	root, _ = mc.read(true)
+	box := find(root, func(n *platform.Node) bool {
+		return n.Role.String() == "check box" && n.States.Has(platform.StateShowing) && n.States.Has(platform.StateEnabled)
+	})
+	if box == nil {
+		t.Fatal("no check box on screen on page 1")
+	}
+	{
+		if _, err := c.DoAction(ctx, box.Key, "click", "press", "activate", "toggle"); err != nil {
+			t.Fatal(err)
+		}
+		mc.until("the check box to change", func(r *platform.Node) bool {
+			n := find(r, func(n *platform.Node) bool { return n.Key == box.Key })
+			return n != nil && n.States.Has(platform.StateChecked) != box.States.Has(platform.StateChecked)
+		})
+		mc.check("check box toggled", true)
+	}
+
+	root, _ = mc.read(true)
+	combo := find(root, func(n *platform.Node) bool { return n.Role.String() == "combo box" && n.Name == "Left" })
+	if combo == nil {
+		t.Fatal("no combo box Left")
+	}
+	mc.read(true)
+	if _, err := c.DoAction(ctx, combo.Key, "click", "press", "activate", "toggle"); err != nil {
+		t.Fatal(err)
+	}
+	mc.until("the menu to show", func(r *platform.Node) bool {
+		n := find(r, func(n *platform.Node) bool {
+			return n.Role.String() == "menu item" && n.States.Has(platform.StateShowing)
+		})
+		return n != nil
+	})
+	mc.check("menu open", false)
+	esc, err := x11.ParseChord("Escape")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.X.KeyChord(ctx, esc); err != nil {
+		t.Fatal(err)
+	}
+	mc.until("the menu to close", func(r *platform.Node) bool {
+		n := find(r, func(n *platform.Node) bool {
+			return n.Role.String() == "menu item" && n.States.Has(platform.StateShowing)
+		})
+		return n == nil
+	})
+	mc.check("menu closed", false)
+}
