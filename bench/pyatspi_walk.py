@@ -2,7 +2,7 @@
 """pyatspi_walk.py - the peer benchmark for uiscope: full accessibility-tree walks with pyatspi.
 
 Usage:
-  /usr/bin/python3 bench/pyatspi_walk.py --pid PID [--runs N] [--warmup W] [--timeout S]
+  /usr/bin/python3 bench/pyatspi_walk.py --pid PID [--runs N] [--warmup W] [--timeout S] [--keep-cache]
 
 Finds the application whose process id is PID in pyatspi's registry (polling up to --timeout
 seconds: GTK 4 apps can take several seconds to register), then does W unrecorded warm-up walks
@@ -20,9 +20,13 @@ its descendants; so each measured walk asks the application over D-Bus again. Th
 lookup and clear_cache() are outside the timed part; the walk itself is timed with
 time.perf_counter.
 
+With --keep-cache the cache is not cleared: each walk is served from libatspi's client cache as
+far as it goes (kept current by the application's events, as in a long-running client), and only
+what it does not cache (extents) is asked over D-Bus. This is the peer of uiscope's mirror.
+
 Output: one JSON line on stdout:
   {"pid":..,"nodes":N,"runsMs":[...],"medianMs":..,"skippedManagesDescendants":K,
-   "errors":E,"cacheCleared":true}
+   "errors":E,"cacheCleared":true|false}
 nodes and skippedManagesDescendants are from the last measured walk; errors counts nodes whose
 properties could not be read (e.g. objects that vanished mid-walk). Diagnostics go to stderr.
 Exit status 1 if the application is not found.
@@ -114,11 +118,11 @@ def walk(app):
     return records, skipped, errors
 
 
-def fresh_root(pid):
+def fresh_root(pid, keep_cache):
     app = find_app(pid)
     if app is None:
         return None
-    if hasattr(app, "clear_cache"):
+    if not keep_cache and hasattr(app, "clear_cache"):
         app.clear_cache()
     return app
 
@@ -130,6 +134,8 @@ def main():
     p.add_argument("--warmup", type=int, default=1, help="unmeasured walks first (default 1)")
     p.add_argument("--timeout", type=float, default=30.0,
                    help="seconds to wait for the application to register (default 30)")
+    p.add_argument("--keep-cache", action="store_true",
+                   help="do not clear libatspi's cache before each walk (warm walks)")
     args = p.parse_args()
     if args.runs < 1 or args.warmup < 0:
         p.error("--runs must be >= 1 and --warmup >= 0")
@@ -143,7 +149,7 @@ def main():
     runs_ms = []
     nodes = skipped = errors = 0
     for i in range(args.warmup + args.runs):
-        app = fresh_root(args.pid)
+        app = fresh_root(args.pid, args.keep_cache)
         if app is None:
             log("application pid %d went away" % args.pid)
             sys.exit(1)
@@ -163,7 +169,7 @@ def main():
         "medianMs": round(statistics.median(runs_ms), 3),
         "skippedManagesDescendants": skipped,
         "errors": errors,
-        "cacheCleared": True,
+        "cacheCleared": not args.keep_cache,
     }, separators=(",", ":")))
 
 

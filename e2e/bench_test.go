@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/platform/atspi"
 	"github.com/uiscope/uiscope/internal/platform/linux"
 	"github.com/uiscope/uiscope/internal/testdesk"
 )
@@ -33,49 +34,80 @@ const peerRuns = 10
 // BenchmarkTree reads each app's whole raw tree in process through the
 // product's path (linux.Desktop.Tree: bulk cache, completeness check,
 // pipelined walk, bounds corrected to the screen), then runs the peer once.
+//
+// "walk" is a cold read, every time from the app, against pyatspi with its
+// cache cleared before every walk. "mirror" (apps whose tree uiscope
+// mirrors, GTK 3) is a repeated read on one connection, as an MCP session
+// makes, served from the mirror kept current by events; against it pyatspi
+// walks with its client cache kept (--keep-cache), which libatspi keeps
+// current by events the same way.
 func BenchmarkTree(b *testing.B) {
 	d := testdesk.Shared(b)
-	ld := &linux.Desktop{A11y: d.A11y, X: d.X}
 	for _, name := range benchApps {
 		launched := d.Launch(b, name)
+		ld := &linux.Desktop{A11y: d.A11y, X: d.X}
 		app := benchApp(b, ld, launched.Pid)
-		var peer *peerResult
-		b.Run(name, func(b *testing.B) {
-			ctx := context.Background()
-			runs := make([]time.Duration, 0, b.N)
-			nodes, calls := 0, 0
-			b.ResetTimer()
-			for range b.N {
-				start := time.Now()
-				tctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-				_, st, err := ld.Tree(tctx, app, platform.TreeOptions{})
-				cancel()
-				runs = append(runs, time.Since(start))
-				if err != nil {
-					b.Fatalf("tree: %v", err)
-				}
-				if st.Truncated {
-					b.Fatalf("tree truncated: %s", st.Reason)
-				}
-				nodes, calls = st.Nodes, st.Calls
-			}
-			b.StopTimer()
-			if peer == nil { // the peer runs once per app, not per b.N round
-				peer = runPeer(b, d, launched.Pid)
-			}
-			med := medianMs(runs)
-			b.ReportMetric(meanMs(runs), "ms/op")
-			b.ReportMetric(med, "median-ms")
-			b.ReportMetric(peer.MedianMs, "pyatspi-median-ms")
-			b.ReportMetric(peer.MedianMs/med, "ratio")
-			b.ReportMetric(float64(nodes), "nodes")
-			b.ReportMetric(float64(peer.Nodes), "pyatspi-nodes")
-			b.ReportMetric(float64(calls), "calls")
-			b.Logf("%s: %d nodes, uiscope median %.1f ms (%d runs, %d D-Bus calls each), pyatspi median %.1f ms (%d nodes, %d runs), ratio %.1f",
-				name, nodes, med, len(runs), calls, peer.MedianMs, peer.Nodes, len(peer.RunsMs), peer.MedianMs/med)
+		b.Run(name+"/walk", func(b *testing.B) {
+			benchTree(b, d, ld, app, launched.Pid, name, false)
 		})
+		if linux.Mirrorable(app) {
+			b.Run(name+"/mirror", func(b *testing.B) {
+				// Its own connection: the mirror lives as long as it.
+				a11y, err := atspi.Dial(context.Background(), d.A11y.Address, d.A11y.Source)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer a11y.Close()
+				benchTree(b, d, &linux.Desktop{A11y: a11y, X: d.X, Mirror: true}, app, launched.Pid, name, true)
+			})
+		}
 		_ = launched.Proc.Stop() // the next app is measured alone
 	}
+}
+
+func benchTree(b *testing.B, d *testdesk.Desk, ld *linux.Desktop, app platform.App, pid int, name string, warm bool) {
+	ctx := context.Background()
+	read := func() (time.Duration, platform.TreeStats) {
+		start := time.Now()
+		tctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+		defer cancel()
+		_, st, err := ld.Tree(tctx, app, platform.TreeOptions{})
+		took := time.Since(start)
+		if err != nil {
+			b.Fatalf("tree: %v", err)
+		}
+		if st.Truncated {
+			b.Fatalf("tree truncated: %s", st.Reason)
+		}
+		return took, st
+	}
+	if warm {
+		read() // fills the mirror
+	}
+	runs := make([]time.Duration, 0, b.N)
+	var st platform.TreeStats
+	b.ResetTimer()
+	for range b.N {
+		var took time.Duration
+		took, st = read()
+		runs = append(runs, took)
+	}
+	b.StopTimer()
+	peer := runPeer(b, d, pid, warm)
+	kind, peerKind := "cold walk", "cache cleared"
+	if warm {
+		kind, peerKind = "repeated read ("+st.Strategy+")", "cache kept"
+	}
+	med := medianMs(runs)
+	b.ReportMetric(meanMs(runs), "ms/op")
+	b.ReportMetric(med, "median-ms")
+	b.ReportMetric(peer.MedianMs, "pyatspi-median-ms")
+	b.ReportMetric(peer.MedianMs/med, "ratio")
+	b.ReportMetric(float64(st.Nodes), "nodes")
+	b.ReportMetric(float64(peer.Nodes), "pyatspi-nodes")
+	b.ReportMetric(float64(st.Calls), "calls")
+	b.Logf("%s: %s, %d nodes, uiscope median %.1f ms (%d runs, %d D-Bus calls each); pyatspi (%s) median %.1f ms (%d nodes, %d runs); ratio %.1f",
+		name, kind, st.Nodes, med, len(runs), st.Calls, peerKind, peer.MedianMs, peer.Nodes, len(peer.RunsMs), peer.MedianMs/med)
 }
 
 // BenchmarkCLITree is the whole CLI process, end to end, as a script pays
@@ -154,13 +186,19 @@ type peerResult struct {
 	Errors   int       `json:"errors"`
 }
 
-func runPeer(b *testing.B, d *testdesk.Desk, pid int) *peerResult {
+// runPeer runs the pyatspi walk on pid; keepCache keeps libatspi's cache
+// between walks instead of clearing it.
+func runPeer(b *testing.B, d *testdesk.Desk, pid int, keepCache bool) *peerResult {
 	b.Helper()
 	_, file, _, _ := runtime.Caller(0)
 	script := filepath.Join(filepath.Dir(file), "..", "bench", "pyatspi_walk.py")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, testdesk.Python, script, "--pid", strconv.Itoa(pid), "--runs", strconv.Itoa(peerRuns))
+	args := []string{script, "--pid", strconv.Itoa(pid), "--runs", strconv.Itoa(peerRuns)}
+	if keepCache {
+		args = append(args, "--keep-cache")
+	}
+	cmd := exec.CommandContext(ctx, testdesk.Python, args...)
 	cmd.Env = d.Env()
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, os.Stderr
