@@ -44,6 +44,9 @@ import (
 // the safety net for a change no event announced.
 const mirrorMaxAge = 5 * time.Second
 
+// maxRects bounds the allocations remembered per application.
+const maxRects = 100000
+
 // dirt says what an event asks to re-read of an object.
 type dirt uint8
 
@@ -89,7 +92,11 @@ func (m *mirror) note(sig *dbus.Signal) {
 		// every frame of a spinner this way.)
 		if r, ok := eventRect(sig); ok {
 			m.mu.Lock()
-			same := m.rects[sig.Path] == r
+			last, seen := m.rects[sig.Path]
+			same := seen && last == r
+			if len(m.rects) >= maxRects {
+				clear(m.rects) // forgetting only costs a re-read
+			}
 			m.rects[sig.Path] = r
 			m.mu.Unlock()
 			if same {
