@@ -43,7 +43,9 @@ func TestMCPMirrorGTK3(t *testing.T) {
 		return decode[treeJSON](t, out)
 	}
 	// held compares a mirror read with fresh processes' walks before and
-	// after it (read again if the app changed in between).
+	// after it (read again if the app changed in between, or if the read
+	// was a whole one because the mirror had aged on a slow machine; the
+	// event-driven path itself is pinned down in atspi's mirror tests).
 	held := func(step string) treeJSON {
 		t.Helper()
 		for try := 0; ; try++ {
@@ -51,14 +53,11 @@ func TestMCPMirrorGTK3(t *testing.T) {
 			m := read()
 			after, _ := readTree(t, d, app.Pid, "--view", "raw")
 			b, a := strings.Join(treeLines(before.Root), "\n"), strings.Join(treeLines(after.Root), "\n")
-			if b != a {
+			if b != a || m.Fetch.Strategy != "mirror" {
 				if try < 10 {
 					continue
 				}
-				t.Fatalf("%s: the app never held still for three reads", step)
-			}
-			if m.Fetch.Strategy != "mirror" {
-				t.Fatalf("%s: a repeated read was not served by the mirror: strategy %q", step, m.Fetch.Strategy)
+				t.Fatalf("%s: no repeated read served by the mirror (last %q) while the app held still", step, m.Fetch.Strategy)
 			}
 			if got := strings.Join(treeLines(m.Root), "\n"); got != b {
 				t.Fatalf("%s: the session's tree differs from a fresh read:\n%s", step, diff(strings.Split(b, "\n"), strings.Split(got, "\n")))

@@ -41,8 +41,8 @@ import (
 )
 
 // mirrorMaxAge is how long a mirror is trusted before it is read afresh:
-// the safety net for a change no event announced.
-const mirrorMaxAge = 5 * time.Second
+// the safety net for a change no event announced. (A variable for tests.)
+var mirrorMaxAge = 5 * time.Second
 
 // maxRects bounds the allocations remembered per application.
 const maxRects = 100000
