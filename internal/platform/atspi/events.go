@@ -2,6 +2,7 @@ package atspi
 
 import (
 	"context"
+	"strings"
 	"sync"
 
 	"github.com/godbus/dbus/v5"
@@ -46,9 +47,10 @@ func (w *watchers) start(ctx context.Context, c *Conn) error {
 }
 
 // Watch returns a channel that receives a value (coalesced: it holds at
-// most one) whenever the application on bus emits an AT-SPI event, and a
-// function that stops watching. Events only say "something changed": the
-// caller reads what it needs again. The channel is never closed.
+// most one) whenever the application on bus emits an AT-SPI event other
+// than a bounds change, and a function that stops watching. Events only
+// say "something changed": the caller reads what it needs again. The
+// channel is never closed.
 func (c *Conn) Watch(ctx context.Context, bus string) (<-chan struct{}, func(), error) {
 	w := &c.watch
 	w.mu.Lock()
@@ -107,10 +109,15 @@ func (w *watchers) dispatch(sigs chan *dbus.Signal) {
 			continue
 		}
 		w.mu.Lock()
-		for ch := range w.subs[sig.Sender] {
-			select {
-			case ch <- struct{}{}:
-			default: // a change is already pending
+		// Bounds changes are the mirrors' alone: they come every frame of
+		// an animation, and would wake a watcher waiting for the effect of
+		// an action before it happened.
+		if !strings.HasSuffix(sig.Name, ".BoundsChanged") {
+			for ch := range w.subs[sig.Sender] {
+				select {
+				case ch <- struct{}{}:
+				default: // a change is already pending
+				}
 			}
 		}
 		// A nearly full buffer means godbus may soon deliver signals out

@@ -1,6 +1,7 @@
 package atspi
 
 import (
+	"context"
 	"slices"
 	"testing"
 
@@ -110,5 +111,44 @@ func TestMirrorReplace(t *testing.T) {
 	c.Children[0].Name = "changed"
 	if m.root.Children[0].Name == "changed" {
 		t.Fatal("a copy shares nodes with the mirror")
+	}
+}
+
+// TestDispatch: watchers are woken by changes but not by bounds changes,
+// which go to the mirror; a barrier returns once what came before it is
+// noted.
+func TestDispatch(t *testing.T) {
+	m := testMirror()
+	ping := make(chan struct{}, 1)
+	w := &watchers{subs: map[string]map[chan struct{}]bool{testBus: {ping: true}}, mirrors: map[string]*mirror{testBus: m}}
+	w.sigs = make(chan *dbus.Signal, 16)
+	go w.dispatch(w.sigs)
+	defer close(w.sigs)
+	ctx := context.Background()
+
+	w.sigs <- event("/a", "BoundsChanged", "", 1, 2, 3, 4)
+	if err := w.barrier(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ping:
+		t.Fatal("a bounds change woke a watcher")
+	default:
+	}
+	if d, _ := m.take(); d["/a"] != dirtBounds {
+		t.Fatalf("the mirror did not note the bounds change: %v", d)
+	}
+
+	w.sigs <- event("/a", "StateChanged", "checked")
+	if err := w.barrier(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ping:
+	default:
+		t.Fatal("a state change did not wake the watcher")
+	}
+	if d, _ := m.take(); d["/a"] != dirtAll {
+		t.Fatalf("the mirror did not note the state change: %v", d)
 	}
 }
