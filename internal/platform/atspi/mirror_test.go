@@ -309,3 +309,56 @@ func TestMirrorMatchesFreshWalksGTK3(t *testing.T) {
 	})
 	mc.check("menu closed", false)
 }
+
+// TestMirrorMatchesFreshWalksGTK3Demo: a tree view, whose rows are created
+// on demand and move without events of their own, scrolled and expanded.
+func TestMirrorMatchesFreshWalksGTK3Demo(t *testing.T) {
+	d := testdesk.Shared(t)
+	app := d.Launch(t, "gtk3-demo")
+	ctx := ctxT(t)
+	defer atspi.SetMirrorMaxAge(time.Hour)()
+	c, err := atspi.Dial(ctx, d.A11y.Address, d.A11y.Source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	mc := &mirrorCase{t: t, c: c, bus: app.Bus, pid: app.Pid}
+	root, _ := mc.read(true)
+	mc.check("idle", true)
+
+	table := find(root, func(n *platform.Node) bool { return n.Role.String() == "tree table" && n.Bounds != nil })
+	if table == nil {
+		t.Fatal("no tree table on screen")
+	}
+	tb := *table.Bounds
+	shape := func(r *platform.Node) string {
+		n := find(r, func(n *platform.Node) bool { return n.Key == table.Key })
+		if n == nil {
+			return ""
+		}
+		return strings.Join(lines(n, 0, nil), "\n")
+	}
+	before := shape(root)
+	if err := d.X.Scroll(ctx, tb.X+tb.Width/2, tb.Y+tb.Height/2, 0, 5); err != nil {
+		t.Fatal(err)
+	}
+	mc.until("the rows to scroll", func(r *platform.Node) bool { return shape(r) != before })
+	mc.check("scrolled", false) // the pane is most of the tree: a whole read
+
+	root, _ = mc.read(true)
+	row := find(root, func(n *platform.Node) bool {
+		return n.Role.String() == "table cell" && n.States.Has(platform.StateExpandable) &&
+			!n.States.Has(platform.StateExpanded) && n.States.Has(platform.StateShowing)
+	})
+	if row == nil {
+		t.Fatal("no collapsed expandable row on screen")
+	}
+	if _, err := c.DoAction(ctx, row.Key, "expand or contract", "activate"); err != nil {
+		t.Fatal(err)
+	}
+	mc.until("the row to expand", func(r *platform.Node) bool {
+		n := find(r, func(n *platform.Node) bool { return n.Key == row.Key })
+		return n != nil && n.States.Has(platform.StateExpanded)
+	})
+	mc.check("expanded", false)
+}

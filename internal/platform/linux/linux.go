@@ -154,7 +154,8 @@ func (d *Desktop) Element(ctx context.Context, app platform.App, key string) (*p
 // Mirrorable reports whether an application's events are known to announce
 // every change to its tree, bounds included, so that a mirror of it can be
 // as true as a walk: GTK 3's atk-bridge (tested against fresh walks in
-// atspi's mirror tests). GTK 4 and Qt 5 send no bounds changes.
+// atspi's mirror tests). GTK 4 and Qt 5 have not been shown to announce
+// every bounds change.
 func Mirrorable(app platform.App) bool {
 	return strings.EqualFold(app.Toolkit, "gtk") && strings.HasPrefix(app.ToolkitVersion, "3.")
 }
