@@ -27,6 +27,22 @@ type mirrorCase struct {
 	pid int
 }
 
+// newMirrorCase launches argv and reads it through a connection of its own,
+// whose mirror no other test shares. Every step is served by the mirror's
+// event-driven path, not by the whole read its age would call for on a slow
+// machine.
+func newMirrorCase(t *testing.T, argv ...string) (*mirrorCase, *testdesk.Desk, *testdesk.App) {
+	d := testdesk.Shared(t)
+	app := d.Launch(t, argv...)
+	t.Cleanup(atspi.SetMirrorMaxAge(time.Hour))
+	c, err := atspi.Dial(ctxT(t), d.A11y.Address, d.A11y.Source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return &mirrorCase{t: t, c: c, bus: app.Bus, pid: app.Pid}, d, app
+}
+
 func (mc *mirrorCase) read(mirror bool) (*platform.Node, atspi.TreeStats) {
 	mc.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -138,18 +154,8 @@ func frameBounds(root *platform.Node) platform.Rect {
 }
 
 func TestMirrorMatchesFreshWalksGTK3(t *testing.T) {
-	d := testdesk.Shared(t)
-	app := d.Launch(t, "gtk3-widget-factory")
-	ctx := ctxT(t)
-	// Every step must be served by the mirror's event-driven path, not by
-	// the whole read its age calls for on a slow machine.
-	defer atspi.SetMirrorMaxAge(time.Hour)()
-	c, err := atspi.Dial(ctx, d.A11y.Address, d.A11y.Source)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	mc := &mirrorCase{t: t, c: c, bus: app.Bus, pid: app.Pid}
+	mc, d, app := newMirrorCase(t, "gtk3-widget-factory")
+	c, ctx := mc.c, ctxT(t)
 	if _, st := mc.read(true); !strings.HasSuffix(st.Strategy, "+mirror") {
 		t.Fatalf("the first mirror read is a whole read; strategy %q", st.Strategy)
 	}
@@ -313,16 +319,8 @@ func TestMirrorMatchesFreshWalksGTK3(t *testing.T) {
 // TestMirrorMatchesFreshWalksGTK3Demo: a tree view, whose rows are created
 // on demand and move without events of their own, scrolled and expanded.
 func TestMirrorMatchesFreshWalksGTK3Demo(t *testing.T) {
-	d := testdesk.Shared(t)
-	app := d.Launch(t, "gtk3-demo")
-	ctx := ctxT(t)
-	defer atspi.SetMirrorMaxAge(time.Hour)()
-	c, err := atspi.Dial(ctx, d.A11y.Address, d.A11y.Source)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	mc := &mirrorCase{t: t, c: c, bus: app.Bus, pid: app.Pid}
+	mc, d, _ := newMirrorCase(t, "gtk3-demo")
+	c, ctx := mc.c, ctxT(t)
 	root, _ := mc.read(true)
 	mc.check("idle", true)
 
