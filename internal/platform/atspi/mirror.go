@@ -33,6 +33,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/godbus/dbus/v5"
@@ -43,6 +44,9 @@ import (
 // mirrorMaxAge is how long a mirror is trusted before it is read afresh:
 // the safety net for a change no event announced. (A variable for tests.)
 var mirrorMaxAge = 5 * time.Second
+
+// mirrorIdle is how long an unread mirror is kept.
+const mirrorIdle = 10 * time.Minute
 
 // maxRects bounds the allocations remembered per application.
 const maxRects = 100000
@@ -57,7 +61,8 @@ const (
 )
 
 type mirror struct {
-	bus string
+	bus  string
+	used atomic.Int64 // when it was last read, in Unix nanoseconds
 
 	mu    sync.Mutex // guards dirty and stale; taken under watchers.mu
 	dirty map[dbus.ObjectPath]dirt
@@ -177,7 +182,15 @@ func (c *Conn) mirrorFor(ctx context.Context, bus string) (*mirror, error) {
 	if w.mirrors == nil {
 		w.mirrors = map[string]*mirror{}
 	}
+	// Mirrors nobody read for a while (their apps may be long gone) are
+	// dropped; reading one again costs a whole read.
+	for b, old := range w.mirrors {
+		if time.Since(time.Unix(0, old.used.Load())) > mirrorIdle {
+			delete(w.mirrors, b)
+		}
+	}
 	m := &mirror{bus: bus, dirty: map[dbus.ObjectPath]dirt{}, stale: true, rects: map[dbus.ObjectPath][4]int32{}}
+	m.used.Store(time.Now().UnixNano())
 	w.mirrors[bus] = m
 	return m, nil
 }
@@ -198,6 +211,7 @@ func (c *Conn) mirrorTree(ctx context.Context, bus string, opts TreeOptions) (*p
 	if err != nil {
 		return c.read(ctx, bus, rootPath, opts)
 	}
+	m.used.Store(time.Now().UnixNano())
 	// The mirror always holds action names, so that reads with and without
 	// them share it.
 	mopts := opts
