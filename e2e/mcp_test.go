@@ -548,6 +548,9 @@ func TestMCPFrozenTarget(t *testing.T) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"))
 	s := startMCP(t, d, "")
 	session := s.connect(t, map[string]any{"pid": app.Pid})
+	// A first read fills the session's mirror of the app (GTK 3): a frozen
+	// app must not be served from it as if it had answered.
+	s.ok(t, "get_a11y_tree", map[string]any{"session": session, "timeoutMs": 60000})
 	if err := syscall.Kill(app.Pid, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}

@@ -223,7 +223,6 @@ func (c *Conn) mirrorTree(ctx context.Context, bus string, opts TreeOptions) (*p
 		}
 		return nil, st, err
 	}
-	st.Nodes = len(m.nodes)
 	out := copyTree(root, opts.Actions)
 	st.Elapsed = time.Since(start)
 	return out, st, nil
@@ -272,6 +271,7 @@ func (c *Conn) refresh(ctx context.Context, m *mirror, opts TreeOptions) (*platf
 		st.Truncated, st.Reason = true, "deadline"
 		m.invalidate()
 	}
+	st.Nodes = len(m.nodes)
 	return m.root, st, nil
 }
 
