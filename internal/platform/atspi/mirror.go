@@ -1,36 +1,43 @@
 package atspi
 
 // A mirror is one application's tree as last read, kept current by the
-// application's events, so that a repeated read costs a few calls and a
-// copy rather than a walk (libatspi keeps its client cache the same way,
-// but without bounds).
+// application's events and checked against its cache, so that a repeated
+// read costs a handful of calls and a copy rather than a walk. (libatspi
+// keeps its client cache by events too, but holds no bounds and never
+// checks.)
 //
-// Events name the object that changed, and the mirror re-reads that
-// object's whole subtree, or only the subtree's bounds for a bounds change:
-// every node it serves was read after the last event that touched it or an
-// ancestor. Two changes come without an event on the moved elements or
-// their ancestors, and are handled on their own:
-//   - scrolling moves a pane's content, and only the scroll bar's value
-//     says so: a scroll bar's value change re-reads its parent's subtree;
-//   - the window manager moves a window: every read asks each top-level
-//     element for its extents, and a moved one has its subtree's bounds
-//     re-read.
+// Every read of a mirror:
+//   - reads the application's cache afresh (Cache.GetItems, one call): the
+//     cache computes states, names and child lists when asked, so any
+//     element it disagrees on is read again, whether an event said so or
+//     not; the states of elements the cache leaves out are read one by one;
+//   - asks each top-level element for its extents (the window manager
+//     moves windows without an AT-SPI event) and the root for its child
+//     count (a window opened or closed);
+//   - waits, through the watchers' barrier, until every event the
+//     application sent before answering has been noted;
+//   - re-reads what the events named: an element's whole subtree, or the
+//     subtree's bounds for a bounds change. Scrolling moves a pane's content
+//     and only the scroll bar's value says so: that re-reads the scroll
+//     bar's parent. An element shown or hidden has its parent's child list
+//     read again (GTK 3 moves a popover it shows to the front);
+//   - reads again the bounds of whatever changed in the last
+//     transitionTime: toolkits animate by moving windows, without events.
 //
-// That read is also the synchronization point: the application sends the
-// events of every change before its answer, and the watchers' barrier
-// makes sure they are noted before the mirror is used. A mirror older than
-// mirrorMaxAge, one whose event stream may have overflowed and one that
-// would re-read most of itself anyway are replaced by a fresh whole read.
+// A mirror older than mirrorMaxAge, one whose event stream may have
+// overflowed, and one that would re-read most of itself anyway are
+// replaced by a fresh whole read.
 //
-// Whether a toolkit's events cover every change is the caller's judgement
-// (TreeOptions.Mirror): GTK 3's atk-bridge sends bounds changes for every
+// Whether a toolkit's events cover every change of bounds is the caller's
+// judgement (TreeOptions.Mirror): GTK 3's atk-bridge announces every
 // allocation; others are read afresh every time. Tests compare mirror reads
-// with fresh walks after changes.
+// with fresh walks after every kind of change, and after random ones.
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -58,15 +65,17 @@ const (
 	dirtBounds dirt = 1 << iota // the bounds in its subtree
 	dirtAll                     // its whole subtree
 	dirtValue                   // its value: a scroll bar's parent's subtree, else its own
+	dirtPlace                   // its place among its siblings (shown or hidden)
 )
 
 type mirror struct {
 	bus  string
 	used atomic.Int64 // when it was last read, in Unix nanoseconds
 
-	mu    sync.Mutex // guards dirty and stale; taken under watchers.mu
+	mu    sync.Mutex // guards dirty, stale, last and rects; taken under watchers.mu
 	dirty map[dbus.ObjectPath]dirt
 	stale bool                         // everything must be read again
+	last  time.Time                    // when the last change was noted
 	rects map[dbus.ObjectPath][4]int32 // the last allocation announced
 
 	// The tree, guarded by the application's lock.
@@ -75,7 +84,16 @@ type mirror struct {
 	parent map[dbus.ObjectPath]*platform.Node
 	opts   TreeOptions // what the tree was read with
 	readAt time.Time
+	// Subtrees read again because of a change, which may still be moving:
+	// toolkits animate by moving windows, without events (GTK 3 slides
+	// popovers in and stack pages across). Their bounds are read again on
+	// every read until one comes transitionTime after the change.
+	settling map[dbus.ObjectPath]time.Time
 }
+
+// transitionTime is how long after a change its elements may still move
+// without telling: GTK 3's transitions take 150 to 250 ms by default.
+const transitionTime = time.Second
 
 // note records what an event from the application asks to re-read.
 func (m *mirror) note(sig *dbus.Signal) {
@@ -113,11 +131,19 @@ func (m *mirror) note(sig *dbus.Signal) {
 		if detail == "accessible-value" {
 			d = dirtValue
 		}
+	case "StateChanged":
+		d = dirtAll
+		if detail == "showing" || detail == "visible" {
+			// GTK 3 moves a popover it shows to the front of its
+			// window's children, and says nothing else about it.
+			d |= dirtPlace
+		}
 	default:
 		d = dirtAll
 	}
 	m.mu.Lock()
 	m.dirty[sig.Path] |= d
+	m.last = time.Now()
 	m.mu.Unlock()
 }
 
@@ -233,9 +259,14 @@ func (c *Conn) refresh(ctx context.Context, m *mirror, opts TreeOptions) (*platf
 	st := TreeStats{Strategy: "mirror"}
 	var moved []dbus.ObjectPath
 	synced := false
+	var cache map[objRef]*cached
 	if m.root != nil && sameRead(m.opts, opts) && time.Since(m.readAt) < mirrorMaxAge {
 		var err error
-		moved, err = c.syncMirror(ctx, m, &st)
+		cache, err = c.readCache(ctx, m.bus)
+		st.Calls++
+		if err == nil {
+			moved, err = c.syncMirror(ctx, m, &st)
+		}
 		synced = err == nil
 	}
 	dirty, stale := m.take()
@@ -245,9 +276,35 @@ func (c *Conn) refresh(ctx context.Context, m *mirror, opts TreeOptions) (*platf
 	for _, p := range moved {
 		dirty[p] |= dirtBounds
 	}
+	m.verify(cache, dirty)
+	if err := c.checkStates(ctx, m, cache, dirty, &st); err != nil {
+		return c.readWhole(ctx, m, opts)
+	}
+	if err := c.checkPlaces(ctx, m, dirty, &st); err != nil {
+		return c.readWhole(ctx, m, opts)
+	}
 	walks, bounds := m.plan(dirty)
 	if m.covered(walks) > len(m.nodes)/2 {
 		return c.readWhole(ctx, m, opts)
+	}
+	// What changed now settles from now; what changed before is read
+	// again until it has settled.
+	now := time.Now()
+	again := false
+	for p, until := range m.settling {
+		if m.nodes[p] == nil || now.After(until) {
+			delete(m.settling, p)
+		}
+		if m.nodes[p] != nil {
+			dirty[p] |= dirtBounds
+			again = true
+		}
+	}
+	for _, p := range append(walks, bounds...) {
+		m.settling[p] = now.Add(transitionTime)
+	}
+	if again {
+		walks, bounds = m.plan(dirty)
 	}
 	for _, p := range walks {
 		sub := opts
@@ -278,6 +335,7 @@ func (c *Conn) refresh(ctx context.Context, m *mirror, opts TreeOptions) (*platf
 // readWhole replaces the mirror with a fresh read of the whole tree.
 func (c *Conn) readWhole(ctx context.Context, m *mirror, opts TreeOptions) (*platform.Node, TreeStats, error) {
 	m.take() // what happens from here on is noted against the new read
+	first := m.readAt.IsZero()
 	root, st, err := c.read(ctx, m.bus, rootPath, opts)
 	if err != nil {
 		m.root = nil
@@ -292,6 +350,16 @@ func (c *Conn) readWhole(ctx context.Context, m *mirror, opts TreeOptions) (*pla
 	m.nodes = map[dbus.ObjectPath]*platform.Node{}
 	m.parent = map[dbus.ObjectPath]*platform.Node{}
 	m.add(root, nil)
+	// A whole read may have caught the app in the middle of a transition.
+	// If it followed a recent change, or nothing is known of the time
+	// before it (the first read), all bounds settle from here.
+	m.settling = map[dbus.ObjectPath]time.Time{}
+	m.mu.Lock()
+	last := m.last
+	m.mu.Unlock()
+	if first || time.Since(last) < transitionTime {
+		m.settling[rootPath] = m.readAt.Add(transitionTime)
+	}
 	return root, st, nil
 }
 
@@ -335,6 +403,172 @@ func (c *Conn) syncMirror(ctx context.Context, m *mirror, st *TreeStats) ([]dbus
 		return nil, errors.New("the application's windows changed")
 	}
 	return moved, c.watch.barrier(ctx)
+}
+
+// checkStates reads again the states of the elements the cache leaves out
+// (GTK 3: the children of elements that manage their descendants, such as
+// list rows). States are what toolkits compute from other widgets without
+// telling anyone (a GTK 3 list row's "selectable" follows its list's
+// selection mode); names and children changes are announced. An element
+// whose states changed is marked to be read again.
+func (c *Conn) checkStates(ctx context.Context, m *mirror, cache map[objRef]*cached, dirty map[dbus.ObjectPath]dirt, st *TreeStats) error {
+	b := c.newBatch(ctx)
+	defer b.close()
+	var failed error
+	for p, n := range m.nodes {
+		if p == rootPath || cache[objRef{m.bus, p}] != nil || n.Err != "" {
+			continue
+		}
+		b.add(m.bus, p, ifaceAccessible+".GetState", func(call *dbus.Call) {
+			var words []uint32
+			if call.Err != nil || call.Store(&words) != nil {
+				if failed == nil {
+					failed = fmt.Errorf("states: %s", errText(call.Err))
+				}
+				return
+			}
+			if platform.StateSetFromWords(words) != n.States {
+				dirty[p] |= dirtAll
+			}
+		})
+		st.Calls++
+	}
+	b.wait()
+	return failed
+}
+
+// checkPlaces reads again the child lists of the parents of elements shown
+// or hidden (the cache may not list all their children). A list that is
+// the old one reordered is reordered in the mirror; any other change marks
+// the parent to be walked again.
+func (c *Conn) checkPlaces(ctx context.Context, m *mirror, dirty map[dbus.ObjectPath]dirt, st *TreeStats) error {
+	parents := map[dbus.ObjectPath]*platform.Node{}
+	for p, d := range dirty {
+		if d&dirtPlace == 0 || m.nodes[p] == nil || m.parent[p] == nil {
+			continue
+		}
+		parent := m.parent[p]
+		pp := m.pathOf(parent.Key)
+		if parent.States.Has(platform.StateManagesDescendants) {
+			dirty[pp] |= dirtAll // children made on demand, maybe thousands
+			continue
+		}
+		parents[pp] = parent
+	}
+	if len(parents) == 0 {
+		return nil
+	}
+	b := c.newBatch(ctx)
+	defer b.close()
+	var failed error
+	fail := func(what string, err error) {
+		if failed == nil {
+			failed = fmt.Errorf("%s: %s", what, errText(err))
+		}
+	}
+	counts := map[dbus.ObjectPath]int{}
+	for pp := range parents {
+		b.get(m.bus, pp, ifaceAccessible, "ChildCount", func(v any, err error) {
+			if cc, ok := v.(int32); ok {
+				counts[pp] = int(cc)
+			} else {
+				fail("child count", err)
+			}
+		})
+		st.Calls++
+	}
+	b.wait()
+	if failed != nil {
+		return failed
+	}
+	kids := map[dbus.ObjectPath][]objRef{}
+	for pp, parent := range parents {
+		if counts[pp] != len(parent.Children) {
+			dirty[pp] |= dirtAll
+			continue
+		}
+		list := make([]objRef, counts[pp])
+		kids[pp] = list
+		for i := range list {
+			b.add(m.bus, pp, ifaceAccessible+".GetChildAtIndex", func(call *dbus.Call) {
+				if call.Err != nil || call.Store(&list[i]) != nil {
+					fail("child", call.Err)
+				}
+			}, int32(i))
+			st.Calls++
+		}
+	}
+	b.wait()
+	if failed != nil {
+		return failed
+	}
+	for pp, list := range kids {
+		if !m.reorder(parents[pp], list) {
+			dirty[pp] |= dirtAll
+		}
+	}
+	return nil
+}
+
+// verify holds the mirror against the application's cache, read afresh.
+// The cache computes states, names and child lists when asked, so it shows
+// what changed without an event: GTK 3 computes a list row's "selectable"
+// from its list's selection mode and tells no one when that changes, and
+// moves a popover it shows to the front of its window's children. Elements
+// it disagrees on are marked to be read again; a parent whose children were
+// only reordered is reordered.
+func (m *mirror) verify(cache map[objRef]*cached, dirty map[dbus.ObjectPath]dirt) {
+	for r, ci := range cache {
+		if r.Bus != m.bus || r.Path == rootPath {
+			continue
+		}
+		n := m.nodes[r.Path]
+		if n == nil {
+			// Not in the tree: a new child shows in its parent's count.
+			// (The cache also keeps elements that are no one's child,
+			// such as GTK 3's hidden stack pages.)
+			continue
+		}
+		c := &ci.node
+		if c.Role != n.Role || c.Name != n.Name || c.Description != n.Description || c.States != n.States ||
+			!slices.Equal(c.Interfaces, n.Interfaces) {
+			dirty[r.Path] |= dirtAll
+		}
+		if !trustCount(c, r) || !trustCount(n, r) {
+			continue
+		}
+		kids, ok := ci.kids(c.ChildCount)
+		if c.ChildCount != n.ChildCount || !ok && c.ChildCount != len(n.Children) {
+			dirty[r.Path] |= dirtAll
+			continue
+		}
+		if ok && !m.reorder(n, kids) {
+			dirty[r.Path] |= dirtAll
+		}
+	}
+}
+
+// reorder puts n's children in the given order if they are the same
+// children, and reports whether they are.
+func (m *mirror) reorder(n *platform.Node, kids []objRef) bool {
+	if len(kids) != len(n.Children) {
+		return false
+	}
+	byKey := make(map[string]*platform.Node, len(n.Children))
+	for _, k := range n.Children {
+		byKey[k.Key] = k
+	}
+	order := make([]*platform.Node, 0, len(kids))
+	for _, r := range kids {
+		k := byKey[r.key()]
+		if k == nil {
+			return false
+		}
+		delete(byKey, r.key())
+		order = append(order, k)
+	}
+	copy(n.Children, order)
+	return true
 }
 
 // plan turns what events noted into the subtrees to walk again and the

@@ -3,6 +3,7 @@ package atspi
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/godbus/dbus/v5"
@@ -150,5 +151,43 @@ func TestDispatch(t *testing.T) {
 	}
 	if d, _ := m.take(); d["/a"] != dirtAll {
 		t.Fatalf("the mirror did not note the state change: %v", d)
+	}
+}
+
+func TestMirrorVerify(t *testing.T) {
+	m := testMirror()
+	item := func(path string, role platform.Role, kids ...string) *cached {
+		ci := &cached{node: *node(path, role), children: map[int32]objRef{}}
+		ci.node.ChildCount = len(kids)
+		for i, k := range kids {
+			ci.children[int32(i)] = objRef{testBus, dbus.ObjectPath(k)}
+		}
+		return ci
+	}
+	cache := map[objRef]*cached{}
+	for _, ci := range []*cached{
+		item("/f", platform.RoleFrame, "/pane", "/button"),
+		item("/pane", 51, "/bar", "/list"), // reordered
+		item("/list", 49, "/a", "/b"),
+		item("/a", 0), item("/b", 0), item("/bar", platform.RoleScrollBar),
+		item("/button", 43),
+	} {
+		cache[objRef{testBus, dbus.ObjectPath(strings.TrimPrefix(ci.node.Key, "atspi:"+testBus))}] = ci
+	}
+	cache[objRef{testBus, "/b"}].node.States = platform.StateSetFromWords([]uint32{1 << platform.StateChecked})
+	dirty := map[dbus.ObjectPath]dirt{}
+	m.verify(cache, dirty)
+	if len(dirty) != 1 || dirty["/b"] != dirtAll {
+		t.Errorf("dirty %v, want /b only (its states changed)", dirty)
+	}
+	if got := m.nodes["/pane"].Children[0].Key; !strings.HasSuffix(got, "/bar") {
+		t.Errorf("the pane's children were not reordered as the cache lists them: first %s", got)
+	}
+
+	cache[objRef{testBus, "/list"}] = item("/list", 49, "/a", "/c")
+	dirty = map[dbus.ObjectPath]dirt{}
+	m.verify(cache, dirty)
+	if dirty["/list"] != dirtAll {
+		t.Errorf("a list with another child is not read again: %v", dirty)
 	}
 }

@@ -423,13 +423,19 @@ func (w *walker) cachedChildren(wn *walkNode) ([]objRef, bool) {
 	if !ok || wn.recount {
 		return nil, false
 	}
+	return ci.kids(wn.node.ChildCount)
+}
+
+// kids returns the element's count children as the cache lists them, if it
+// lists all of them.
+func (ci *cached) kids(count int) ([]objRef, bool) {
 	if ci.old {
-		return ci.inline, len(ci.inline) == wn.node.ChildCount
+		return ci.inline, len(ci.inline) == count
 	}
-	if len(ci.children) != wn.node.ChildCount {
+	if len(ci.children) != count {
 		return nil, false
 	}
-	kids := make([]objRef, wn.node.ChildCount)
+	kids := make([]objRef, count)
 	for i := range kids {
 		k, ok := ci.children[int32(i)]
 		if !ok {
