@@ -168,28 +168,35 @@ func dialX(display int, cookie []byte) (*xconn, error) {
 func (x *xconn) Close() { x.c.Close() }
 
 // within runs an X round trip with a deadline: xgb replies take no context.
-func within(ctx context.Context, f func() error) error {
-	ch := make(chan error, 1)
-	go func() { ch <- f() }()
+// The result travels only through the channel, so a reply that comes after
+// the deadline writes nothing the caller reads.
+func within[T any](ctx context.Context, f func() (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		v, err := f()
+		ch <- result{v, err}
+	}()
 	select {
-	case err := <-ch:
-		return err
+	case r := <-ch:
+		return r.v, r.err
 	case <-ctx.Done():
-		return ctx.Err()
+		var zero T
+		return zero, ctx.Err()
 	}
 }
 
 func (x *xconn) atom(ctx context.Context, name string) (xproto.Atom, error) {
-	var a xproto.Atom
-	err := within(ctx, func() error {
+	return within(ctx, func() (xproto.Atom, error) {
 		r, err := xproto.InternAtom(x.c, false, uint16(len(name)), name).Reply()
 		if err != nil {
-			return err
+			return 0, err
 		}
-		a = r.Atom
-		return nil
+		return r.Atom, nil
 	})
-	return a, err
 }
 
 func (x *xconn) setRootString(ctx context.Context, name, value string) error {
@@ -197,10 +204,11 @@ func (x *xconn) setRootString(ctx context.Context, name, value string) error {
 	if err != nil {
 		return err
 	}
-	return within(ctx, func() error {
-		return xproto.ChangePropertyChecked(x.c, xproto.PropModeReplace, x.root, a,
+	_, err = within(ctx, func() (struct{}, error) {
+		return struct{}{}, xproto.ChangePropertyChecked(x.c, xproto.PropModeReplace, x.root, a,
 			xproto.AtomString, 8, uint32(len(value)), []byte(value)).Check()
 	})
+	return err
 }
 
 // rootProperty returns the raw value of a root window property (nil when
@@ -210,15 +218,11 @@ func (x *xconn) rootProperty(ctx context.Context, name string) ([]byte, xproto.A
 	if err != nil {
 		return nil, 0, err
 	}
-	var val []byte
-	var typ xproto.Atom
-	err = within(ctx, func() error {
-		r, err := xproto.GetProperty(x.c, false, x.root, a, xproto.GetPropertyTypeAny, 0, 1<<16).Reply()
-		if err != nil {
-			return err
-		}
-		val, typ = r.Value, r.Type
-		return nil
+	r, err := within(ctx, func() (*xproto.GetPropertyReply, error) {
+		return xproto.GetProperty(x.c, false, x.root, a, xproto.GetPropertyTypeAny, 0, 1<<16).Reply()
 	})
-	return val, typ, err
+	if err != nil {
+		return nil, 0, err
+	}
+	return r.Value, r.Type, nil
 }
