@@ -356,11 +356,13 @@ func TestMirrorMatchesFreshWalksGTK3Demo(t *testing.T) {
 // TestMirrorRandomGTK3 acts at random on gtk3-widget-factory's controls
 // (buttons, toggles, tabs, scroll bars, sliders, spin buttons, the wheel,
 // maximize and restore) and holds the mirror against fresh walks after
-// every step. Seeded, so a failure can be replayed: this seed once caught
-// a popover moved to the front of its window's children and list rows
-// turned selectable, both without an event (seeds 2 to 10 passed too).
+// every step. Seeded, so a failure can be replayed. Random walks found
+// what events alone miss (a popover moved to the front of its window's
+// children, list rows turned selectable, a link button turned visited);
+// without the mirror's checks against the cache these seeds fail within
+// ten steps; with them seeds 1 to 10 pass.
 func TestMirrorRandomGTK3(t *testing.T) {
-	for _, seed := range []int64{6} {
+	for _, seed := range []int64{2, 3} {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
 			mc, d, app := newMirrorCase(t, "gtk3-widget-factory")
 			c := mc.c
