@@ -128,17 +128,10 @@ func BenchmarkCLITree(b *testing.B) {
 		nodes, calls := 0, 0
 		b.ResetTimer()
 		for range b.N {
-			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-			cmd := exec.CommandContext(ctx, uiscopeBin, args...)
-			cmd.Env = d.Env()
-			var out, errb bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &errb
-			start := time.Now()
-			err := cmd.Run()
-			runs = append(runs, time.Since(start))
-			cancel()
-			if err != nil {
-				b.Fatalf("uiscope %v: %v\n%s", args, err, errb.String())
+			r := runCLI(b, d, 60*time.Second, args...)
+			runs = append(runs, r.took)
+			if r.code != 0 {
+				b.Fatalf("uiscope %v exited %d: %s", args, r.code, r.stderr)
 			}
 			var tj struct {
 				NodeCount int `json:"nodeCount"`
@@ -147,7 +140,7 @@ func BenchmarkCLITree(b *testing.B) {
 					Calls int   `json:"calls"`
 				} `json:"fetch"`
 			}
-			if err := json.Unmarshal(out.Bytes(), &tj); err != nil {
+			if err := json.Unmarshal([]byte(r.stdout), &tj); err != nil {
 				b.Fatalf("uiscope tree output: %v", err)
 			}
 			nodes, calls = tj.NodeCount, tj.Fetch.Calls

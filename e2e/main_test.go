@@ -47,7 +47,7 @@ type result struct {
 }
 
 // runCLI runs uiscope with args in the desktop, bounded by limit.
-func runCLI(t *testing.T, d *testdesk.Desk, limit time.Duration, args ...string) result {
+func runCLI(t testing.TB, d *testdesk.Desk, limit time.Duration, args ...string) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()

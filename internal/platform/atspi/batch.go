@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/godbus/dbus/v5"
+
+	"github.com/uiscope/uiscope/internal/platform"
 )
 
 // maxInFlight bounds the calls a batch keeps outstanding. The bus daemon
@@ -65,6 +67,20 @@ func (b *batch) wait() { b.drain(len(b.pending)) }
 
 // close releases the batch's own deadline, if it made one.
 func (b *batch) close() { b.cancel() }
+
+// extents queues a Component.GetExtents in the given coordinate type and
+// hands set the bounds, or nil when the call failed or the extents are not
+// a usable rectangle.
+func (b *batch) extents(dest string, path dbus.ObjectPath, coord uint32, set func(*platform.Rect)) {
+	b.add(dest, path, ifaceComponent+".GetExtents", func(call *dbus.Call) {
+		var r struct{ X, Y, W, H int32 }
+		if call.Err != nil || call.Store(&r) != nil || !validExtents(r.X, r.Y, r.W, r.H) {
+			set(nil)
+			return
+		}
+		set(&platform.Rect{X: int(r.X), Y: int(r.Y), Width: int(r.W), Height: int(r.H)})
+	}, coord)
+}
 
 // get queues a Properties.Get and hands the value to set when it arrives.
 // Properties are read one by one, never with GetAll: Qt 5.15 crashes when

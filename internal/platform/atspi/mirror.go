@@ -386,13 +386,11 @@ func (c *Conn) syncMirror(ctx context.Context, m *mirror, st *TreeStats) ([]dbus
 		}
 		p := m.pathOf(top.Key)
 		was := *top.Bounds
-		b.add(m.bus, p, ifaceComponent+".GetExtents", func(call *dbus.Call) {
-			var r struct{ X, Y, W, H int32 }
-			if call.Err != nil || call.Store(&r) != nil ||
-				(platform.Rect{X: int(r.X), Y: int(r.Y), Width: int(r.W), Height: int(r.H)}) != was {
+		b.extents(m.bus, p, coordType(false), func(r *platform.Rect) {
+			if r == nil || *r != was {
 				moved = append(moved, p)
 			}
-		}, uint32(0))
+		})
 		st.Calls++
 	}
 	b.wait()
@@ -621,7 +619,7 @@ func (m *mirror) plan(dirty map[dbus.ObjectPath]dirt) (walks, bounds []dbus.Obje
 func sameRead(a, b TreeOptions) bool {
 	return a.MaxNodes == b.MaxNodes && a.MaxManagedChildren == b.MaxManagedChildren &&
 		a.NoCache == b.NoCache && a.NoDetails == b.NoDetails && a.NoShowing == b.NoShowing &&
-		a.Actions == b.Actions && a.WindowOrigin == nil && b.WindowOrigin == nil
+		a.Actions == b.Actions
 }
 
 // covered counts the nodes in the given subtrees.
@@ -687,12 +685,7 @@ func (c *Conn) rereadBounds(ctx context.Context, m *mirror, roots []dbus.ObjectP
 	visit = func(n *platform.Node) {
 		n.Bounds = nil
 		if n.States.Has(platform.StateShowing) && hasInterface(n, "component") {
-			b.add(m.bus, m.pathOf(n.Key), ifaceComponent+".GetExtents", func(call *dbus.Call) {
-				var r struct{ X, Y, W, H int32 }
-				if call.Err == nil && call.Store(&r) == nil && validExtents(r.X, r.Y, r.W, r.H) {
-					n.Bounds = &platform.Rect{X: int(r.X), Y: int(r.Y), Width: int(r.W), Height: int(r.H)}
-				}
-			}, uint32(0))
+			b.extents(m.bus, m.pathOf(n.Key), coordType(false), func(r *platform.Rect) { n.Bounds = r })
 			st.Calls++
 		}
 		for _, c := range n.Children {

@@ -99,12 +99,7 @@ func (c *Conn) Element(ctx context.Context, key string, opts ElementOptions) (*p
 	b = c.newBatch(ctx)
 	defer b.close()
 	if hasInterface(n, "component") {
-		b.add(bus, path, ifaceComponent+".GetExtents", func(call *dbus.Call) {
-			var r struct{ X, Y, W, H int32 }
-			if call.Err == nil && call.Store(&r) == nil && validExtents(r.X, r.Y, r.W, r.H) {
-				n.Bounds = &platform.Rect{X: int(r.X), Y: int(r.Y), Width: int(r.W), Height: int(r.H)}
-			}
-		}, coordType(opts.WindowOrigin != nil))
+		b.extents(bus, path, coordType(opts.WindowOrigin != nil), func(r *platform.Rect) { n.Bounds = r })
 	}
 	if hasInterface(n, "action") {
 		b.add(bus, path, ifaceAction+".GetActions", func(call *dbus.Call) {

@@ -559,12 +559,7 @@ func (w *walker) details(root *walkNode) {
 		if !wn.detailed || wn.hidden || !n.States.Has(showing) || !hasInterface(n, "component") {
 			return
 		}
-		b.add(wn.ref.Bus, wn.ref.Path, ifaceComponent+".GetExtents", func(call *dbus.Call) {
-			var r struct{ X, Y, W, H int32 }
-			if call.Err == nil && call.Store(&r) == nil && validExtents(r.X, r.Y, r.W, r.H) {
-				n.Bounds = &platform.Rect{X: int(r.X), Y: int(r.Y), Width: int(r.W), Height: int(r.H)}
-			}
-		}, coordType(w.opts.WindowOrigin != nil))
+		b.extents(wn.ref.Bus, wn.ref.Path, coordType(w.opts.WindowOrigin != nil), func(r *platform.Rect) { n.Bounds = r })
 		w.stats.Calls++
 	}
 	if !w.opts.NoShowing {

@@ -330,17 +330,7 @@ func (c *Conn) wmPresent(checkAtom xproto.Atom, r *xproto.GetPropertyReply) (boo
 
 // WindowManagerPresent reports whether an EWMH window manager is running.
 func (c *Conn) WindowManagerPresent(ctx context.Context) (bool, error) {
-	return call(ctx, func(ctx context.Context) (bool, error) {
-		atoms, err := c.internAtoms(ctx, "_NET_SUPPORTING_WM_CHECK")
-		if err != nil {
-			return false, err
-		}
-		r, err := c.getProp(c.root, atoms[0]).Reply()
-		if err != nil {
-			return false, fmt.Errorf("x11: reading _NET_SUPPORTING_WM_CHECK: %w", err)
-		}
-		return c.wmPresent(atoms[0], r)
-	})
+	return call(ctx, c.wmAlive)
 }
 
 // ActiveWindow returns the window manager's _NET_ACTIVE_WINDOW, 0 if none.
