@@ -8,6 +8,7 @@ package mcpserver
 import (
 	"context"
 	_ "embed"
+	"os"
 	"sort"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -88,9 +89,11 @@ func New(cfg Config, sessions *core.Sessions) *mcp.Server {
 	return s
 }
 
-// Serve runs the server over stdio until the client leaves or ctx ends.
+// Serve runs the server over stdio until the client leaves or ctx ends. A
+// line it cannot decode is answered with a JSON-RPC error and the server
+// goes on (see lineTransport).
 func Serve(ctx context.Context, cfg Config, sessions *core.Sessions) error {
-	return New(cfg, sessions).Run(ctx, &mcp.StdioTransport{})
+	return New(cfg, sessions).Run(ctx, &lineTransport{in: os.Stdin, out: os.Stdout, maxLine: MaxLineBytes})
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,147 @@
+package e2e
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/uiscope/uiscope/internal/testdesk"
+)
+
+// rawMCP is a `uiscope mcp` process spoken to over raw pipes, without the
+// SDK client: the tests below send what no well-behaved client would.
+type rawMCP struct {
+	stdin  io.WriteCloser
+	lines  chan rawLine
+	stderr *syncBuffer
+}
+
+type rawLine struct {
+	raw string
+	msg map[string]any
+}
+
+func startRawMCP(t *testing.T, d *testdesk.Desk, args ...string) *rawMCP {
+	t.Helper()
+	cmd := exec.Command(uiscopeBin, append([]string{"mcp"}, args...)...)
+	cmd.Env = d.Env()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &rawMCP{stdin: stdin, lines: make(chan rawLine, 100), stderr: &syncBuffer{}}
+	cmd.Stderr = r.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer close(r.lines)
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(make([]byte, 1<<20), 64<<20)
+		for sc.Scan() {
+			l := rawLine{raw: sc.Text()}
+			if err := json.Unmarshal(sc.Bytes(), &l.msg); err != nil {
+				l.msg = nil
+			}
+			r.lines <- l
+		}
+	}()
+	t.Cleanup(func() {
+		stdin.Close()
+		cmd.Process.Kill()
+		<-done
+		cmd.Wait()
+	})
+	return r
+}
+
+// send writes one line as is.
+func (r *rawMCP) send(t *testing.T, line string) {
+	t.Helper()
+	if _, err := io.WriteString(r.stdin, line+"\n"); err != nil {
+		t.Fatalf("writing to uiscope mcp: %v\nstderr:\n%s", err, r.stderr.String())
+	}
+}
+
+// next returns the next stdout line, which must be a JSON-RPC 2.0 message.
+func (r *rawMCP) next(t *testing.T) map[string]any {
+	t.Helper()
+	select {
+	case l, ok := <-r.lines:
+		if !ok {
+			t.Fatalf("uiscope mcp closed stdout (it exited); stderr:\n%s", r.stderr.String())
+		}
+		if l.msg == nil || l.msg["jsonrpc"] != "2.0" {
+			t.Fatalf("stdout line is not JSON-RPC 2.0: %.300q", l.raw)
+		}
+		return l.msg
+	case <-time.After(60 * time.Second):
+		t.Fatalf("no stdout line within 60 s; stderr:\n%s", r.stderr.String())
+	}
+	return nil
+}
+
+// TestMCPMalformedLine: a line that is not JSON-RPC is answered with a
+// JSON-RPC error and the server keeps serving (before, the first such line
+// ended the process: "stdout closed").
+func TestMCPMalformedLine(t *testing.T) {
+	d := testdesk.Shared(t)
+	s := startRawMCP(t, d)
+	s.send(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	if m := s.next(t); m["id"] != float64(1) || m["result"] == nil {
+		t.Fatalf("initialize: %v", m)
+	}
+	s.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	for i, bad := range []struct{ name, line string }{
+		{"garbage", "hello, is this the MCP server?"},
+		{"cut short", `{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{"name":"list_apps"`},
+		{"invalid UTF-8", "{\"jsonrpc\":\"2.0\",\"id\":78,\"method\":\"tools/list\",\"params\":{\"x\":\"\xc3\x28\"}}"},
+	} {
+		s.send(t, bad.line)
+		m := s.next(t)
+		e, _ := m["error"].(map[string]any)
+		if e == nil || e["code"] != float64(-32700) {
+			t.Errorf("%s: want a -32700 parse error, got %v", bad.name, m)
+		}
+		if id, present := m["id"]; !present || id != nil {
+			t.Errorf("%s: want id null, got %v", bad.name, m)
+		}
+		id := 10 + i
+		s.send(t, `{"jsonrpc":"2.0","id":`+jsonNumber(id)+`,"method":"tools/call","params":{"name":"list_apps","arguments":{}}}`)
+		m = s.next(t)
+		if m["id"] != float64(id) || m["error"] != nil {
+			t.Fatalf("after the %s line: want the answer to request %d, got %.500v", bad.name, id, m)
+		}
+		res, _ := m["result"].(map[string]any)
+		if sc, _ := res["structuredContent"].(map[string]any); sc["ok"] != true {
+			t.Errorf("after the %s line: list_apps: %.500v", bad.name, m)
+		}
+	}
+	// JSON that is not a message object: invalid request, and on.
+	s.send(t, `[1,2,3]`)
+	if m := s.next(t); m["error"] == nil || m["error"].(map[string]any)["code"] != float64(-32600) {
+		t.Errorf("a batch of numbers: want -32600, got %v", m)
+	}
+	s.send(t, `{"jsonrpc":"2.0","id":20,"method":"tools/list"}`)
+	if m := s.next(t); m["id"] != float64(20) || m["result"] == nil {
+		t.Fatalf("tools/list after the batch: %.300v", m)
+	}
+	if strings.Contains(s.stderr.String(), "panic") {
+		t.Errorf("stderr mentions a panic:\n%s", s.stderr.String())
+	}
+}
+
+func jsonNumber(i int) string {
+	b, _ := json.Marshal(i)
+	return string(b)
+}
