@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package dbusx connects to an explicit D-Bus address with a deadline on
 // the handshake only. godbus closes a connection when the context given to
 // dbus.WithContext ends, so that context must outlive the call; and its

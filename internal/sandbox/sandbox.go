@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package sandbox runs a private headless X11 desktop with a working AT-SPI2
 // accessibility bus, so that uiscope can read GUI applications without a
 // real session: Xvfb (cookie auth, no TCP) -> a private D-Bus session bus ->

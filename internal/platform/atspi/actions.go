@@ -1,3 +1,5 @@
+//go:build linux
+
 package atspi
 
 // Semantic actions: what an agent does to an element through AT-SPI rather

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package atspi is the AT-SPI2 backend: it finds the accessibility bus,
 // lists the applications registered on it and reads their accessible trees
 // and element properties over D-Bus (godbus, no cgo).

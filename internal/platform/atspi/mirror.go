@@ -1,3 +1,5 @@
+//go:build linux
+
 package atspi
 
 // A mirror is one application's tree as last read, kept current by the

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package x11 is the X11 side of the desktop backend: it lists top-level
 // client windows (from the window manager's _NET_CLIENT_LIST, or the root's
 // children when no window manager runs), maps them to processes (_NET_WM_PID,
