@@ -1,7 +1,10 @@
+//go:build linux
+
 // Package testdesk gives tests one shared sandbox desktop per test binary
 // and launches applications into it, returning only once an application is
 // really there (on the accessibility bus with a stable tree, or with an X
-// window). It never skips: a desktop that cannot start fails the test.
+// window). A desktop that cannot start fails the test; the one skip is
+// under -short (make unit), which promises a run without a desktop.
 package testdesk
 
 import (
@@ -50,9 +53,11 @@ func Main(m *testing.M) {
 	os.Exit(code)
 }
 
-// Shared returns the desktop, starting it on first use.
+// Shared returns the desktop, starting it on first use. Under -short the
+// test is skipped instead: nothing starts.
 func Shared(t testing.TB) *Desk {
 	t.Helper()
+	SkipShort(t)
 	once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 		defer cancel()
@@ -84,6 +89,17 @@ func Shared(t testing.TB) *Desk {
 		t.Fatalf("the sandbox desktop did not start: %v", initErr)
 	}
 	return shared
+}
+
+// SkipShort skips t under -short: the one way a desktop test skips. Tests
+// that start a desktop of their own (not through Shared) call it first.
+// Without -short (make test, CI) it never skips, whatever is installed: a
+// missing Xvfb is a failure there, not a pass.
+func SkipShort(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs the sandbox desktop (Xvfb, D-Bus, AT-SPI); skipped under -short")
+	}
 }
 
 // Fixture returns the path of a fixture app under testdata/apps.
