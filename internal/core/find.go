@@ -46,8 +46,9 @@ type Query struct {
 	// component, text, editabletext (alias editable), value, selection,
 	// table, image, hyperlink, hypertext, document, collection, application.
 	Interface string
-	// Within is the id of the element whose subtree (itself included) is
-	// searched; 0 is the root.
+	// Within is the position of the element whose subtree (itself
+	// included) is searched, as Lookup and ByKey return it (not the id a
+	// ref shows); 0 is the root.
 	Within int
 	// Limit caps the elements returned: 0 means 50, at most 1000.
 	Limit int
@@ -167,7 +168,7 @@ func (q Query) Compile() (Matcher, error) {
 
 	switch {
 	case q.Within < 0:
-		return bad("within e%d: ids are 0 and up", q.Within)
+		return bad("within position %d: positions are 0 and up", q.Within)
 	case q.Limit < 0 || q.Limit > MaxFindLimit:
 		return bad("limit %d (want 1 to %d, or 0 for the default %d)", q.Limit, MaxFindLimit, DefaultFindLimit)
 	}
@@ -229,7 +230,7 @@ func (t *Tree) Find(q Query) ([]*Element, FindStats, error) {
 	if err != nil {
 		return nil, FindStats{}, err
 	}
-	if _, _, err := t.Lookup(Ref{ID: q.Within}); err != nil {
+	if err := t.checkPos(q.Within, "within"); err != nil {
 		return nil, FindStats{}, err
 	}
 	var st FindStats
@@ -248,8 +249,9 @@ func (t *Tree) Find(q Query) ([]*Element, FindStats, error) {
 	return out, st, nil
 }
 
-// FindIDs lists, in pre-order and without limit, the ids under within
-// (itself included) that m matches; nil when within is not in the tree. For
+// FindIDs lists, in pre-order and without limit, the positions under
+// within (a position; itself included) that m matches; nil when within is
+// not in the tree. For
 // callers that go on to use the nodes (wait_for, actions).
 func (t *Tree) FindIDs(m Matcher, within int) []int {
 	if within < 0 || within >= len(t.nodes) {

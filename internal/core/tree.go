@@ -4,7 +4,9 @@
 //
 // The tree model: a backend fetches a tree of [platform.Node]; [NewTree]
 // numbers it (positional ids e0, e1, … in pre-order over the whole fetched
-// tree), indexes it by id and by durable key, and redacts password fields.
+// tree), indexes it by id and by durable key, and redacts password fields;
+// a session then gives it ids unique for the server's run ([IDs]), and the
+// API's positions (Scope, Within, ByKey) stay positions.
 // [Tree.Render] and [Tree.Outline] shape it for output (views, depth, scope,
 // node budget), [Tree.Find] searches it, and [ParseRef] / [Tree.Lookup] turn
 // the refs agents send back ("a11y:e12") into nodes.
@@ -140,8 +142,9 @@ func (t *Tree) Node(id int) (*platform.Node, bool) {
 	return t.nodes[id], true
 }
 
-// ByKey returns the id of the node with the given durable key (the first one
-// in pre-order, should a backend report a key twice).
+// ByKey returns the position of the node with the given durable key (the
+// first one in pre-order, should a backend report a key twice): what
+// ViewOptions.Scope and Query.Within take.
 func (t *Tree) ByKey(key string) (int, bool) {
 	id, ok := t.byKey[key]
 	return id, ok

@@ -79,7 +79,8 @@ type ViewOptions struct {
 	// Depth is how many levels of the rendered (post-view) tree to show
 	// below the scope element: -1 unlimited, 0 the scope element alone.
 	Depth int
-	// Scope is the id of the element to start at; 0 is the root.
+	// Scope is the position of the element to start at, as Lookup and
+	// ByKey return it (not the id a ref shows); 0 is the root.
 	Scope int
 	// MaxNodes is the node budget: 0 means DefaultMaxNodes; at most
 	// MaxMaxNodes.
@@ -122,10 +123,22 @@ func (t *Tree) normalize(opts ViewOptions) (ViewOptions, error) {
 	if len(t.nodes) == 0 {
 		return opts, fmt.Errorf("%w: the tree is empty", ErrUnknownRef)
 	}
-	if _, _, err := t.Lookup(Ref{ID: opts.Scope}); err != nil {
+	if err := t.checkPos(opts.Scope, "scope"); err != nil {
 		return opts, err
 	}
 	return opts, nil
+}
+
+// checkPos checks a position a caller scopes an operation to (what, for
+// the message). Positions come from Lookup or ByKey, never from a ref
+// directly: a position is not a shown id once the session numbers the tree
+// (ids.go), and checking one as an id would refuse an element that is there
+// whenever the id equal to its position is gone.
+func (t *Tree) checkPos(pos int, what string) error {
+	if pos < 0 || pos >= len(t.nodes) {
+		return fmt.Errorf("%w: %s position %d is not in the tree last read (%d elements); re-read the tree and use a fresh ref", ErrUnknownRef, what, pos, len(t.nodes))
+	}
+	return nil
 }
 
 // incomplete reports whether the walk did not reach all of id's children, or

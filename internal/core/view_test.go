@@ -213,7 +213,7 @@ func TestRenderOptionErrors(t *testing.T) {
 		{ViewOptions{MaxNodes: -1}, ErrInvalidArgument, "maxNodes -1"},
 		{ViewOptions{MaxNodes: MaxMaxNodes + 1}, ErrInvalidArgument, "maxNodes 100001"},
 		{ViewOptions{Scope: 11}, ErrUnknownRef, "re-read the tree"},
-		{ViewOptions{Scope: -3}, ErrUnknownRef, "a11y:e-3"},
+		{ViewOptions{Scope: -3}, ErrUnknownRef, "position -3"},
 	}
 	for _, tc := range tests {
 		_, _, err := tr.Render(tc.opts)
