@@ -21,6 +21,7 @@ const (
 	CodeWrongTree       = "wrongTree"
 	CodeOwnershipLost   = "ownershipLost"
 	CodeUnknownSession  = "unknownSession"
+	CodeTooManySessions = "tooManySessions"
 	CodeNotSupported    = "notSupported"
 	CodeInternal        = "internal"
 )

@@ -1,45 +1,138 @@
 package core
 
-// Session-stable ids. A tree numbers its nodes by position (pre-order), and
-// a fresh tree alone can do no better. A session reads its app's tree many
-// times, though, and a positional id reused for another element after the
-// UI changed would make an agent's old ref point at the wrong element.
-// So a session numbers elements by durable key: an element keeps its id for
-// as long as the session lasts, a new element gets a number never used
-// before, and an id whose element is gone is refused rather than reused.
+import (
+	"slices"
+	"sync/atomic"
+)
 
-// IDs is a session's numbering of elements by durable key.
+// Run-unique ids. A tree numbers its nodes by position (pre-order), and a
+// fresh tree alone can do no better. A session reads its app's tree many
+// times, though, and the server holds many sessions, one after another or
+// at once: a positional id reused for another element (after the UI
+// changed, in another session, after a reconnect) would make an agent's old
+// ref point at the wrong element. So ids are numbered by durable key, from
+// one counter for the server's whole run (API.md: refs are unique for the
+// run): within a session an element keeps its id while the session
+// remembers its key, a new element gets a number never handed out before,
+// in any session, and an id whose element is gone, or that another session
+// handed out, is refused rather than reused.
+//
+// The invariant everything rests on: an id ever names at most one key.
+// Numbers only go up; a key the session forgot and sees again gets a new
+// number; a key twice in one tree, and a node without a key, get fresh
+// numbers. So any tree that holds an id names the same element by it, and
+// a session may resolve a ref in an older tree than its last (see
+// Session.Resolve) without ever aliasing.
+
+// Counter hands out element numbers for a server's whole run; the zero
+// value starts at 0. Safe for concurrent use.
+type Counter struct{ next atomic.Int64 }
+
+// take reserves n consecutive numbers and returns the first.
+func (c *Counter) take(n int) int {
+	return int(c.next.Add(int64(n)) - int64(n))
+}
+
+// Bounds of a session's memory of keys. A key not seen in the last
+// keyReads reads is forgotten, and beyond maxKeys the least recently seen
+// keys go first (never those of the read being numbered). Forgetting is
+// safe: the element gets a new number when seen again, and its old ref is
+// refused (unknownRef), never given to something else.
+const (
+	keyReads = 8
+	maxKeys  = 60000 // above a whole tree's node cap (50,000 in atspi)
+)
+
+// IDs is a session's numbering of elements by durable key. The zero value
+// numbers from a counter of its own; sessions share the server's.
 type IDs struct {
-	byKey map[string]int
-	next  int
+	Counter *Counter
+
+	own   Counter
+	byKey map[string]keyID
+	reads int // trees numbered so far
+}
+
+type keyID struct {
+	id   int
+	seen int // the read that last saw the key
 }
 
 // Number gives the tree the session's ids: known keys keep theirs, new
-// ones get fresh numbers in pre-order. The first tree of a session is
-// numbered exactly by position.
+// ones get numbers never handed out before, in pre-order.
 func (s *IDs) Number(t *Tree) {
 	if s.byKey == nil {
-		s.byKey = map[string]int{}
+		s.byKey = map[string]keyID{}
 	}
+	c := s.Counter
+	if c == nil {
+		c = &s.own
+	}
+	s.reads++
 	t.ext = make([]int, len(t.nodes))
 	t.byExt = make(map[int]int, len(t.nodes))
+	// Numbers for the new nodes are reserved in one block, so that a
+	// tree's new elements are numbered in order even while other sessions
+	// number theirs.
+	fresh := 0
+	for _, n := range t.nodes {
+		if _, ok := s.byKey[n.Key]; !ok || n.Key == "" {
+			fresh++
+		}
+	}
+	next := c.take(fresh)
+	end := next + fresh
+	newID := func() int {
+		if next == end { // only for keys twice in one tree
+			next = c.take(1)
+			end = next + 1
+		}
+		next++
+		return next - 1
+	}
 	for i, n := range t.nodes {
-		id, ok := s.byKey[n.Key]
+		k, ok := s.byKey[n.Key]
 		if !ok || n.Key == "" {
-			id = s.next
-			s.next++
-			if n.Key != "" {
-				s.byKey[n.Key] = id
-			}
+			k.id = newID()
 		}
-		if _, dup := t.byExt[id]; dup { // a key twice in one tree: never share an id
-			id = s.next
-			s.next++
+		if _, dup := t.byExt[k.id]; dup { // a key twice in one tree: never share an id
+			t.ext[i] = newID()
+			t.byExt[t.ext[i]] = i
+			continue
 		}
-		t.ext[i] = id
-		t.byExt[id] = i
+		if n.Key != "" {
+			k.seen = s.reads
+			s.byKey[n.Key] = k
+		}
+		t.ext[i] = k.id
+		t.byExt[k.id] = i
+	}
+	s.forget()
+}
+
+// forget drops keys not seen for keyReads reads, then the least recently
+// seen beyond maxKeys.
+func (s *IDs) forget() {
+	var old []string
+	for key, k := range s.byKey {
+		if k.seen <= s.reads-keyReads {
+			delete(s.byKey, key)
+		} else if k.seen < s.reads {
+			old = append(old, key)
+		}
+	}
+	over := len(s.byKey) - maxKeys
+	if over <= 0 {
+		return
+	}
+	slices.SortFunc(old, func(a, b string) int { return s.byKey[a].seen - s.byKey[b].seen })
+	for _, key := range old[:min(over, len(old))] {
+		delete(s.byKey, key)
 	}
 }
+
+// Keys is how many keys the session remembers.
+func (s *IDs) Keys() int { return len(s.byKey) }
 
 // extID is the id a node is shown with.
 func (t *Tree) extID(i int) int {

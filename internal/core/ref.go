@@ -24,8 +24,10 @@ var (
 // refForm is what a ref looks like, for error messages.
 const refForm = `a ref looks like "a11y:e12" (or "visual:e3", or a bare "e12" for the session's own tree)`
 
-// maxRefDigits bounds the id part of a ref: no tree has a billion nodes.
-const maxRefDigits = 9
+// maxRefDigits bounds the id part of a ref. Ids are numbered for the
+// server's whole run and never reused, so a long run with a busy UI may
+// count past a billion; fifteen digits fit any int64 with room to spare.
+const maxRefDigits = 15
 
 // Ref names an element of a fetched tree: tree kind and positional id.
 // Tree is "a11y", "visual", or "" for a bare "e12" (the session's own tree).
@@ -44,7 +46,7 @@ func (r Ref) String() string {
 }
 
 // ParseRef reads "a11y:e12", "visual:e3" or a bare "e12". Anything else —
-// other prefixes, upper case, spaces, signs, leading zeros, more than 9
+// other prefixes, upper case, spaces, signs, leading zeros, more than 15
 // digits — is refused with an error wrapping ErrMalformedRef.
 func ParseRef(s string) (Ref, error) {
 	bad := func(why string) (Ref, error) {
@@ -105,8 +107,8 @@ func quoteShort(s string) string {
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
-// Lookup resolves a ref against this tree. A bare ref (Tree "") means this
-// tree. A ref of the other kind is refused with ErrWrongTree; an id not in
+// Lookup resolves a ref against this tree, to the node and its position.
+// A bare ref (Tree "") means this tree. A ref of the other kind is refused with ErrWrongTree; an id not in
 // the tree with ErrUnknownRef, whose message says to re-read the tree.
 func (t *Tree) Lookup(r Ref) (*platform.Node, int, error) {
 	switch {
@@ -124,7 +126,7 @@ func (t *Tree) Lookup(r Ref) (*platform.Node, int, error) {
 			reread = "get_visual_tree"
 		}
 		if t.ext != nil {
-			return nil, 0, fmt.Errorf("%w: %s is not in the tree last read: the element is gone (the UI changed) or the ref was never handed out; re-read the tree (%s) and use a fresh ref",
+			return nil, 0, fmt.Errorf("%w: %s is not in the tree last read: the element is gone (the UI changed), or the ref is from another session or from before a disconnect (refs are unique for the server's run), or it was never handed out; re-read the tree (%s) and use a fresh ref",
 				ErrUnknownRef, Ref{Tree: t.kind, ID: r.ID}, reread)
 		}
 		span := "it is empty"

@@ -17,6 +17,7 @@ func TestParseRef(t *testing.T) {
 		{"e12", Ref{"", 12}},
 		{"e0", Ref{"", 0}},
 		{"e999999999", Ref{"", 999999999}},
+		{"e999999999999999", Ref{"", 999999999999999}}, // a long run's ids
 	}
 	for _, tc := range good {
 		got, err := ParseRef(tc.in)
@@ -40,7 +41,7 @@ func TestParseRef(t *testing.T) {
 		{"e 1", "digits"},
 		{" e1", `must start with "e"`},
 		{"e1 ", "digits"},
-		{"e1234567890", "too long"},
+		{"e1234567890123456", "too long"},
 		{"e12a", "digits"},
 		{"e١٢", "digits"}, // Arabic-Indic digits
 		{"E12", `must start with "e"`},

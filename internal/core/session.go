@@ -36,10 +36,15 @@ type Session struct {
 	Identity Identity
 	Created  time.Time
 
-	mu   sync.Mutex // guards tree and ids
-	tree *Tree
-	ids  IDs
+	mu       sync.Mutex // guards tree, complete and ids
+	tree     *Tree      // the last read
+	complete *Tree      // the last read that was not truncated
+	ids      IDs
 }
+
+// MaxSessions bounds the sessions open at once: each holds its trees and
+// its memory of keys.
+const MaxSessions = 64
 
 // Sessions holds the open sessions over one desktop. Safe for concurrent use.
 type Sessions struct {
@@ -51,6 +56,7 @@ type Sessions struct {
 	mu       sync.Mutex
 	sessions map[string]*Session
 	next     int
+	numbers  Counter // element ids, for the whole run: see ids.go
 }
 
 // NewSessions manages sessions over desk.
@@ -103,12 +109,26 @@ func (m *Sessions) Connect(ctx context.Context, t Target, mode string) (*Session
 	if win != nil {
 		s.Identity.Window = WindowID(win.ID)
 	}
+	if err := m.add(s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// add gives s its id and its numbering from the run's counter, and opens
+// it, unless MaxSessions are open already.
+func (m *Sessions) add(s *Session) error {
 	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.sessions) >= MaxSessions {
+		return &Error{Code: CodeTooManySessions, Disposition: "transient", Msg: fmt.Sprintf(
+			"%d sessions are open, the most one server holds: disconnect one you no longer use (disconnect {session}), then connect again", len(m.sessions))}
+	}
 	m.next++
 	s.ID = fmt.Sprintf("s%d", m.next)
+	s.ids.Counter = &m.numbers
 	m.sessions[s.ID] = s
-	m.mu.Unlock()
-	return s, nil
+	return nil
 }
 
 // Get returns an open session after checking that its application is still
@@ -192,11 +212,19 @@ func (m *Sessions) Fetch(ctx context.Context, s *Session, timeout time.Duration,
 	}
 	t := NewTree(root, KindA11y)
 	t.Truncated = st.Truncated
+	s.adopt(t)
+	return t, st, nil
+}
+
+// adopt numbers a fetched tree and makes it the session's last read.
+func (s *Session) adopt(t *Tree) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.ids.Number(t)
 	s.tree = t
-	s.mu.Unlock()
-	return t, st, nil
+	if !t.Truncated {
+		s.complete = t
+	}
 }
 
 // Tree returns the session's last fetched tree, or nil.
@@ -207,7 +235,17 @@ func (s *Session) Tree() *Tree {
 }
 
 // Resolve finds a ref in the session's last tree. A ref with no tree yet, or
-// an id past its end, is an error that says to re-read.
+// an id not in it, is an error that says to re-read.
+//
+// A truncated read (a deadline, the node cap) must not make every ref of
+// the read before it die with it, so when the last read was truncated a ref
+// it lacks is looked up in the last complete read too. The rule: a ref
+// resolves when the last read, or the last complete read, holds its id;
+// the last read wins when both do (it is fresher). Refs of an earlier
+// truncated read that the last read lacks are unknownRef. This never
+// aliases: an id names one key for the whole run (ids.go), so both trees
+// name the same element by it; whether that element is still there is for
+// the live read that follows to say (elementGone).
 func (s *Session) Resolve(ref string) (*platform.Node, int, *Tree, error) {
 	r, err := ParseRef(ref)
 	if err != nil {
@@ -221,6 +259,16 @@ func (s *Session) Resolve(ref string) (*platform.Node, int, *Tree, error) {
 		return nil, 0, nil, Errorf(CodeUnknownRef, "session %s has not read a tree yet: call get_a11y_tree or find_elements first, then use the refs they return", s.ID)
 	}
 	n, id, err := t.Lookup(r)
+	if errors.Is(err, ErrUnknownRef) {
+		s.mu.Lock()
+		c := s.complete
+		s.mu.Unlock()
+		if t.Truncated && c != nil && c != t {
+			if n, id, cerr := c.Lookup(r); cerr == nil {
+				return n, id, c, nil
+			}
+		}
+	}
 	if err != nil {
 		return nil, 0, nil, AsError(err)
 	}
