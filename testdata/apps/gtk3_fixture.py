@@ -20,6 +20,8 @@ Options:
   --rows N             add a scrolled list "Rows" (tree table) with rows "Row 1".."Row N"
   --timer-label MS     add a label "Tick 0" whose number goes up every MS ms
   --delayed-dialog MS  after MS ms open a dialog "Delayed dialog" with an "OK" button (closes it)
+  --removable-label    add a label "Removable" just before "Tree", destroyed on SIGUSR1 (an
+                       element before others disappears, at a moment the test chooses)
   --x X --y Y          window position (default 40, 40)
 """
 import argparse
@@ -80,6 +82,16 @@ def build(args):
     disabled = Gtk.Button(label="Disabled action", sensitive=False)
     box.pack_start(disabled, False, False, 0)
 
+    if args.removable_label:
+        removable = Gtk.Label(label="Removable", xalign=0)
+        box.pack_start(removable, False, False, 0)
+
+        def remove():
+            removable.destroy()
+            return GLib.SOURCE_REMOVE
+
+        GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGUSR1, remove)
+
     store = Gtk.TreeStore(str)
     fruits = store.append(None, ["Fruits"])
     store.append(fruits, ["Apple"])
@@ -133,6 +145,7 @@ def main():
     p.add_argument("--rows", type=int, metavar="N")
     p.add_argument("--timer-label", type=int, metavar="MS")
     p.add_argument("--delayed-dialog", type=int, metavar="MS")
+    p.add_argument("--removable-label", action="store_true")
     p.add_argument("--x", type=int, default=40)
     p.add_argument("--y", type=int, default=40)
     args = p.parse_args()
