@@ -64,9 +64,12 @@ func runMCP(ctx context.Context, c *cli, args []string) error {
 			}
 		}
 	}
-	desk := &linux.Lazy{}
+	// A server outlives desktops and buses that come late: it reconnects,
+	// and mirrors the trees it can (linux.Desktop.Mirror).
+	desk := linux.Reconnecting()
+	desk.Mirror = true
 	defer desk.Close()
-	sessions := core.NewSessions(desk)
+	sessions := core.NewSessions(desk.Platform())
 	sessions.AllowInput = cfg.AllowInput
 	return mcpserver.Serve(ctx, cfg, sessions)
 }

@@ -50,18 +50,26 @@ type ActResult struct {
 	Note    string   `json:"note,omitempty"`
 }
 
-// Actor gives the sessions' platform's acting side, or an error when the
+// actor is the platform's acting side: its windows, input and semantic
+// actions.
+type actor struct {
+	platform.Windows
+	platform.Input
+	platform.Actions
+}
+
+// actor gives the sessions' platform's acting side, or an error when the
 // platform cannot act or input was not allowed. The core checks the gate
 // itself: an MCP layer that registered a tool by mistake still cannot act.
-func (m *Sessions) actor() (platform.Actor, error) {
+func (m *Sessions) actor() (actor, error) {
 	if err := m.inputAllowed(); err != nil {
-		return nil, err
+		return actor{}, err
 	}
-	a, ok := m.desk.(platform.Actor)
-	if !ok {
-		return nil, Errorf(CodeNotSupported, "this platform cannot act on applications")
+	d := m.desk
+	if d.Windows == nil || d.Input == nil || d.Actions == nil {
+		return actor{}, Errorf(CodeNotSupported, "this platform cannot act on applications")
 	}
-	return a, nil
+	return actor{d.Windows, d.Input, d.Actions}, nil
 }
 
 func (m *Sessions) inputAllowed() error {
@@ -77,7 +85,7 @@ type target struct {
 	ref     string
 	node    *platform.Node
 	det     *platform.Details
-	actor   platform.Actor
+	actor   actor
 	changes <-chan struct{} // the app's events; nil when the platform has none
 	stop    func()
 }
@@ -140,7 +148,7 @@ func summarize(d *platform.Details) *Summary {
 // changeTime passes.
 func (m *Sessions) after(ctx context.Context, t *target, changed func(*platform.Details) bool) *platform.Details {
 	read := func() *platform.Details {
-		d, err := m.desk.Element(ctx, t.s.App, t.node.Key)
+		d, err := m.desk.Accessibility.Element(ctx, t.s.App, t.node.Key)
 		if err != nil {
 			return nil
 		}
@@ -242,7 +250,9 @@ func (m *Sessions) pointAt(ctx context.Context, t *target) (int, int, error) {
 		return 0, 0, Errorf(CodeOffscreen, "%s has no on-screen bounds to click; it may be hidden or scrolled away", t.ref)
 	}
 	x, y := b.X+b.Width/2, b.Y+b.Height/2
-	if !t.actor.Screen().Contains(x, y) {
+	if scr, err := t.actor.Screen(ctx); err != nil {
+		return 0, 0, mapActErr(err)
+	} else if !scr.Contains(x, y) {
 		return 0, 0, Errorf(CodeOffscreen, "%s's centre %d,%d is outside the screen; scroll it into view first", t.ref, x, y)
 	}
 	win, err := m.activate(ctx, t)
@@ -259,7 +269,7 @@ func (m *Sessions) pointAt(ctx context.Context, t *target) (int, int, error) {
 		if pid, err := t.actor.WindowPid(ctx, top); err == nil && pid == t.s.App.Pid {
 			return x, y, nil
 		}
-		return 0, 0, Errorf(CodeCovered, "the point %d,%d of %s is covered by another window (%s); nothing was clicked", x, y, t.ref, WindowID(top))
+		return 0, 0, Errorf(CodeCovered, "the point %d,%d of %s is covered by another window (%s); nothing was clicked", x, y, t.ref, top)
 	}
 	return x, y, nil
 }
@@ -629,7 +639,7 @@ func (m *Sessions) TypeText(ctx context.Context, sessionID, ref, text string) (*
 	if t.node != nil {
 		after = m.after(ctx, t, nil)
 	}
-	r := &ActResult{Element: t.ref, Method: MethodKeyboard, Detail: fmt.Sprintf("%d characters into window %s", typed, WindowID(win.ID))}
+	r := &ActResult{Element: t.ref, Method: MethodKeyboard, Detail: fmt.Sprintf("%d characters into window %s", typed, win.ID)}
 	if t.det != nil {
 		r.Before = summarize(t.det)
 	}
@@ -658,7 +668,7 @@ func (m *Sessions) PressKey(ctx context.Context, sessionID, ref, keys string) (*
 	if err := t.actor.KeyChord(ctx, keys); err != nil {
 		return nil, mapActErr(err)
 	}
-	return &ActResult{Element: t.ref, Method: MethodKeyboard, Detail: fmt.Sprintf("%s to window %s", keys, WindowID(win.ID))}, nil
+	return &ActResult{Element: t.ref, Method: MethodKeyboard, Detail: fmt.Sprintf("%s to window %s", keys, win.ID)}, nil
 }
 
 // keyboardTarget resolves where keys go: an element (focused first) or the
@@ -708,7 +718,7 @@ func (m *Sessions) mainWindow(ctx context.Context, s *Session) (platform.Window,
 			continue
 		}
 		for _, w := range a.Windows {
-			if s.Identity.Window != "" && WindowID(w.ID) == s.Identity.Window {
+			if s.Identity.Window != "" && w.ID.String() == s.Identity.Window {
 				return w, nil
 			}
 		}
@@ -746,5 +756,5 @@ func (m *Sessions) WindowAction(ctx context.Context, sessionID, action string) (
 	if err := a.WindowAction(ctx, win, action); err != nil {
 		return nil, mapActErr(err)
 	}
-	return &ActResult{Method: "window", Detail: fmt.Sprintf("%s window %s", action, WindowID(win.ID))}, nil
+	return &ActResult{Method: "window", Detail: fmt.Sprintf("%s window %s", action, win.ID)}, nil
 }

@@ -23,12 +23,15 @@ func (d nullDesktop) Element(context.Context, platform.App, string) (*platform.D
 	d.t.Error("Element called past the input gate")
 	return nil, nil
 }
-func (d nullDesktop) Close() error { return nil }
+func (d nullDesktop) Owner(context.Context, platform.App) (int, error) {
+	d.t.Error("Owner called past the input gate")
+	return 0, nil
+}
 
 // TestActionsRefusedWithoutInput: the core refuses every action when input
 // was not allowed, whatever the MCP layer registered.
 func TestActionsRefusedWithoutInput(t *testing.T) {
-	m := NewSessions(nullDesktop{t})
+	m := NewSessions(platform.Desktop{Accessibility: nullDesktop{t}})
 	ctx := context.Background()
 	calls := map[string]func() (*ActResult, error){
 		"click":         func() (*ActResult, error) { return m.Click(ctx, "s1", "a11y:e1") },
@@ -55,7 +58,7 @@ func TestActionsRefusedWithoutInput(t *testing.T) {
 // TestActionsNeedAnActor: with input allowed on a platform that cannot act,
 // actions fail clearly instead of panicking.
 func TestActionsNeedAnActor(t *testing.T) {
-	m := NewSessions(nullDesktop{t})
+	m := NewSessions(platform.Desktop{Accessibility: nullDesktop{t}})
 	m.AllowInput = true
 	_, err := m.WindowAction(context.Background(), "s1", "close")
 	if e := AsError(err); e == nil || e.Code != CodeNotSupported {

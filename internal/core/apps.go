@@ -26,7 +26,7 @@ func Summarize(a platform.App) AppSummary {
 	s := AppSummary{Pid: a.Pid, Name: a.Name, Executable: a.Executable, Toolkit: a.Toolkit,
 		ToolkitVersion: a.ToolkitVersion, Accessible: a.Accessible, Windows: []WindowSummary{}}
 	for _, w := range a.Windows {
-		s.Windows = append(s.Windows, WindowSummary{Window: WindowID(w.ID), Title: w.Title, Bounds: w.Bounds, Mapped: w.Mapped})
+		s.Windows = append(s.Windows, WindowSummary{Window: w.ID.String(), Title: w.Title, Bounds: w.Bounds, Mapped: w.Mapped})
 	}
 	return s
 }

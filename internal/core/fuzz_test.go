@@ -29,26 +29,3 @@ func FuzzQueryCompile(f *testing.F) {
 		m.Match(node)
 	})
 }
-
-// FuzzParseWindowID: window ids parse or fail clearly.
-func FuzzParseWindowID(f *testing.F) {
-	for _, s := range []string{"0x1a00003", "12345", "0", "-1", "0xzz", "", " 0x10 "} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		id, err := ParseWindowID(s)
-		if err != nil {
-			if AsError(err).Code != CodeInvalidArgument {
-				t.Fatalf("ParseWindowID(%q): %v", s, err)
-			}
-			return
-		}
-		if id == 0 {
-			t.Fatalf("ParseWindowID(%q) = 0 without error", s)
-		}
-		back, err := ParseWindowID(WindowID(id))
-		if err != nil || back != id {
-			t.Fatalf("round trip of %q: %v %v", s, back, err)
-		}
-	})
-}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/uiscope/uiscope/internal/platform"
-	"github.com/uiscope/uiscope/internal/procinfo"
 )
 
 // Modes a session speaks, fixed at connect.
@@ -59,7 +58,8 @@ type Sessions struct {
 	numbers  Counter // element ids, for the whole run: see ids.go
 }
 
-// NewSessions manages sessions over desk.
+// NewSessions manages sessions over desk. Parts desk lacks make the
+// operations that need them answer notSupported.
 func NewSessions(desk platform.Desktop) *Sessions {
 	return &Sessions{desk: desk, sessions: map[string]*Session{}}
 }
@@ -67,9 +67,30 @@ func NewSessions(desk platform.Desktop) *Sessions {
 // Desktop returns the platform the sessions read.
 func (m *Sessions) Desktop() platform.Desktop { return m.desk }
 
+// a11y is the platform's accessibility part.
+func (m *Sessions) a11y() (platform.Accessibility, error) {
+	if m.desk.Accessibility == nil {
+		return nil, Errorf(CodeNotSupported, "this platform cannot read accessibility trees")
+	}
+	return m.desk.Accessibility, nil
+}
+
+// procs is the platform's processes part. Without it no identity can be
+// pinned, so no session opens.
+func (m *Sessions) procs() (platform.Processes, error) {
+	if m.desk.Processes == nil {
+		return nil, Errorf(CodeNotSupported, "this platform cannot tell processes apart, so sessions cannot pin their application")
+	}
+	return m.desk.Processes, nil
+}
+
 // Apps lists applications.
 func (m *Sessions) Apps(ctx context.Context) ([]platform.App, error) {
-	apps, err := m.desk.Apps(ctx)
+	a, err := m.a11y()
+	if err != nil {
+		return nil, err
+	}
+	apps, err := a.Apps(ctx)
 	if err != nil {
 		return nil, AsError(err)
 	}
@@ -100,14 +121,18 @@ func (m *Sessions) Connect(ctx context.Context, t Target, mode string) (*Session
 		return nil, &Error{Code: CodeNotAccessible, Disposition: "terminal", Msg: fmt.Sprintf(
 			"pid %d (%s) has windows but no accessibility tree; run 'uiscope doctor --pid %d' for why (Tk and some toolkits never have one)", app.Pid, app.Name, app.Pid)}
 	}
-	pi, err := procinfo.Lookup(app.Pid)
+	procs, err := m.procs()
+	if err != nil {
+		return nil, err
+	}
+	pi, err := procs.Process(ctx, app.Pid)
 	if err != nil {
 		return nil, Errorf(CodeNotFound, "pid %d exited while connecting", app.Pid)
 	}
 	s := &Session{Mode: mode, App: app, Created: time.Now(), Identity: Identity{
 		Pid: app.Pid, StartTime: pi.StartTime, Executable: app.Executable, Bus: app.BusName}}
 	if win != nil {
-		s.Identity.Window = WindowID(win.ID)
+		s.Identity.Window = win.ID.String()
 	}
 	if err := m.add(s); err != nil {
 		return nil, err
@@ -146,24 +171,26 @@ func (m *Sessions) Get(ctx context.Context, id string) (*Session, error) {
 	return s, nil
 }
 
-// check compares the live process and its bus connection with the identity
-// captured at connect.
+// check compares the live process and its accessibility connection with
+// the identity captured at connect (docs/api.md, "identity").
 func (m *Sessions) check(ctx context.Context, s *Session) error {
-	id := procinfo.Identity{Pid: s.Identity.Pid, StartTime: s.Identity.StartTime}
 	lost := func(why string) error {
 		return &Error{Code: CodeOwnershipLost, Disposition: "ownershipLost", Msg: fmt.Sprintf(
 			"session %s: %s; the application it was opened on is gone: disconnect and connect again", s.ID, why)}
 	}
-	if !id.Alive() {
+	procs, err := m.procs()
+	if err != nil {
+		return err
+	}
+	p, err := procs.Process(ctx, s.Identity.Pid)
+	if err != nil || (s.Identity.StartTime != 0 && p.StartTime != s.Identity.StartTime) {
 		return lost(fmt.Sprintf("pid %d exited or was reused by another process", s.Identity.Pid))
 	}
-	if exe := procinfo.Executable(s.Identity.Pid); exe != "" && s.Identity.Executable != "" && exe != s.Identity.Executable {
-		return lost(fmt.Sprintf("pid %d now runs %s", s.Identity.Pid, exe))
+	if p.Executable != "" && s.Identity.Executable != "" && p.Executable != s.Identity.Executable {
+		return lost(fmt.Sprintf("pid %d now runs %s", s.Identity.Pid, p.Executable))
 	}
-	if owner, ok := m.desk.(interface {
-		BusOwner(ctx context.Context, bus string) (int, error)
-	}); ok {
-		pid, err := owner.BusOwner(ctx, s.Identity.Bus)
+	if a := m.desk.Accessibility; a != nil {
+		pid, err := a.Owner(ctx, s.App)
 		if err != nil && !errors.Is(err, platform.ErrTimeout) {
 			return lost("its accessibility connection closed")
 		}
@@ -201,9 +228,13 @@ func (m *Sessions) List() []*Session {
 // Fetch reads the application's tree afresh and makes it the session's tree:
 // refs handed out from now on point into it.
 func (m *Sessions) Fetch(ctx context.Context, s *Session, timeout time.Duration, opts platform.TreeOptions) (*Tree, platform.TreeStats, error) {
+	a, err := m.a11y()
+	if err != nil {
+		return nil, platform.TreeStats{}, err
+	}
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	root, st, err := m.desk.Tree(tctx, s.App, opts)
+	root, st, err := a.Tree(tctx, s.App, opts)
 	if err != nil {
 		if cerr := m.check(ctx, s); cerr != nil {
 			return nil, st, cerr
@@ -277,7 +308,11 @@ func (s *Session) Resolve(ref string) (*platform.Node, int, *Tree, error) {
 
 // Element reads one element of the session's app live.
 func (m *Sessions) Element(ctx context.Context, s *Session, key string) (*platform.Details, error) {
-	d, err := m.desk.Element(ctx, s.App, key)
+	a, err := m.a11y()
+	if err != nil {
+		return nil, err
+	}
+	d, err := a.Element(ctx, s.App, key)
 	if err != nil {
 		if cerr := m.check(ctx, s); cerr != nil {
 			return nil, cerr
@@ -295,11 +330,10 @@ func (m *Sessions) Element(ctx context.Context, s *Session, key string) (*platfo
 // reports a change, or nil (a channel that never fires) when the platform
 // cannot tell: callers keep a poll as the safety net either way.
 func (m *Sessions) Watch(ctx context.Context, s *Session) (<-chan struct{}, func()) {
-	w, ok := m.desk.(platform.Watcher)
-	if !ok {
+	if m.desk.Events == nil {
 		return nil, func() {}
 	}
-	ch, stop, err := w.Watch(ctx, s.App)
+	ch, stop, err := m.desk.Events.Watch(ctx, s.App)
 	if err != nil {
 		return nil, func() {}
 	}

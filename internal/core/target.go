@@ -3,7 +3,6 @@ package core
 import (
 	"fmt"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/uiscope/uiscope/internal/platform"
@@ -15,7 +14,7 @@ type Target struct {
 	Pid    int    `json:"pid,omitempty"`
 	Name   string `json:"name,omitempty"`
 	Title  string `json:"title,omitempty"`
-	Window string `json:"window,omitempty"` // "0x1a00003" or decimal
+	Window string `json:"window,omitempty"` // "0x1a00003" or decimal (platform.ParseWindowID)
 }
 
 // Candidate is one application or window a target could mean.
@@ -24,18 +23,6 @@ type Candidate struct {
 	Name   string `json:"name"`
 	Window string `json:"window,omitempty"`
 	Title  string `json:"title,omitempty"`
-}
-
-// WindowID formats an X window id as the API shows it.
-func WindowID(id uint32) string { return fmt.Sprintf("0x%x", id) }
-
-// ParseWindowID reads "0x1a00003" or a decimal id.
-func ParseWindowID(s string) (uint32, error) {
-	v, err := strconv.ParseUint(strings.TrimSpace(s), 0, 32)
-	if err != nil || v == 0 {
-		return 0, Errorf(CodeInvalidArgument, "window %q is not an X window id (like 0x1a00003)", s)
-	}
-	return uint32(v), nil
 }
 
 func (t Target) count() int {
@@ -72,11 +59,11 @@ func Resolve(apps []platform.App, t Target) (platform.App, *platform.Window, err
 	if t.Pid < 0 {
 		return platform.App{}, nil, Errorf(CodeInvalidArgument, "pid must be positive")
 	}
-	var wantWin uint32
+	var wantWin platform.WindowID
 	if t.Window != "" {
-		id, err := ParseWindowID(t.Window)
+		id, err := platform.ParseWindowID(t.Window)
 		if err != nil {
-			return platform.App{}, nil, err
+			return platform.App{}, nil, &Error{Code: CodeInvalidArgument, Err: err, Msg: err.Error()}
 		}
 		wantWin = id
 	}
@@ -132,7 +119,7 @@ func Resolve(apps []platform.App, t Target) (platform.App, *platform.Window, err
 	for _, h := range hits {
 		c := Candidate{Pid: h.app.Pid, Name: h.app.Name}
 		if h.win != nil {
-			c.Window, c.Title = WindowID(h.win.ID), h.win.Title
+			c.Window, c.Title = h.win.ID.String(), h.win.Title
 		}
 		e.Candidates = append(e.Candidates, c)
 	}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/uiscope/uiscope/internal/core"
 	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/platform/linux"
 	"github.com/uiscope/uiscope/internal/procinfo"
 )
 
@@ -81,7 +82,7 @@ func fakeTree() *platform.Node {
 
 func (fakeDesk) Apps(context.Context) ([]platform.App, error) {
 	self := os.Getpid()
-	win := func(id uint32, title string) []platform.Window {
+	win := func(id platform.WindowID, title string) []platform.Window {
 		return []platform.Window{{ID: id, Pid: self, Title: title, Bounds: platform.Rect{Width: 400, Height: 300}, Mapped: true}}
 	}
 	return []platform.App{
@@ -127,14 +128,21 @@ func (fakeDesk) Element(_ context.Context, _ platform.App, key string) (*platfor
 	return nil, platform.ErrElementGone
 }
 
-func (fakeDesk) Close() error { return nil }
+// Owner: each app's connection is its own.
+func (fakeDesk) Owner(_ context.Context, app platform.App) (int, error) { return app.Pid, nil }
+
+// fakePlatform is fakeDesk with this machine's real processes, which the
+// identity checks read.
+func fakePlatform() platform.Desktop {
+	return platform.Desktop{Accessibility: fakeDesk{}, Processes: linux.Processes{}}
+}
 
 // connectClient serves New(cfg) over in-memory transports and returns a
 // client session speaking the given protocol version ("" = default).
 func connectClient(t *testing.T, cfg Config, version string) *mcp.ClientSession {
 	t.Helper()
 	ctx := context.Background()
-	srv := New(cfg, core.NewSessions(fakeDesk{}))
+	srv := New(cfg, core.NewSessions(fakePlatform()))
 	t1, t2 := mcp.NewInMemoryTransports()
 	ss, err := srv.Connect(ctx, t1, nil)
 	if err != nil {
@@ -167,7 +175,7 @@ func listTools(t *testing.T, cs *mcp.ClientSession) []*mcp.Tool {
 // toolsetOf looks a tool up in the full inventory.
 func toolsetOf(t *testing.T, name string) string {
 	t.Helper()
-	for _, d := range Inventory(Config{AllowInput: true}, core.NewSessions(fakeDesk{})) {
+	for _, d := range Inventory(Config{AllowInput: true}, core.NewSessions(fakePlatform())) {
 		if d.Tool.Name == name {
 			return d.Toolset
 		}
@@ -250,7 +258,7 @@ func TestAnnotations(t *testing.T) {
 			t.Errorf("%s %s: a mutating tool (toolset %s) must be destructiveHint true and not read-only", where, tool.Name, toolset)
 		}
 	}
-	for _, d := range Inventory(Config{AllowInput: true}, core.NewSessions(fakeDesk{})) {
+	for _, d := range Inventory(Config{AllowInput: true}, core.NewSessions(fakePlatform())) {
 		check("inventory", d.Tool, d.Toolset)
 	}
 	cs := connectClient(t, Config{AllowInput: true}, "")
@@ -631,7 +639,7 @@ func TestFailures(t *testing.T) {
 func toolTable() string {
 	var b strings.Builder
 	b.WriteString("| tool | toolset | kind | what it does |\n|---|---|---|---|\n")
-	all := Inventory(Config{AllowInput: true}, core.NewSessions(fakeDesk{}))
+	all := Inventory(Config{AllowInput: true}, core.NewSessions(fakePlatform()))
 	for _, d := range Enabled(Config{AllowInput: true}, all) {
 		kind := "read-only"
 		if a := d.Tool.Annotations; a != nil && a.DestructiveHint != nil && *a.DestructiveHint {

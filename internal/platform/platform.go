@@ -1,12 +1,22 @@
-// Package platform holds the types and interfaces the core speaks to a desktop
-// backend through: applications, windows, accessible nodes and their states.
-// It knows nothing of MCP and holds no OS code; backends live in subpackages
-// (atspi, x11) and return these types.
+// Package platform is the seam between the core and a desktop backend: the
+// types a backend returns (applications, windows, accessible nodes, their
+// roles and states) and the small interfaces it implements (seam.go),
+// composed into one Desktop. It knows nothing of MCP and holds no OS code.
+//
+// The vocabulary is AT-SPI's: Role and State are AtspiRole and
+// AtspiStateType numbers with libatspi's names (names.go). Other backends
+// (UI Automation, AX) map their roles and states onto it, so that core,
+// the MCP tools and agents see one set of words whatever the platform.
+// docs/platform.md describes the seam and how a backend plugs in.
+//
+// Backends live in subpackages: atspi (accessibility over D-Bus), x11
+// (windows and input), linux (the two and /proc joined into one Desktop).
 package platform
 
 import (
-	"context"
 	"errors"
+	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -29,16 +39,47 @@ func (r Rect) Empty() bool { return r.Width <= 0 || r.Height <= 0 }
 
 // Window is a top-level native window.
 type Window struct {
-	ID       uint32 `json:"-"`
-	Pid      int    `json:"pid,omitempty"`
-	Title    string `json:"title"`
-	Class    string `json:"class,omitempty"`
-	Instance string `json:"instance,omitempty"`
-	Bounds   Rect   `json:"bounds"`
-	Mapped   bool   `json:"mapped"`
+	ID       WindowID `json:"-"`
+	Pid      int      `json:"pid,omitempty"`
+	Title    string   `json:"title"`
+	Class    string   `json:"class,omitempty"`
+	Instance string   `json:"instance,omitempty"`
+	Bounds   Rect     `json:"bounds"`
+	Mapped   bool     `json:"mapped"`
 }
 
-// App is a running application as the backends see it.
+// WindowID names a native top-level window: an X window id on Linux, what
+// the platform uses elsewhere (an HWND, a CGWindowID), zero for none. The
+// API shows it as "0x1a00003" (String) and reads it back with
+// ParseWindowID.
+type WindowID uint64
+
+// String formats the id as the API shows it.
+func (id WindowID) String() string { return fmt.Sprintf("0x%x", uint64(id)) }
+
+// ParseWindowID reads a window id as String writes it ("0x1a00003"), or in
+// decimal.
+func ParseWindowID(s string) (WindowID, error) {
+	v, err := strconv.ParseUint(strings.TrimSpace(s), 0, 64)
+	if err != nil || v == 0 {
+		return 0, fmt.Errorf("window %q is not a window id (like 0x1a00003)", quoteShort(s))
+	}
+	return WindowID(v), nil
+}
+
+// quoteShort keeps an echoed argument short: input from an agent can be
+// megabytes long.
+func quoteShort(s string) string {
+	const max = 40
+	if len(s) <= max {
+		return s
+	}
+	return s[:max] + "..."
+}
+
+// App is a running application as the backends see it. BusName is the
+// backend's handle on the application's accessibility connection (a D-Bus
+// unique name for AT-SPI); the core only passes it back.
 type App struct {
 	Pid            int      `json:"pid"`
 	Name           string   `json:"name"`
@@ -50,7 +91,8 @@ type App struct {
 	Windows        []Window `json:"windows"`
 }
 
-// Role is an AT-SPI role number (AtspiRole).
+// Role is an AT-SPI role number (AtspiRole), the shared vocabulary every
+// backend maps its roles onto (docs/platform.md).
 type Role uint32
 
 // Well-known roles used by the core.
@@ -87,7 +129,8 @@ func RoleByName(name string) (Role, bool) {
 	return 0, false
 }
 
-// State is an AT-SPI state number (AtspiStateType).
+// State is an AT-SPI state number (AtspiStateType), the shared vocabulary
+// every backend maps its states onto (docs/platform.md).
 type State uint
 
 // Well-known states.
@@ -185,6 +228,7 @@ var (
 	ErrElementGone   = errors.New("element no longer exists")
 	ErrNotSupported  = errors.New("not supported by this element")
 	ErrTimeout       = errors.New("the application did not answer in time")
+	ErrProcessGone   = errors.New("process not running")
 )
 
 // TextContent is what an element's Text interface holds, bounded.
@@ -231,59 +275,6 @@ type TreeStats struct {
 type TreeOptions struct {
 	MaxNodes int  // walk limit; 0 means the backend's default
 	Actions  bool // also read action names (costs a call per actionable element)
-}
-
-// Desktop is what the core needs of a platform: applications with their
-// windows, their accessible trees and single elements. Implementations
-// bound every call by the context's deadline.
-type Desktop interface {
-	Apps(ctx context.Context) ([]App, error)
-	Tree(ctx context.Context, app App, opts TreeOptions) (*Node, TreeStats, error)
-	Element(ctx context.Context, app App, key string) (*Details, error)
-	Close() error
-}
-
-// Watcher is implemented by desktops that report changes as they happen:
-// the channel receives a value (coalesced) whenever the application emits
-// an accessibility event; stop ends the watch.
-type Watcher interface {
-	Watch(ctx context.Context, app App) (changes <-chan struct{}, stop func(), err error)
-}
-
-// Actor is what acting on applications needs of a platform: semantic
-// actions on elements first, real input as the fallback. Implementations
-// bound every call by the context's deadline and serialize input.
-type Actor interface {
-	// DoAction runs the element's first action named in names.
-	DoAction(ctx context.Context, app App, key string, names ...string) (used string, err error)
-	// SetText replaces an editable element's text and reads it back.
-	SetText(ctx context.Context, app App, key, text string) (effective, method string, err error)
-	// SetValue sets a Value element and reads it back.
-	SetValue(ctx context.Context, app App, key string, v float64) (float64, error)
-	GrabFocus(ctx context.Context, app App, key string) error
-	ScrollTo(ctx context.Context, app App, key string) error
-	// Select changes a selectable child's selection through its container.
-	Select(ctx context.Context, app App, containerKey string, index int, selected bool, clear bool) error
-	IsSelected(ctx context.Context, app App, containerKey string, index int) (bool, error)
-	SelectText(ctx context.Context, app App, key string, start, end int) error
-
-	// Window returns the native window showing the element.
-	Window(ctx context.Context, app App, key string) (Window, error)
-	// Activate raises and focuses a window and verifies it became active.
-	Activate(ctx context.Context, win Window) error
-	ActiveWindow(ctx context.Context) (uint32, error)
-	// TopmostAt is the top-level window on top at a screen point.
-	TopmostAt(ctx context.Context, x, y int) (uint32, error)
-	// WindowPid is the process behind a window (0 when unknown).
-	WindowPid(ctx context.Context, id uint32) (int, error)
-	Click(ctx context.Context, x, y, button, count int) error
-	Wheel(ctx context.Context, x, y, dx, dy int) error
-	// ValidateChord parses a chord without sending anything.
-	ValidateChord(chord string) error
-	KeyChord(ctx context.Context, chord string) error
-	TypeText(ctx context.Context, text string) (int, error)
-	WindowAction(ctx context.Context, win Window, action string) error
-	Screen() Rect
 }
 
 // Errors of acting.

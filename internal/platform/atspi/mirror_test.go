@@ -430,7 +430,7 @@ func windowOf(t *testing.T, d *testdesk.Desk, pid int) uint32 {
 	}
 	for _, w := range wins {
 		if w.Pid == pid {
-			return w.ID
+			return uint32(w.ID)
 		}
 	}
 	t.Fatalf("no window of pid %d", pid)

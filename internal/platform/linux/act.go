@@ -4,19 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/uiscope/uiscope/internal/platform"
 	"github.com/uiscope/uiscope/internal/platform/x11"
 )
-
-var _ platform.Actor = (*Desktop)(nil)
-
-func (d *Desktop) needX() error {
-	if d.X == nil {
-		return fmt.Errorf("%w: no X display (%v)", platform.ErrNotSupported, d.XErr)
-	}
-	return nil
-}
 
 // xErr maps the X backend's sentinels to the platform's.
 func xErr(err error) error {
@@ -37,92 +29,102 @@ func xErr(err error) error {
 
 // DoAction runs the element's first action named in names.
 func (d *Desktop) DoAction(ctx context.Context, app platform.App, key string, names ...string) (string, error) {
-	if err := d.needA11y(app); err != nil {
+	a, err := d.a11y(ctx, app)
+	if err != nil {
 		return "", err
 	}
-	return d.A11y.DoAction(ctx, key, names...)
+	return a.DoAction(ctx, key, names...)
 }
 
 // SetText replaces an editable element's text and reads it back.
 func (d *Desktop) SetText(ctx context.Context, app platform.App, key, text string) (string, string, error) {
-	if err := d.needA11y(app); err != nil {
+	a, err := d.a11y(ctx, app)
+	if err != nil {
 		return "", "", err
 	}
-	r, err := d.A11y.SetText(ctx, key, text)
+	r, err := a.SetText(ctx, key, text)
 	return r.Text, r.Method, err
 }
 
 // SetValue sets a Value element and reads it back.
 func (d *Desktop) SetValue(ctx context.Context, app platform.App, key string, v float64) (float64, error) {
-	if err := d.needA11y(app); err != nil {
+	a, err := d.a11y(ctx, app)
+	if err != nil {
 		return 0, err
 	}
-	return d.A11y.SetValue(ctx, key, v)
+	return a.SetValue(ctx, key, v)
 }
 
 // GrabFocus focuses an element.
 func (d *Desktop) GrabFocus(ctx context.Context, app platform.App, key string) error {
-	if err := d.needA11y(app); err != nil {
+	a, err := d.a11y(ctx, app)
+	if err != nil {
 		return err
 	}
-	return d.A11y.GrabFocus(ctx, key)
+	return a.GrabFocus(ctx, key)
 }
 
 // ScrollTo scrolls an element into view.
 func (d *Desktop) ScrollTo(ctx context.Context, app platform.App, key string) error {
-	if err := d.needA11y(app); err != nil {
+	a, err := d.a11y(ctx, app)
+	if err != nil {
 		return err
 	}
-	return d.A11y.ScrollTo(ctx, key)
+	return a.ScrollTo(ctx, key)
 }
 
 // Select selects or deselects child index of a container; clear first
 // empties the selection (replace).
 func (d *Desktop) Select(ctx context.Context, app platform.App, containerKey string, index int, selected, clear bool) error {
-	if err := d.needA11y(app); err != nil {
+	a, err := d.a11y(ctx, app)
+	if err != nil {
 		return err
 	}
 	if !selected {
-		return d.A11y.DeselectChild(ctx, containerKey, index)
+		return a.DeselectChild(ctx, containerKey, index)
 	}
 	if clear {
-		if err := d.A11y.ClearSelection(ctx, containerKey); err != nil && !errors.Is(err, platform.ErrNoEffect) {
+		if err := a.ClearSelection(ctx, containerKey); err != nil && !errors.Is(err, platform.ErrNoEffect) {
 			return err
 		}
 	}
-	return d.A11y.SelectChild(ctx, containerKey, index)
+	return a.SelectChild(ctx, containerKey, index)
 }
 
 // IsSelected asks the container whether child index is selected.
 func (d *Desktop) IsSelected(ctx context.Context, app platform.App, containerKey string, index int) (bool, error) {
-	if err := d.needA11y(app); err != nil {
+	a, err := d.a11y(ctx, app)
+	if err != nil {
 		return false, err
 	}
-	return d.A11y.IsChildSelected(ctx, containerKey, index)
+	return a.IsChildSelected(ctx, containerKey, index)
 }
 
 // SelectText selects a range of an element's text.
 func (d *Desktop) SelectText(ctx context.Context, app platform.App, key string, start, end int) error {
-	if err := d.needA11y(app); err != nil {
+	a, err := d.a11y(ctx, app)
+	if err != nil {
 		return err
 	}
-	return d.A11y.SelectText(ctx, key, start, end)
+	return a.SelectText(ctx, key, start, end)
 }
 
 // Window finds the native window showing an element, from the app's
 // current windows.
 func (d *Desktop) Window(ctx context.Context, app platform.App, key string) (platform.Window, error) {
-	if err := d.needX(); err != nil {
-		return platform.Window{}, err
-	}
-	if err := d.needA11y(app); err != nil {
-		return platform.Window{}, err
-	}
-	top, err := d.A11y.TopLevel(ctx, key)
+	xc, err := d.x(ctx)
 	if err != nil {
 		return platform.Window{}, err
 	}
-	all, err := d.X.TopLevels(ctx)
+	a, err := d.a11y(ctx, app)
+	if err != nil {
+		return platform.Window{}, err
+	}
+	top, err := a.TopLevel(ctx, key)
+	if err != nil {
+		return platform.Window{}, err
+	}
+	all, err := xc.TopLevels(ctx)
 	if err != nil {
 		return platform.Window{}, err
 	}
@@ -140,50 +142,66 @@ func (d *Desktop) Window(ctx context.Context, app platform.App, key string) (pla
 
 // Activate raises and focuses a window and verifies it became active.
 func (d *Desktop) Activate(ctx context.Context, win platform.Window) error {
-	if err := d.needX(); err != nil {
+	xc, err := d.x(ctx)
+	if err != nil {
 		return err
 	}
-	return xErr(d.X.ActivateWindow(ctx, win.ID))
+	id, ok := xid(win.ID)
+	if !ok {
+		return fmt.Errorf("%w: %s is not an X window", platform.ErrNotActivated, win.ID)
+	}
+	return xErr(xc.ActivateWindow(ctx, id))
 }
 
 // ActiveWindow is the window that has the focus, per the window manager.
-func (d *Desktop) ActiveWindow(ctx context.Context) (uint32, error) {
-	if err := d.needX(); err != nil {
+func (d *Desktop) ActiveWindow(ctx context.Context) (platform.WindowID, error) {
+	xc, err := d.x(ctx)
+	if err != nil {
 		return 0, err
 	}
-	return d.X.ActiveWindow(ctx)
+	id, err := xc.ActiveWindow(ctx)
+	return platform.WindowID(id), err
 }
 
 // TopmostAt is the top-level window on top at a point.
-func (d *Desktop) TopmostAt(ctx context.Context, x, y int) (uint32, error) {
-	if err := d.needX(); err != nil {
+func (d *Desktop) TopmostAt(ctx context.Context, x, y int) (platform.WindowID, error) {
+	xc, err := d.x(ctx)
+	if err != nil {
 		return 0, err
 	}
-	return d.X.TopmostAt(ctx, x, y)
+	id, err := xc.TopmostAt(ctx, x, y)
+	return platform.WindowID(id), err
 }
 
 // WindowPid is the process behind a window.
-func (d *Desktop) WindowPid(ctx context.Context, id uint32) (int, error) {
-	if err := d.needX(); err != nil {
+func (d *Desktop) WindowPid(ctx context.Context, id platform.WindowID) (int, error) {
+	xc, err := d.x(ctx)
+	if err != nil {
 		return 0, err
 	}
-	return d.X.WindowPid(ctx, id)
+	w, ok := xid(id)
+	if !ok {
+		return 0, nil // not an X window: unknown, as the interface allows
+	}
+	return xc.WindowPid(ctx, w)
 }
 
 // Click sends a real pointer click.
 func (d *Desktop) Click(ctx context.Context, x, y, button, count int) error {
-	if err := d.needX(); err != nil {
+	xc, err := d.x(ctx)
+	if err != nil {
 		return err
 	}
-	return xErr(d.X.Click(ctx, x, y, button, count))
+	return xErr(xc.Click(ctx, x, y, button, count))
 }
 
 // Wheel turns the wheel over a point.
 func (d *Desktop) Wheel(ctx context.Context, x, y, dx, dy int) error {
-	if err := d.needX(); err != nil {
+	xc, err := d.x(ctx)
+	if err != nil {
 		return err
 	}
-	return xErr(d.X.Scroll(ctx, x, y, dx, dy))
+	return xErr(xc.Scroll(ctx, x, y, dx, dy))
 }
 
 // ValidateChord parses a chord without sending anything.
@@ -196,37 +214,50 @@ func (d *Desktop) ValidateChord(chord string) error {
 
 // KeyChord presses one chord ("Ctrl+S").
 func (d *Desktop) KeyChord(ctx context.Context, chord string) error {
-	if err := d.needX(); err != nil {
+	xc, err := d.x(ctx)
+	if err != nil {
 		return err
 	}
 	ch, err := x11.ParseChord(chord)
 	if err != nil {
 		return fmt.Errorf("%w: %v", platform.ErrInvalidKeys, err)
 	}
-	return xErr(d.X.KeyChord(ctx, ch))
+	return xErr(xc.KeyChord(ctx, ch))
 }
 
 // TypeText types text with real key presses.
 func (d *Desktop) TypeText(ctx context.Context, text string) (int, error) {
-	if err := d.needX(); err != nil {
+	xc, err := d.x(ctx)
+	if err != nil {
 		return 0, err
 	}
-	n, err := d.X.TypeText(ctx, text)
+	n, err := xc.TypeText(ctx, text)
 	return n, xErr(err)
 }
 
 // WindowAction minimizes, maximizes, restores or closes a window.
 func (d *Desktop) WindowAction(ctx context.Context, win platform.Window, action string) error {
-	if err := d.needX(); err != nil {
+	xc, err := d.x(ctx)
+	if err != nil {
 		return err
 	}
-	return xErr(d.X.WindowAction(ctx, win.ID, action))
+	id, ok := xid(win.ID)
+	if !ok {
+		return fmt.Errorf("%w: %s is not an X window", platform.ErrElementGone, win.ID)
+	}
+	return xErr(xc.WindowAction(ctx, id, action))
 }
 
 // Screen is the root window's rectangle.
-func (d *Desktop) Screen() platform.Rect {
-	if d.X == nil {
-		return platform.Rect{}
+func (d *Desktop) Screen(ctx context.Context) (platform.Rect, error) {
+	xc, err := d.x(ctx)
+	if err != nil {
+		return platform.Rect{}, err
 	}
-	return d.X.Screen()
+	return xc.Screen(), nil
+}
+
+// xid converts a window id to an X one; ids past 32 bits name no X window.
+func xid(id platform.WindowID) (uint32, bool) {
+	return uint32(id), id != 0 && id <= math.MaxUint32
 }

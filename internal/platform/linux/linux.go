@@ -1,6 +1,7 @@
-// Package linux joins the AT-SPI backend (semantics) and the X11 backend
-// (windows, pids, geometry) into one platform.Desktop: applications with
-// their windows, and accessible trees with bounds in screen pixels.
+// Package linux joins the AT-SPI backend (semantics, actions, events), the
+// X11 backend (windows, input, geometry) and /proc (process identity) into
+// one platform.Desktop: applications with their windows, and accessible
+// trees with bounds in screen pixels.
 package linux
 
 import (
@@ -10,6 +11,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/uiscope/uiscope/internal/platform"
 	"github.com/uiscope/uiscope/internal/platform/atspi"
@@ -20,18 +22,99 @@ import (
 // Desktop is the Linux desktop: an AT-SPI connection and an X connection.
 // Either may be missing (no accessibility bus, no display); what needs it
 // then fails with a clear error and the rest keeps working.
+//
+// A desktop from Open keeps the connections it found. One from
+// Reconnecting connects on first use and, while it has no accessibility
+// bus, tries again on every call, so that a long-running server started
+// before the desktop (or its accessibility bus) keeps working once it
+// appears.
 type Desktop struct {
+	// The connections, as Open found them. Read them directly only on a
+	// desktop from Open: a reconnecting one replaces them under mu.
 	A11y    *atspi.Conn
 	A11yErr error
 	X       *x11.Conn
 	XErr    error
 	// Mirror serves repeated tree reads of toolkits whose events cover
 	// every change (GTK 3) from a copy kept current by those events; for
-	// long-lived connections, such as a server's.
+	// long-lived connections, such as a server's. Set it before use.
 	Mirror bool
+
+	reconnect bool
+	mu        sync.Mutex // guards the connections of a reconnecting desktop
 }
 
-var _ platform.Desktop = (*Desktop)(nil)
+var (
+	_ platform.Accessibility = (*Desktop)(nil)
+	_ platform.Windows       = (*Desktop)(nil)
+	_ platform.Input         = (*Desktop)(nil)
+	_ platform.Actions       = (*Desktop)(nil)
+	_ platform.Events        = (*Desktop)(nil)
+)
+
+// Reconnecting returns a desktop that connects on first use and again on
+// every call while it has no accessibility bus (keeping the X connection it
+// has meanwhile).
+func Reconnecting() *Desktop { return &Desktop{reconnect: true} }
+
+// Platform is the desktop as the core receives it: every part of the seam.
+func (d *Desktop) Platform() platform.Desktop {
+	return platform.Desktop{Accessibility: d, Processes: Processes{}, Windows: d, Input: d, Actions: d, Events: d}
+}
+
+// conns is the desktop's connections at one moment.
+type conns struct {
+	a11y    *atspi.Conn
+	a11yErr error
+	x       *x11.Conn
+	xErr    error
+}
+
+// conns returns the connections to use for one call, connecting first when
+// the desktop reconnects and has no accessibility bus yet.
+func (d *Desktop) conns(ctx context.Context) (conns, error) {
+	if !d.reconnect {
+		return conns{d.A11y, d.A11yErr, d.X, d.XErr}, nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.A11y == nil {
+		n, err := Open(ctx)
+		switch {
+		case err != nil && d.X == nil:
+			return conns{}, err
+		case err == nil:
+			d.closeConns()
+			d.A11y, d.A11yErr, d.X, d.XErr = n.A11y, n.A11yErr, n.X, n.XErr
+		}
+		// Else X only, as before: better than nothing.
+	}
+	return conns{d.A11y, d.A11yErr, d.X, d.XErr}, nil
+}
+
+// a11y returns the accessibility connection for a call on app.
+func (d *Desktop) a11y(ctx context.Context, app platform.App) (*atspi.Conn, error) {
+	c, err := d.conns(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.needA11y(app); err != nil {
+		return nil, err
+	}
+	return c.a11y, nil
+}
+
+// x returns the X connection.
+func (d *Desktop) x(ctx context.Context) (*x11.Conn, error) {
+	c, err := d.conns(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if c.x == nil {
+		return nil, fmt.Errorf("%w: no X display (%v)", platform.ErrNotSupported, c.xErr)
+	}
+	return c.x, nil
+}
 
 // Open connects to the X display named by $DISPLAY and to the
 // accessibility bus. It fails only when neither is reachable.
@@ -55,19 +138,31 @@ func Open(ctx context.Context) (*Desktop, error) {
 
 // Close closes both connections.
 func (d *Desktop) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.closeConns()
+	return nil
+}
+
+func (d *Desktop) closeConns() {
 	if d.A11y != nil {
 		d.A11y.Close()
+		d.A11y = nil
 	}
 	if d.X != nil {
 		d.X.Close()
+		d.X = nil
 	}
-	return nil
 }
 
 // Apps lists applications: those registered on the accessibility bus, and
 // those that only have X windows (Tk, or apps started before accessibility
 // was on), marked not accessible. Windows are joined by pid.
 func (d *Desktop) Apps(ctx context.Context) ([]platform.App, error) {
+	c, err := d.conns(ctx)
+	if err != nil {
+		return nil, err
+	}
 	byPid := map[int]*platform.App{}
 	var order []int
 	get := func(pid int) *platform.App {
@@ -79,8 +174,8 @@ func (d *Desktop) Apps(ctx context.Context) ([]platform.App, error) {
 		order = append(order, pid)
 		return a
 	}
-	if d.A11y != nil {
-		infos, err := d.A11y.Apps(ctx)
+	if c.a11y != nil {
+		infos, err := c.a11y.Apps(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -96,9 +191,9 @@ func (d *Desktop) Apps(ctx context.Context) ([]platform.App, error) {
 			}
 		}
 	}
-	if d.X != nil {
-		wins, err := d.X.TopLevels(ctx)
-		if err != nil && d.A11y == nil {
+	if c.x != nil {
+		wins, err := c.x.TopLevels(ctx)
+		if err != nil && c.a11y == nil {
 			return nil, err
 		}
 		for _, w := range wins {
@@ -117,9 +212,9 @@ func (d *Desktop) Apps(ctx context.Context) ([]platform.App, error) {
 	return apps, nil
 }
 
-func (d *Desktop) needA11y(app platform.App) error {
-	if d.A11y == nil {
-		return fmt.Errorf("%w: %v", platform.ErrNoBus, d.A11yErr)
+func (c conns) needA11y(app platform.App) error {
+	if c.a11y == nil {
+		return fmt.Errorf("%w: %v", platform.ErrNoBus, c.a11yErr)
 	}
 	if !app.Accessible || app.BusName == "" {
 		return fmt.Errorf("%w: pid %d (%s)", platform.ErrNotAccessible, app.Pid, app.Name)
@@ -129,16 +224,24 @@ func (d *Desktop) needA11y(app platform.App) error {
 
 // Tree reads an application's whole accessible tree.
 func (d *Desktop) Tree(ctx context.Context, app platform.App, opts platform.TreeOptions) (*platform.Node, platform.TreeStats, error) {
-	if err := d.needA11y(app); err != nil {
+	c, err := d.conns(ctx)
+	if err != nil {
 		return nil, platform.TreeStats{}, err
 	}
-	return d.A11y.Tree(ctx, app.BusName, atspi.TreeOptions{MaxNodes: opts.MaxNodes, Actions: opts.Actions,
-		WindowOrigin: d.originFunc(app), NoShowing: isGTK4(app), Mirror: d.Mirror && Mirrorable(app)})
+	if err := c.needA11y(app); err != nil {
+		return nil, platform.TreeStats{}, err
+	}
+	return c.a11y.Tree(ctx, app.BusName, atspi.TreeOptions{MaxNodes: opts.MaxNodes, Actions: opts.Actions,
+		WindowOrigin: c.originFunc(app), NoShowing: isGTK4(app), Mirror: d.Mirror && Mirrorable(app)})
 }
 
 // Element reads one element of the application live.
 func (d *Desktop) Element(ctx context.Context, app platform.App, key string) (*platform.Details, error) {
-	if err := d.needA11y(app); err != nil {
+	c, err := d.conns(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.needA11y(app); err != nil {
 		return nil, err
 	}
 	bus, _, err := atspi.ParseKey(key)
@@ -148,7 +251,7 @@ func (d *Desktop) Element(ctx context.Context, app platform.App, key string) (*p
 	if bus != app.BusName {
 		return nil, fmt.Errorf("%w: element %s belongs to another application", platform.ErrElementGone, key)
 	}
-	return d.A11y.Element(ctx, key, atspi.ElementOptions{WindowOrigin: d.originFunc(app)})
+	return c.a11y.Element(ctx, key, atspi.ElementOptions{WindowOrigin: c.originFunc(app)})
 }
 
 // Mirrorable reports whether an application's events are known to announce
@@ -174,8 +277,8 @@ func WindowRelative(toolkit, version string) bool {
 
 // originFunc returns how to find the screen origin of a top-level element's
 // window, or nil when the toolkit reports screen coordinates already.
-func (d *Desktop) originFunc(app platform.App) func(context.Context, *platform.Node) (int, int, bool) {
-	if d.X == nil || !WindowRelative(app.Toolkit, app.ToolkitVersion) {
+func (c conns) originFunc(app platform.App) func(context.Context, *platform.Node) (int, int, bool) {
+	if c.x == nil || !WindowRelative(app.Toolkit, app.ToolkitVersion) {
 		return nil
 	}
 	return func(ctx context.Context, top *platform.Node) (int, int, bool) {
@@ -183,7 +286,11 @@ func (d *Desktop) originFunc(app platform.App) func(context.Context, *platform.N
 		if !ok {
 			return 0, 0, false
 		}
-		x, y, err := d.X.WindowOrigin(ctx, w.ID)
+		id, ok := xid(w.ID)
+		if !ok {
+			return 0, 0, false
+		}
+		x, y, err := c.x.WindowOrigin(ctx, id)
 		if err != nil {
 			return 0, 0, false
 		}
@@ -223,18 +330,24 @@ func MatchWindow(wins []platform.Window, top *platform.Node) (platform.Window, b
 	return platform.Window{}, false
 }
 
-// BusOwner returns the pid that owns an accessibility bus connection.
-func (d *Desktop) BusOwner(ctx context.Context, bus string) (int, error) {
-	if d.A11y == nil {
+// Owner returns the pid that owns the application's accessibility bus
+// connection.
+func (d *Desktop) Owner(ctx context.Context, app platform.App) (int, error) {
+	c, err := d.conns(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if c.a11y == nil {
 		return 0, platform.ErrNoBus
 	}
-	return d.A11y.BusOwner(ctx, bus)
+	return c.a11y.BusOwner(ctx, app.BusName)
 }
 
 // Watch reports the application's accessibility events.
 func (d *Desktop) Watch(ctx context.Context, app platform.App) (<-chan struct{}, func(), error) {
-	if err := d.needA11y(app); err != nil {
+	a, err := d.a11y(ctx, app)
+	if err != nil {
 		return nil, func() {}, err
 	}
-	return d.A11y.Watch(ctx, app.BusName)
+	return a.Watch(ctx, app.BusName)
 }

@@ -580,7 +580,7 @@ func (c *Conn) topLevels(ctx context.Context) ([]platform.Window, error) {
 		}
 		q := make([]uint32, len(noPid))
 		for j, i := range noPid {
-			q[j] = wins[i].ID
+			q[j] = uint32(wins[i].ID)
 		}
 		pids, err := c.resPids(ctx, q)
 		if err != nil {
@@ -632,7 +632,7 @@ func (c *Conn) collect(w xproto.Window, ck *winCookies, aUTF8 xproto.Atom, fromW
 	}
 
 	win := platform.Window{
-		ID:     uint32(w),
+		ID:     platform.WindowID(w),
 		Mapped: attrs.MapState == xproto.MapStateViewable,
 		Bounds: platform.Rect{X: int(trans.DstX), Y: int(trans.DstY), Width: int(geom.Width), Height: int(geom.Height)},
 	}

@@ -251,7 +251,7 @@ func (c *client) clientList() []uint32 {
 
 func find(wins []platform.Window, id xproto.Window) (platform.Window, bool) {
 	for _, w := range wins {
-		if w.ID == uint32(id) {
+		if w.ID == platform.WindowID(id) {
 			return w, true
 		}
 	}
@@ -304,7 +304,7 @@ func TestTopLevels(t *testing.T) {
 	for i, s := range specs {
 		ids[i] = cl.create(s)
 		if i < len(want) {
-			want[i].ID = uint32(ids[i])
+			want[i].ID = platform.WindowID(ids[i])
 		}
 	}
 	// An unnamed, classless mapped window (like a toolkit's helper) is skipped.
@@ -418,7 +418,7 @@ func TestTopLevels(t *testing.T) {
 			list := cl.clientList()
 			var got []uint32
 			for _, w := range wins {
-				got = append(got, w.ID)
+				got = append(got, uint32(w.ID))
 			}
 			if !slices.Equal(got, list) {
 				return false, fmt.Sprintf("order %#x, client list %#x", got, list)

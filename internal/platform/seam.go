@@ -1,0 +1,125 @@
+package platform
+
+import "context"
+
+// Desktop is one platform as the core receives it: small parts, each an
+// interface a backend implements or leaves nil. The core asks for the part
+// an operation needs and answers notSupported when the backend lacks it,
+// so a backend can arrive with reading only and grow input later.
+//
+// Implementations bound every call by the context's deadline (a hung
+// application never hangs the caller) and are safe for concurrent use.
+// Whoever opened the backend closes it; the Desktop value holds no
+// resources of its own.
+type Desktop struct {
+	Accessibility Accessibility
+	Processes     Processes
+	Windows       Windows
+	Input         Input
+	Actions       Actions
+	Events        Events
+	// Pixels, the capture of windows and elements for screenshots, is the
+	// part still to come (issue 11); until then no backend has one and the
+	// core has no screenshot operation.
+}
+
+// Accessibility reads applications and their accessible trees.
+type Accessibility interface {
+	// Apps lists running applications with their top-level windows,
+	// including those that have windows but no accessibility tree
+	// (Accessible false).
+	Apps(ctx context.Context) ([]App, error)
+	// Tree reads an application's accessible tree.
+	Tree(ctx context.Context, app App, opts TreeOptions) (*Node, TreeStats, error)
+	// Element reads one element live, by the key a tree read gave it.
+	Element(ctx context.Context, app App, key string) (*Details, error)
+	// Owner returns the pid that owns the application's accessibility
+	// connection now, so that a connection taken over by another process
+	// is noticed (ErrTimeout when the bus did not answer in time).
+	Owner(ctx context.Context, app App) (int, error)
+}
+
+// Process is what pins a running process: a pid is reused, a pid with the
+// same start time and executable is the same process.
+type Process struct {
+	Pid int `json:"pid"`
+	// StartTime is when the process started, in the platform's own units
+	// (clock ticks since boot on Linux); only compared for equality.
+	StartTime  uint64 `json:"startTime"`
+	Executable string `json:"executable"`
+}
+
+// Framework is a UI toolkit or runtime found in a process.
+type Framework struct {
+	Name     string `json:"name"`
+	Version  string `json:"version,omitempty"`
+	Evidence string `json:"evidence"` // what it was read from (a library, an executable)
+}
+
+// Processes tells who a process is.
+type Processes interface {
+	// Process returns a running process's identity, or ErrProcessGone
+	// when pid names no live process (an exited one awaiting its parent
+	// included).
+	Process(ctx context.Context, pid int) (Process, error)
+	// Frameworks lists the toolkits and runtimes loaded in a process.
+	Frameworks(ctx context.Context, pid int) ([]Framework, error)
+}
+
+// Windows finds and manages native top-level windows.
+type Windows interface {
+	// Window returns the window that shows an element of app.
+	Window(ctx context.Context, app App, key string) (Window, error)
+	// Activate raises and focuses a window and verifies it became active
+	// (ErrNotActivated otherwise).
+	Activate(ctx context.Context, win Window) error
+	// ActiveWindow is the window that has the keyboard focus.
+	ActiveWindow(ctx context.Context) (WindowID, error)
+	// TopmostAt is the top-level window on top at a screen point.
+	TopmostAt(ctx context.Context, x, y int) (WindowID, error)
+	// WindowPid is the process behind a window (0 when unknown).
+	WindowPid(ctx context.Context, id WindowID) (int, error)
+	// WindowAction minimizes, maximizes, restores or closes a window.
+	WindowAction(ctx context.Context, win Window, action string) error
+	// Screen is the screen's rectangle in pixels.
+	Screen(ctx context.Context) (Rect, error)
+}
+
+// Input sends real pointer and keyboard input, to whatever is under the
+// pointer or has the focus: the core checks where it lands first.
+// Implementations serialize input.
+type Input interface {
+	Click(ctx context.Context, x, y, button, count int) error
+	Wheel(ctx context.Context, x, y, dx, dy int) error
+	// ValidateChord parses a key chord ("Ctrl+S") without sending
+	// anything (ErrInvalidKeys).
+	ValidateChord(chord string) error
+	KeyChord(ctx context.Context, chord string) error
+	// TypeText types text and returns how many characters were sent.
+	TypeText(ctx context.Context, text string) (int, error)
+}
+
+// Actions acts on elements through their accessibility interfaces, without
+// real input.
+type Actions interface {
+	// DoAction runs the element's first action named in names.
+	DoAction(ctx context.Context, app App, key string, names ...string) (used string, err error)
+	// SetText replaces an editable element's text and reads it back.
+	SetText(ctx context.Context, app App, key, text string) (effective, method string, err error)
+	// SetValue sets a Value element and reads it back.
+	SetValue(ctx context.Context, app App, key string, v float64) (float64, error)
+	GrabFocus(ctx context.Context, app App, key string) error
+	ScrollTo(ctx context.Context, app App, key string) error
+	// Select changes a selectable child's selection through its
+	// container; clear first empties the selection (replace).
+	Select(ctx context.Context, app App, containerKey string, index int, selected bool, clear bool) error
+	IsSelected(ctx context.Context, app App, containerKey string, index int) (bool, error)
+	SelectText(ctx context.Context, app App, key string, start, end int) error
+}
+
+// Events reports changes as they happen.
+type Events interface {
+	// Watch sends a value (coalesced) on changes whenever the application
+	// emits an accessibility event; stop ends the watch.
+	Watch(ctx context.Context, app App) (changes <-chan struct{}, stop func(), err error)
+}
