@@ -78,16 +78,18 @@ func (d *Desktop) conns(ctx context.Context) (conns, error) {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.A11y == nil {
+	switch {
+	case d.A11y != nil:
+	case d.X != nil:
+		// X only so far: look for the bus again, keeping the X connection
+		// that calls in flight may be using.
+		d.A11y, d.A11yErr = atspi.Open(ctx, d.X.RootProperty)
+	default:
 		n, err := Open(ctx)
-		switch {
-		case err != nil && d.X == nil:
+		if err != nil {
 			return conns{}, err
-		case err == nil:
-			d.closeConns()
-			d.A11y, d.A11yErr, d.X, d.XErr = n.A11y, n.A11yErr, n.X, n.XErr
 		}
-		// Else X only, as before: better than nothing.
+		d.A11y, d.A11yErr, d.X, d.XErr = n.A11y, n.A11yErr, n.X, n.XErr
 	}
 	return conns{d.A11y, d.A11yErr, d.X, d.XErr}, nil
 }
