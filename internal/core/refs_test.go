@@ -56,7 +56,7 @@ func refOf(t *testing.T, tr *Tree, name string) string {
 // a session opened after another closed, never hand out the same ref; a
 // foreign ref is unknownRef with advice to re-read.
 func TestRefsUniqueAcrossSessions(t *testing.T) {
-	m := NewSessions(nullDesktop{t})
+	m := NewSessions(platform.Desktop{Accessibility: nullDesktop{t}})
 	s1, s2 := openSession(t, m), openSession(t, m)
 	t1 := read(s1, app("A", "a", "b", "c"), false)
 	t2 := read(s2, app("B", "a", "b", "c"), false)
@@ -132,7 +132,7 @@ func TestScopeAfterEarlierElementGoes(t *testing.T) {
 // after a truncated read that lacks their elements; a complete read ends
 // that.
 func TestTruncatedReadKeepsRefs(t *testing.T) {
-	m := NewSessions(nullDesktop{t})
+	m := NewSessions(platform.Desktop{Accessibility: nullDesktop{t}})
 	s := openSession(t, m)
 	full := read(s, app("", "a", "b", "c"), false)
 	refA, refC := refOf(t, full, "A"), refOf(t, full, "C")
@@ -168,7 +168,7 @@ func TestTruncatedReadKeepsRefs(t *testing.T) {
 // TestSessionCap: connect beyond MaxSessions is refused with what to do; a
 // disconnect makes room.
 func TestSessionCap(t *testing.T) {
-	m := NewSessions(nullDesktop{t})
+	m := NewSessions(platform.Desktop{Accessibility: nullDesktop{t}})
 	var first *Session
 	for i := range MaxSessions {
 		s := openSession(t, m)
@@ -193,7 +193,7 @@ func TestSessionCap(t *testing.T) {
 // map never grows past maxKeys; a forgotten element's old ref is
 // unknownRef, never another element, and the element gets a new ref.
 func TestKeysForgotten(t *testing.T) {
-	m := NewSessions(nullDesktop{t})
+	m := NewSessions(platform.Desktop{Accessibility: nullDesktop{t}})
 	s := openSession(t, m)
 	first := read(s, app("", "a", "b"), false)
 	refB := refOf(t, first, "B")

@@ -19,7 +19,7 @@ func rawServer(t *testing.T, maxLine int) (send func(string), lines <-chan map[s
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
-	srv := New(Config{}, core.NewSessions(fakeDesk{}))
+	srv := New(Config{}, core.NewSessions(fakePlatform()))
 	ss, err := srv.Connect(ctx, &lineTransport{in: inR, out: outW, maxLine: maxLine}, nil)
 	if err != nil {
 		t.Fatal(err)
