@@ -108,7 +108,7 @@ type Conn struct {
 	Source  BusSource
 
 	mu       sync.Mutex
-	appLocks map[string]*sync.Mutex
+	appLocks map[string]appLock
 	watch    watchers
 	// boundsEvents: bounds changes were asked for (by the first mirror).
 	// Guarded by watch.mu.
@@ -123,7 +123,7 @@ func Dial(ctx context.Context, addr string, source BusSource) (*Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: connect %s: %v", platform.ErrNoBus, addr, err)
 	}
-	c := &Conn{bus: bus, Address: addr, Source: source, appLocks: map[string]*sync.Mutex{}}
+	c := &Conn{bus: bus, Address: addr, Source: source, appLocks: map[string]appLock{}}
 	for _, ev := range []string{"object:children-changed", "object:state-changed", "object:property-change", "object:text-changed", "window:"} {
 		if err := c.registerEvent(ctx, ev); err != nil {
 			bus.Close()
@@ -162,17 +162,38 @@ func Open(ctx context.Context, rootProperty func(ctx context.Context, name strin
 // Close closes the bus connection.
 func (c *Conn) Close() error { return c.bus.Close() }
 
-// appLock serializes walks of one application: each app answers on a single
-// main loop, so two concurrent walks only slow each other down.
-func (c *Conn) appLock(bus string) *sync.Mutex {
+// appLock serializes reads of one application: each app answers on a
+// single main loop, so two concurrent walks only slow each other down, and
+// an app's mirror is read and refreshed by one reader at a time. It is a
+// one-slot semaphore rather than a mutex so that the wait for it keeps the
+// waiter's deadline: behind a long read of a frozen app, a short read must
+// fail by its own deadline, not by the long one's.
+type appLock chan struct{}
+
+// lockApp takes the application's lock, waiting no longer than ctx allows
+// (platform.ErrTimeout); the caller releases it with unlock.
+func (c *Conn) lockApp(ctx context.Context, bus string) (unlock func(), err error) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	m, ok := c.appLocks[bus]
+	l, ok := c.appLocks[bus]
 	if !ok {
-		m = &sync.Mutex{}
-		c.appLocks[bus] = m
+		l = make(appLock, 1)
+		c.appLocks[bus] = l
 	}
-	return m
+	c.mu.Unlock()
+	unlock = func() { <-l }
+	// Free: taken whatever the context, as a mutex would (the read then
+	// meets the deadline itself and says what it got).
+	select {
+	case l <- struct{}{}:
+		return unlock, nil
+	default:
+	}
+	select {
+	case l <- struct{}{}:
+		return unlock, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%w: another read of this application was still running when the deadline passed (the application may be busy or frozen): %v", platform.ErrTimeout, ctx.Err())
+	}
 }
 
 func withCallTimeout(ctx context.Context) (context.Context, context.CancelFunc) {

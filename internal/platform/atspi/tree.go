@@ -231,9 +231,11 @@ func (c *Conn) SubTree(ctx context.Context, key string, opts TreeOptions) (*plat
 	if err != nil {
 		return nil, TreeStats{}, err
 	}
-	lock := c.appLock(bus)
-	lock.Lock()
-	defer lock.Unlock()
+	unlock, err := c.lockApp(ctx, bus)
+	if err != nil {
+		return nil, TreeStats{}, err
+	}
+	defer unlock()
 	if opts.Mirror && path == rootPath && opts.WindowOrigin == nil {
 		return c.mirrorTree(ctx, bus, opts)
 	}
