@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/uiscope/uiscope/internal/testdesk"
 )
 
@@ -168,4 +170,78 @@ func TestRefsScopedAfterEarlierElementGoes(t *testing.T) {
 	if text, _ := outline["outline"].(string); !strings.Contains(text, `"Tree"`) || !strings.Contains(text, "["+tree.Ref+"]") {
 		t.Errorf("get_a11y_tree element %s (Tree), outline:\n%.2000s", tree.Ref, text)
 	}
+}
+
+// TestRefsReadLockDeadline: a read queued behind another read of the same
+// frozen app keeps its own deadline instead of waiting for the other's.
+func TestRefsReadLockDeadline(t *testing.T) {
+	d := testdesk.Shared(t)
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "refs lock")
+	s := startMCP(t, d, "")
+	session := s.connect(t, map[string]any{"pid": app.Pid})
+	s.ok(t, "get_a11y_tree", map[string]any{"session": session, "timeoutMs": 60000})
+	if err := syscall.Kill(app.Pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Kill(app.Pid, syscall.SIGCONT)
+
+	type answer struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	// The long read holds the app's lock while the frozen app lets its
+	// calls run into their deadlines (seconds: each D-Bus call is bounded
+	// on its own); its own deadline is a minute.
+	long := make(chan answer, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), mcpCallLimit)
+		defer cancel()
+		res, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: "get_a11y_tree", Arguments: map[string]any{"session": session, "timeoutMs": 60000}})
+		long <- answer{res, err}
+	}()
+	// Short reads, one after another, until one has queued behind the long
+	// read: it must give up by its own deadline, while the long read is
+	// still running. (One that took the lock first meets the frozen app
+	// itself and answers truncated; the next one queues.) Not a timing
+	// bound: which answered first is an order, not a duration.
+	var queued map[string]any
+	var l *answer
+	for queued == nil && l == nil {
+		out := s.call(t, "get_a11y_tree", map[string]any{"session": session, "timeoutMs": 500})
+		select {
+		case a := <-long:
+			l = &a
+		default:
+		}
+		msg, _ := out["error"].(string)
+		switch {
+		case out["ok"] == false && out["errorCode"] == "timeout" && strings.Contains(msg, "another read"):
+			if l == nil {
+				queued = out
+			} else {
+				t.Errorf("a read with timeoutMs 500 gave up waiting for the lock only after the long read had answered: %v", out)
+			}
+		case out["ok"] == true && out["truncated"] == true:
+			t.Logf("a short read took the lock itself: %v", out["truncatedReason"])
+		default:
+			t.Errorf("a read of a frozen app with timeoutMs 500: want errorCode timeout (or truncated), got %.500v", out)
+		}
+	}
+	if queued == nil {
+		t.Errorf("no read with timeoutMs 500 answered by its own deadline while the long read held the app's lock: they waited for it")
+	}
+	if l == nil {
+		a := <-long
+		l = &a
+	}
+	if l.err != nil {
+		t.Fatalf("the long read: %v", l.err)
+	}
+	if r := s.check(t, "get_a11y_tree", l.res); r["ok"] != true && r["errorCode"] != "timeout" {
+		t.Errorf("the long read: %v", r)
+	}
+	if err := syscall.Kill(app.Pid, syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	s.ok(t, "get_a11y_tree", map[string]any{"session": session, "timeoutMs": 60000})
 }
