@@ -267,12 +267,15 @@ func demoSettledTree(ctx context.Context, dt *linux.Desktop, app platform.App) (
 	var reads []platform.TreeStats
 	var tree *core.Tree
 	for i := 0; i < 5; i++ {
-		t, st, err := fetchTree(ctx, dt, app, demoReadTimeout, platform.TreeOptions{})
+		tctx, cancel := context.WithTimeout(ctx, demoReadTimeout)
+		root, st, err := dt.Tree(tctx, app, platform.TreeOptions{})
+		cancel()
 		if err != nil {
-			return nil, reads, fmt.Errorf("reading the tree: %w", err)
+			return nil, reads, fmt.Errorf("reading the tree: %w", core.AsError(err))
 		}
 		reads = append(reads, st)
-		tree = t
+		tree = core.NewTree(root, core.KindA11y)
+		tree.Truncated = st.Truncated
 		if i > 0 && !st.Truncated && st.Nodes == reads[i-1].Nodes {
 			break
 		}

@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/uiscope/uiscope/internal/core"
-	"github.com/uiscope/uiscope/internal/platform"
 )
 
 func init() {
@@ -26,37 +24,38 @@ func runFind(ctx context.Context, c *cli, args []string) error {
 	fs.StringVar(&q.Interface, "interface", "", "supported interface: action, value, text, editable, selection")
 	fs.IntVar(&q.Limit, "limit", 50, "most matches to print")
 	asJSON := fs.Bool("json", false, "print JSON")
-	timeoutMs := fs.Int("timeout-ms", 10000, "deadline for reading the tree")
+	timeoutMs := fs.Int("timeout-ms", core.DefaultTimeoutMs, "deadline for reading the tree")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *states != "" {
 		q.States = strings.Split(*states, ",")
 	}
-	if _, err := q.Compile(); err != nil {
+	req := core.FindRequest{Query: q, TimeoutMs: timeoutMs, SkipActions: !*asJSON, Fresh: true}
+	if err := req.Validate(); err != nil {
 		return cliError(c, "find", err)
 	}
-	tt, err := readTarget(ctx, t, time.Duration(*timeoutMs)*time.Millisecond, platform.TreeOptions{Actions: *asJSON})
+	sessions, s, done, err := openSession(ctx, t)
 	if err != nil {
 		return cliError(c, "find", err)
 	}
-	defer tt.desk.Close()
-	tree, st := tt.tree, tt.st
-	els, fst, err := tree.Find(q)
+	defer done()
+	r, err := sessions.Find(ctx, s, req)
 	if err != nil {
 		return cliError(c, "find", err)
 	}
+	tree, st, fst := r.Tree, r.Stats, r.Find
 	if *asJSON {
 		if err := writeJSON(c.stdout, map[string]any{
-			"elements": els, "matched": fst.Matched, "returned": fst.Returned,
+			"elements": r.Elements, "matched": fst.Matched, "returned": fst.Returned,
 			"truncated": st.Truncated, "limitHit": fst.LimitHit,
 		}); err != nil {
 			return err
 		}
 	} else {
-		for _, e := range els {
-			_, id, _ := tree.LookupString(e.Ref)
-			line, _ := tree.OutlineLine(id)
+		for _, e := range r.Elements {
+			_, pos, _ := tree.LookupString(e.Ref)
+			line, _ := tree.OutlineLine(pos)
 			fmt.Fprintln(c.stdout, line)
 		}
 	}

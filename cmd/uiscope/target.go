@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/uiscope/uiscope/internal/core"
-	"github.com/uiscope/uiscope/internal/platform"
-	"github.com/uiscope/uiscope/internal/platform/linux"
 )
 
 // targetFlags adds --pid/--name/--process/--title/--window to a flag set.
@@ -48,62 +46,23 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 // listTimeout bounds connecting and listing applications.
 const listTimeout = 10 * time.Second
 
-// openTarget connects to the desktop and resolves the target application.
-func openTarget(ctx context.Context, t *core.Target) (*linux.Desktop, platform.App, error) {
+// openSession connects to the desktop and opens a core session on the
+// target application, with the identity checks every MCP session has. The
+// caller closes the desktop with done; on error nothing is left open.
+func openSession(ctx context.Context, t *core.Target) (sessions *core.Sessions, s *core.Session, done func(), err error) {
 	ctx, cancel := context.WithTimeout(ctx, listTimeout)
 	defer cancel()
-	d, err := linux.Open(ctx)
+	d, err := openDesktop(ctx)
 	if err != nil {
-		return nil, platform.App{}, core.AsError(fmt.Errorf("%w: %v", platform.ErrNoBus, err))
+		return nil, nil, nil, core.AsError(err)
 	}
-	apps, err := d.Apps(ctx)
-	if err != nil {
-		d.Close()
-		return nil, platform.App{}, core.AsError(err)
-	}
-	app, _, err := core.Resolve(apps, *t)
+	sessions = core.NewSessions(d)
+	s, err = sessions.Connect(ctx, *t, core.ModeA11y)
 	if err != nil {
 		d.Close()
-		return nil, platform.App{}, err
+		return nil, nil, nil, err
 	}
-	return d, app, nil
-}
-
-// targetTree is what tree, find and props share: the desktop (the caller
-// closes it), the target application and its tree, read within timeout.
-type targetTree struct {
-	desk *linux.Desktop
-	app  platform.App
-	tree *core.Tree
-	st   platform.TreeStats
-}
-
-// readTarget connects, resolves the target and reads its tree. On error
-// nothing is left open.
-func readTarget(ctx context.Context, t *core.Target, timeout time.Duration, opts platform.TreeOptions) (*targetTree, error) {
-	d, app, err := openTarget(ctx, t)
-	if err != nil {
-		return nil, err
-	}
-	tree, st, err := fetchTree(ctx, d, app, timeout, opts)
-	if err != nil {
-		d.Close()
-		return nil, err
-	}
-	return &targetTree{desk: d, app: app, tree: tree, st: st}, nil
-}
-
-// fetchTree reads the target's tree within timeout.
-func fetchTree(ctx context.Context, d *linux.Desktop, app platform.App, timeout time.Duration, opts platform.TreeOptions) (*core.Tree, platform.TreeStats, error) {
-	tctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	root, st, err := d.Tree(tctx, app, opts)
-	if err != nil {
-		return nil, st, core.AsError(err)
-	}
-	t := core.NewTree(root, "a11y")
-	t.Truncated = st.Truncated
-	return t, st, nil
+	return sessions, s, func() { d.Close() }, nil
 }
 
 // cliError prints an agent-actionable error the CLI way and returns exit 1.

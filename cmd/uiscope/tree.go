@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/uiscope/uiscope/internal/core"
-	"github.com/uiscope/uiscope/internal/platform"
 )
 
 func init() {
@@ -35,64 +33,45 @@ type fetchInfo struct {
 func runTree(ctx context.Context, c *cli, args []string) error {
 	fs := newFlags(c, "tree", "TARGET [--format json|outline] [--view raw|control|content] [--depth N] [--element REF] [--max-nodes N] [--timeout-ms N]")
 	t := targetFlags(fs, true)
-	format := fs.String("format", "outline", "json or outline")
-	view := fs.String("view", "raw", "raw, control or content")
+	format := fs.String("format", core.FormatOutline, "json or outline")
+	view := fs.String("view", core.ViewRaw, "raw, control or content")
 	depth := fs.Int("depth", -1, "levels below the start element (-1: all)")
 	element := fs.String("element", "", "start at this element ref (a11y:eN)")
 	maxNodes := fs.Int("max-nodes", core.DefaultMaxNodes, "most nodes to print")
-	timeoutMs := fs.Int("timeout-ms", 10000, "deadline for reading the tree")
+	timeoutMs := fs.Int("timeout-ms", core.DefaultTimeoutMs, "deadline for reading the tree")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *format != "json" && *format != "outline" {
-		return cliError(c, "tree", core.Errorf(core.CodeInvalidArgument, "--format must be json or outline, not %q", *format))
+	req := core.TreeRequest{Element: *element, View: *view, Format: *format, MaxNodes: maxNodes, TimeoutMs: timeoutMs, Fresh: true}
+	if *depth != -1 {
+		req.Depth = depth
 	}
-	if *timeoutMs <= 0 {
-		return cliError(c, "tree", core.Errorf(core.CodeInvalidArgument, "--timeout-ms must be positive"))
+	if err := req.Validate(); err != nil {
+		return cliError(c, "tree", err)
 	}
-	opts := core.ViewOptions{View: *view, Depth: *depth, MaxNodes: *maxNodes}
-	var scope core.Ref
-	if *element != "" {
-		r, err := core.ParseRef(*element)
-		if err != nil {
-			return cliError(c, "tree", err)
-		}
-		scope = r
-	}
-	tt, err := readTarget(ctx, t, time.Duration(*timeoutMs)*time.Millisecond, platform.TreeOptions{Actions: *format == "json"})
+	sessions, s, done, err := openSession(ctx, t)
 	if err != nil {
 		return cliError(c, "tree", err)
 	}
-	defer tt.desk.Close()
-	app, tree, st := tt.app, tt.tree, tt.st
-	if *element != "" {
-		_, id, err := tree.Lookup(scope)
-		if err != nil {
-			return cliError(c, "tree", err)
-		}
-		opts.Scope = id
+	defer done()
+	r, err := sessions.ReadTree(ctx, s, req)
+	if err != nil {
+		return cliError(c, "tree", err)
 	}
+	st, rs := r.Stats, r.Render
 	if st.Truncated {
 		fmt.Fprintf(c.stderr, "warning: the tree is incomplete (%s after %d ms); elements may be missing\n", st.Reason, st.Elapsed.Milliseconds())
 	}
-	if *format == "outline" {
-		text, rs, err := tree.Outline(opts)
-		if err != nil {
-			return cliError(c, "tree", err)
-		}
-		fmt.Fprint(c.stdout, text)
-		if !strings.HasSuffix(text, "\n") {
+	if req.Format == core.FormatOutline {
+		fmt.Fprint(c.stdout, r.Outline)
+		if !strings.HasSuffix(r.Outline, "\n") {
 			fmt.Fprintln(c.stdout)
 		}
-		fmt.Fprintf(c.stderr, "# %d nodes (%d shown), %s, %d calls, %d ms\n", tree.Len(), rs.Nodes, st.Strategy, st.Calls, st.Elapsed.Milliseconds())
+		fmt.Fprintf(c.stderr, "# %d nodes (%d shown), %s, %d calls, %d ms\n", r.Tree.Len(), rs.Nodes, st.Strategy, st.Calls, st.Elapsed.Milliseconds())
 		return partial(st.Truncated)
 	}
-	root, rs, err := tree.Render(opts)
-	if err != nil {
-		return cliError(c, "tree", err)
-	}
 	err = writeJSON(c.stdout, treeOutput{
-		Target: core.Summarize(app), Root: root, NodeCount: tree.Len(), Shown: rs.Nodes,
+		Target: core.Summarize(s.App), Root: r.Root, NodeCount: r.Tree.Len(), Shown: rs.Nodes,
 		Truncated: st.Truncated || rs.BudgetHit, Reason: truncReason(st.Reason, rs.BudgetHit),
 		Fetch: fetchInfo{Strategy: st.Strategy, Ms: st.Elapsed.Milliseconds(), Calls: st.Calls, CacheItems: st.CacheItems},
 	})

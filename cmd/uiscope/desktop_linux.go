@@ -1,0 +1,22 @@
+//go:build linux
+
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/platform/linux"
+)
+
+// openDesktop connects to the desktop for one command: the X display named
+// by $DISPLAY and the accessibility bus. A command reads once, so trees
+// are walked fresh (no mirror).
+func openDesktop(ctx context.Context) (platform.Desktop, error) {
+	d, err := linux.Open(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", platform.ErrNoBus, err)
+	}
+	return d, nil
+}
