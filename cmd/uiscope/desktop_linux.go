@@ -12,11 +12,11 @@ import (
 
 // openDesktop connects to the desktop for one command: the X display named
 // by $DISPLAY and the accessibility bus. A command reads once, so trees
-// are walked fresh (no mirror).
-func openDesktop(ctx context.Context) (platform.Desktop, error) {
+// are walked fresh (no mirror). The caller calls done when finished.
+func openDesktop(ctx context.Context) (desk platform.Desktop, done func(), err error) {
 	d, err := linux.Open(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", platform.ErrNoBus, err)
+		return nil, nil, fmt.Errorf("%w: %v", platform.ErrNoBus, err)
 	}
-	return d, nil
+	return d, func() { d.Close() }, nil
 }

@@ -52,17 +52,17 @@ const listTimeout = 10 * time.Second
 func openSession(ctx context.Context, t *core.Target) (sessions *core.Sessions, s *core.Session, done func(), err error) {
 	ctx, cancel := context.WithTimeout(ctx, listTimeout)
 	defer cancel()
-	d, err := openDesktop(ctx)
+	d, done, err := openDesktop(ctx)
 	if err != nil {
 		return nil, nil, nil, core.AsError(err)
 	}
 	sessions = core.NewSessions(d)
 	s, err = sessions.Connect(ctx, *t, core.ModeA11y)
 	if err != nil {
-		d.Close()
+		done()
 		return nil, nil, nil, err
 	}
-	return sessions, s, func() { d.Close() }, nil
+	return sessions, s, done, nil
 }
 
 // cliError prints an agent-actionable error the CLI way and returns exit 1.
