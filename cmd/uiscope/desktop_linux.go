@@ -16,7 +16,7 @@ import (
 func openDesktop(ctx context.Context) (desk platform.Desktop, done func(), err error) {
 	d, err := linux.Open(ctx)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %v", platform.ErrNoBus, err)
+		return platform.Desktop{}, nil, fmt.Errorf("%w: %v", platform.ErrNoBus, err)
 	}
-	return d, func() { d.Close() }, nil
+	return d.Platform(), func() { d.Close() }, nil
 }
