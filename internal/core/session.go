@@ -117,10 +117,10 @@ func (m *Sessions) Connect(ctx context.Context, t Target, mode string) (*Session
 	if err != nil {
 		return nil, err
 	}
-	if !app.Accessible {
-		return nil, &Error{Code: CodeNotAccessible, Disposition: "terminal", Msg: fmt.Sprintf(
-			"pid %d (%s) has windows but no accessibility tree; run 'uiscope doctor --pid %d' for why (Tk and some toolkits never have one)", app.Pid, app.Name, app.Pid)}
-	}
+	// An app that is exiting leaves the accessibility bus and the display
+	// at nearly the same moment: a listing may catch its windows without
+	// its tree. So the process is looked up first, and an exited one is
+	// notFound, not "no accessibility tree".
 	procs, err := m.procs()
 	if err != nil {
 		return nil, err
@@ -128,6 +128,10 @@ func (m *Sessions) Connect(ctx context.Context, t Target, mode string) (*Session
 	pi, err := procs.Process(ctx, app.Pid)
 	if err != nil {
 		return nil, Errorf(CodeNotFound, "pid %d exited while connecting", app.Pid)
+	}
+	if !app.Accessible {
+		return nil, &Error{Code: CodeNotAccessible, Disposition: "terminal", Msg: fmt.Sprintf(
+			"pid %d (%s) has windows but no accessibility tree; run 'uiscope doctor --pid %d' for why (Tk and some toolkits never have one)", app.Pid, app.Name, app.Pid)}
 	}
 	s := &Session{Mode: mode, App: app, Created: time.Now(), Identity: Identity{
 		Pid: app.Pid, StartTime: pi.StartTime, Executable: app.Executable, Bus: app.BusName}}
