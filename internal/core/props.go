@@ -15,8 +15,16 @@ var propertyOrder = []string{"ref", "key", "role", "name", "description", "acces
 
 // Properties shapes one element's live details as get_element_properties
 // and 'uiscope props' return them.
+//
+// A redacted element (a password field, or a field the backend saw hiding
+// its text) shows neither name, description, text nor value, and of its
+// attributes only those that cannot carry text the user typed or was shown
+// (see redactedAttributes): "placeholder-text", for one, can name what the
+// field holds. The backend should have left them unread; this holds even
+// when it did not.
 func Properties(ref string, d *platform.Details) map[string]any {
 	n := &d.Node
+	redacted := n.Redacted || n.IsPassword()
 	p := map[string]any{
 		"ref":           ref,
 		"key":           n.Key,
@@ -38,19 +46,43 @@ func Properties(ref string, d *platform.Details) map[string]any {
 	if d.ParentKey != "" {
 		p["parentKey"] = d.ParentKey
 	}
-	if len(d.Attributes) > 0 {
-		p["attributes"] = d.Attributes
+	attrs := d.Attributes
+	if redacted {
+		attrs = redactAttributes(attrs)
 	}
-	if d.Text != nil && !n.Redacted {
+	if len(attrs) > 0 {
+		p["attributes"] = attrs
+	}
+	if redacted {
+		p["name"], p["description"], p["redacted"] = "", "", true
+		return p
+	}
+	if d.Text != nil {
 		p["text"] = d.Text
 	}
 	if d.Value != nil {
 		p["value"] = d.Value
 	}
-	if n.Redacted {
-		p["redacted"] = true
-	}
 	return p
+}
+
+// redactedAttributes are the attributes a redacted element keeps: they
+// describe the toolkit, never the content. Every other attribute is left
+// out: toolkits put text in them (GTK 4's "placeholder-text"), and a list
+// of the harmful ones could never be complete.
+var redactedAttributes = map[string]bool{"toolkit": true}
+
+func redactAttributes(attrs map[string]string) map[string]string {
+	var out map[string]string
+	for k, v := range attrs {
+		if redactedAttributes[k] {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // SelectProperties keeps only the named properties (ref always stays). An

@@ -55,8 +55,9 @@ type Tree struct {
 // ref prefix ([KindA11y] or [KindVisual]).
 //
 // Password redaction is enforced here too, whatever the backend did: a node
-// with role "password text" (or one the backend already marked Redacted) has
-// its Name cleared and Redacted set. This modifies the nodes in place.
+// with role "password text" (or one the backend already marked Redacted,
+// such as a GTK 4 entry that hides its text) has its Name and Description
+// cleared and Redacted set. This modifies the nodes in place.
 //
 // Nil children are skipped, and a node reached a second time (a backend bug,
 // or a cycle) is numbered once, at its first position; later occurrences are
@@ -84,7 +85,7 @@ func NewTree(root *platform.Node, kind string) *Tree {
 		id := len(t.nodes)
 		n := f.n
 		if n.IsPassword() || n.Redacted {
-			n.Name = ""
+			n.Name, n.Description = "", ""
 			n.Redacted = true
 		}
 		t.nodes = append(t.nodes, n)
@@ -245,8 +246,8 @@ func (t *Tree) element(id int) *Element {
 		ChildCount:   n.ChildCount,
 		Error:        n.Err,
 	}
-	if e.Redacted {
-		e.Name = ""
+	if e.Redacted || n.IsPassword() {
+		e.Name, e.Description, e.Redacted = "", "", true
 	}
 	if n.Bounds != nil {
 		b := *n.Bounds
