@@ -11,6 +11,9 @@ Widgets (accessible name -> GTK 4.8 role name):
   "Remember me"  check box
   "Submit"       button: sets the status label to "Submitted: <Name text>"
   "Ready"        label (the status label)
+  "PIN"          text (Gtk.Entry with visibility off, text "gtk4-hidden-entry-secret",
+                 placeholder "pin-placeholder-hint"): GTK 4.8 gives it the role of a
+                 plain entry, and its Text.GetText answers the real characters
 
 Options:
   --title T      window title (default "uiscope GTK4 fixture")
@@ -25,6 +28,7 @@ gi.require_version("Gtk", "4.0")
 from gi.repository import GLib, Gtk  # noqa: E402
 
 SECRET = "hunter2-gtk4-secret"
+HIDDEN_SECRET = "gtk4-hidden-entry-secret"
 
 
 def name(widget, text):
@@ -57,6 +61,11 @@ def build(args, loop):
     submit.connect("clicked", lambda _b: status.set_text("Submitted: " + entry.get_text()))
     box.append(submit)
     box.append(status)
+
+    # Last, so that the widgets above keep their places.
+    pin = Gtk.Entry(visibility=False, placeholder_text="pin-placeholder-hint")
+    pin.set_text(HIDDEN_SECRET)
+    box.append(name(pin, "PIN"))
 
     win.present()
     return win

@@ -60,6 +60,7 @@ type target struct {
 	role   platform.Role
 	states platform.StateSet
 	ifaces []string // short, lower case: "action", "editabletext"
+	hidden bool     // a field that hides its text without being a password field
 }
 
 func (t *target) has(iface string) bool {
@@ -71,7 +72,9 @@ func (t *target) has(iface string) bool {
 	return false
 }
 
-func (t *target) password() bool { return t.role == platform.RolePasswordText }
+// password reports a field whose text is never read: a password field, or
+// one that hides its text (hidden.go).
+func (t *target) password() bool { return t.role == platform.RolePasswordText || t.hidden }
 
 // resolve reads the element's role, states and interfaces in one pipelined
 // round trip and checks that it implements need (a short interface name,
@@ -121,6 +124,15 @@ func (c *Conn) resolve(ctx context.Context, key, need string) (*target, error) {
 	}
 	if need != "" && !t.has(need) {
 		return nil, fmt.Errorf("%w: a %s has no %s interface (it has %s)", platform.ErrNotSupported, t.role, need, strings.Join(t.ifaces, ", "))
+	}
+	// A field that hides its text is acted on as a password field.
+	if n := (&platform.Node{Role: t.role, States: t.states, Interfaces: t.ifaces}); mayHide(n) && c.showsLayout(ctx, bus) {
+		var s shownText
+		b := c.newBatch(ctx)
+		s.read(b, bus, path)
+		b.wait()
+		b.close()
+		t.hidden = s.hidden()
 	}
 	return t, nil
 }

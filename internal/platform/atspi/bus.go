@@ -113,6 +113,10 @@ type Conn struct {
 	// boundsEvents: bounds changes were asked for (by the first mirror).
 	// Guarded by watch.mu.
 	boundsEvents bool
+
+	// layoutText: by bus name, whether the app's single-line fields are
+	// read as shown (hidden.go). Guarded by mu.
+	layoutText map[string]bool
 }
 
 // Dial connects to the accessibility bus at addr and registers for events, so

@@ -23,8 +23,8 @@ type ElementOptions struct {
 }
 
 // Element reads one element live: everything a tree read gives plus
-// attributes, parent, text (never for password fields) and value. All calls
-// are sent at once.
+// attributes, parent, text (never for password fields, nor for fields that
+// hide their text: see hidden.go) and value. All calls are sent at once.
 func (c *Conn) Element(ctx context.Context, key string, opts ElementOptions) (*platform.Details, error) {
 	bus, path, err := ParseKey(key)
 	if err != nil {
@@ -113,7 +113,17 @@ func (c *Conn) Element(ctx context.Context, key string, opts ElementOptions) (*p
 			}
 		})
 	}
-	if hasInterface(n, "text") && !n.Redacted {
+	// A field that may hide its text is read as it shows (hidden.go).
+	var shown *shownText
+	if mayHide(n) && c.showsLayout(ctx, bus) {
+		shown = &shownText{}
+		shown.read(b, bus, path)
+		b.get(bus, path, ifaceText, "CaretOffset", func(v any, err error) {
+			if c, ok := v.(int32); ok {
+				d.Text = &platform.TextContent{Caret: int(c)}
+			}
+		})
+	} else if hasInterface(n, "text") && !n.Redacted {
 		t := &platform.TextContent{}
 		b.get(bus, path, ifaceText, "CharacterCount", func(v any, err error) {
 			if c, ok := v.(int32); ok {
@@ -148,6 +158,14 @@ func (c *Conn) Element(ctx context.Context, key string, opts ElementOptions) (*p
 		b.get(bus, path, ifaceValue, "Text", func(x any, err error) { v.Text, _ = x.(string) })
 	}
 	b.wait()
+	if shown != nil {
+		if shown.hidden() || d.Text == nil {
+			hide(n)
+			d.Text = nil
+		} else {
+			d.Text.Text, d.Text.Length = shown.text, shown.count
+		}
+	}
 	if d.Text != nil && utf8.RuneCountInString(d.Text.Text) > MaxTextChars {
 		r := []rune(d.Text.Text)
 		d.Text.Text, d.Text.Truncated = string(r[:MaxTextChars]), true

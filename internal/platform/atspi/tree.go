@@ -163,14 +163,6 @@ func nodeFrom(r objRef, role uint32, name, desc string, states []uint32, ifaces 
 	return n
 }
 
-// redact enforces the password rule at the source: a password field's name
-// is never passed on and its text never read.
-func redact(n *platform.Node) {
-	if n.IsPassword() {
-		n.Name, n.Description, n.Redacted = "", "", true
-	}
-}
-
 func shortInterfaces(ifaces []string) []string {
 	out := make([]string, 0, len(ifaces))
 	for _, i := range ifaces {
@@ -275,6 +267,9 @@ func (c *Conn) read(ctx context.Context, bus string, path dbus.ObjectPath, opts 
 		}
 		return nil, st, err
 	}
+	// Before anything else, whatever the options: a field that hides its
+	// text is never passed on with its name.
+	w.hideHiddenFields(bus)
 	if !opts.NoDetails && ctx.Err() == nil {
 		w.details(root)
 	}
