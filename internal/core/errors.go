@@ -74,7 +74,7 @@ func AsError(err error) *Error {
 		return &Error{Code: CodeNoBus, Msg: err.Error() + "; start a desktop with 'uiscope sandbox' or enable accessibility (run 'uiscope doctor')", Disposition: "terminal", Err: err}
 	case errors.Is(err, platform.ErrAppNotFound):
 		return &Error{Code: CodeNotFound, Msg: err.Error() + "; list applications with list_apps / 'uiscope apps'", Disposition: "terminal", Err: err}
-	case errors.Is(err, platform.ErrInvalidKeys):
+	case errors.Is(err, platform.ErrInvalidKeys), errors.Is(err, platform.ErrOutOfRange):
 		return &Error{Code: CodeInvalidArgument, Msg: err.Error(), Disposition: "terminal", Err: err}
 	case errors.Is(err, platform.ErrNoEffect):
 		return &Error{Code: CodeNoEffect, Msg: err.Error(), Disposition: "terminal", Err: err}

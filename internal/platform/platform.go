@@ -284,4 +284,7 @@ var (
 	ErrNoWindowManager = errors.New("no window manager is running")
 	ErrOffscreen       = errors.New("the point is outside the screen")
 	ErrInvalidKeys     = errors.New("invalid key chord")
+	// ErrOutOfRange: an argument outside what the element has (a value
+	// past its maximum, a text range past its end): the caller's to fix.
+	ErrOutOfRange = errors.New("value out of range")
 )

@@ -40,8 +40,9 @@ var (
 	// and reading back shows no change. For text it is the cue to fall back
 	// to typing.
 	ErrNoEffect = platform.ErrNoEffect
-	// ErrOutOfRange: a value outside the element's minimum..maximum.
-	ErrOutOfRange = errors.New("value out of range")
+	// ErrOutOfRange: a value outside the element's minimum..maximum, a
+	// child index or a text range the element does not have.
+	ErrOutOfRange = platform.ErrOutOfRange
 )
 
 // scrollAnywhere is ATSPI_SCROLL_ANYWHERE: scroll as little as needed to
@@ -736,14 +737,21 @@ func (c *Conn) ClearSelection(ctx context.Context, containerKey string) error {
 }
 
 // SelectText selects the characters start..end (end exclusive, in
-// characters) of the element's text: it replaces the first selection
-// (Text.SetSelection(0, ...)) or adds one when there is none. An answer of
-// false gives ErrNoEffect. Offsets outside 0..CharacterCount are refused
-// with ErrOutOfRange.
+// characters; end -1 for the end of the text) of the element's text: it
+// replaces the first selection (Text.SetSelection(0, ...)) or adds one when
+// there is none. An answer of false gives ErrNoEffect. Offsets outside
+// 0..CharacterCount are refused with ErrOutOfRange.
+//
+// A field that hides its text (see target.password) can only be selected
+// whole (0, -1): any other range, accepted or refused, would tell its
+// length, and the refusal does not name it either.
 func (c *Conn) SelectText(ctx context.Context, key string, start, end int) error {
 	t, err := c.resolve(ctx, key, "text")
 	if err != nil {
 		return err
+	}
+	if t.password() && (start != 0 || end != -1) {
+		return fmt.Errorf("%w: this field hides its text, so only the whole of it can be selected (start 0 and no end); its length is not told", ErrOutOfRange)
 	}
 	var n, count int32
 	var first error
@@ -768,6 +776,9 @@ func (c *Conn) SelectText(ctx context.Context, key string, start, end int) error
 	}
 	if err := ctx.Err(); err != nil {
 		return mapErr(err)
+	}
+	if end == -1 {
+		end = int(count)
 	}
 	if start < 0 || end < start || end > int(count) {
 		return fmt.Errorf("%w: selection %d..%d of a text of %d characters", ErrOutOfRange, start, end, count)
