@@ -34,10 +34,11 @@ func (c *Counter) take(n int) int {
 }
 
 // Bounds of a session's memory of keys. A key not seen in the last
-// keyReads reads is forgotten, and beyond maxKeys the least recently seen
-// keys go first (never those of the read being numbered). Forgetting is
-// safe: the element gets a new number when seen again, and its old ref is
-// refused (unknownRef), never given to something else.
+// keyReads complete reads is forgotten (a truncated read missing an element
+// proves nothing, so it does not count), and beyond maxKeys the least
+// recently seen keys go first (never those of the read being numbered).
+// Forgetting is safe: the element gets a new number when seen again, and
+// its old ref is refused (unknownRef), never given to something else.
 const (
 	keyReads = 8
 	maxKeys  = 60000 // above a whole tree's node cap (50,000 in atspi)
@@ -48,14 +49,16 @@ const (
 type IDs struct {
 	Counter *Counter
 
-	own   Counter
-	byKey map[string]keyID
-	reads int // trees numbered so far
+	own      Counter
+	byKey    map[string]keyID
+	reads    int // trees numbered so far
+	complete int // complete (not truncated) trees numbered so far
 }
 
 type keyID struct {
-	id   int
-	seen int // the read that last saw the key
+	id       int
+	seen     int // the read that last saw the key
+	complete int // the count of complete reads when it was last seen
 }
 
 // Number gives the tree the session's ids: known keys keep theirs, new
@@ -69,6 +72,9 @@ func (s *IDs) Number(t *Tree) {
 		c = &s.own
 	}
 	s.reads++
+	if !t.Truncated {
+		s.complete++
+	}
 	t.ext = make([]int, len(t.nodes))
 	t.byExt = make(map[int]int, len(t.nodes))
 	// Numbers for the new nodes are reserved in one block, so that a
@@ -101,7 +107,7 @@ func (s *IDs) Number(t *Tree) {
 			continue
 		}
 		if n.Key != "" {
-			k.seen = s.reads
+			k.seen, k.complete = s.reads, s.complete
 			s.byKey[n.Key] = k
 		}
 		t.ext[i] = k.id
@@ -110,12 +116,12 @@ func (s *IDs) Number(t *Tree) {
 	s.forget()
 }
 
-// forget drops keys not seen for keyReads reads, then the least recently
-// seen beyond maxKeys.
+// forget drops keys not seen for keyReads complete reads, then the least
+// recently seen beyond maxKeys.
 func (s *IDs) forget() {
 	var old []string
 	for key, k := range s.byKey {
-		if k.seen <= s.reads-keyReads {
+		if k.complete <= s.complete-keyReads {
 			delete(s.byKey, key)
 		} else if k.seen < s.reads {
 			old = append(old, key)

@@ -203,6 +203,18 @@ func TestKeysForgotten(t *testing.T) {
 	if _, ok := s.ids.byKey["b"]; ok {
 		t.Errorf("b, unseen for %d reads, is still remembered", keyReads)
 	}
+	// Truncated reads do not count: a ref stays while they miss it.
+	mid := read(s, app("", "a", "c"), false)
+	refC := refOf(t, mid, "C")
+	for range 2 * keyReads {
+		read(s, app("", "a"), true)
+	}
+	if n, _, _, err := s.Resolve(refC); err != nil || n.Name != "C" {
+		t.Errorf("%s after truncated reads without C: %v %v", refC, n, err)
+	}
+	if again := read(s, app("", "a", "c"), false); refOf(t, again, "C") != refC {
+		t.Errorf("C lost its ref to truncated reads that missed it: %s, was %s", refOf(t, again, "C"), refC)
+	}
 	back := read(s, app("", "a", "b"), false)
 	if got := refOf(t, back, "B"); got == refB {
 		t.Errorf("B came back with its forgotten ref %s", got)
