@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/uiscope/uiscope/internal/testdesk"
 )
@@ -191,5 +193,68 @@ func (e *redactElem) walk(f func(*redactElem)) {
 	f(e)
 	for _, c := range e.Children {
 		c.walk(f)
+	}
+}
+
+// TestRedactionHoldsCLI is the same sweep through the CLI: tree (both
+// formats), find, and props of every editable field.
+func TestRedactionHoldsCLI(t *testing.T) {
+	d := testdesk.Shared(t)
+	for _, tc := range redactCases {
+		t.Run(tc.fixture, func(t *testing.T) {
+			app := d.Launch(t, testdesk.Python, testdesk.Fixture(tc.fixture), "--title", "redact cli "+tc.fixture)
+			pid := strconv.Itoa(app.Pid)
+			var outs []string
+			run := func(args ...string) string {
+				r := runCLI(t, d, 90*time.Second, args...)
+				if r.code != 0 {
+					t.Fatalf("uiscope %v: exit %d: %s", args, r.code, r.stderr)
+				}
+				outs = append(outs, fmt.Sprintf("%v: %s%s", args, r.stdout, r.stderr))
+				return r.stdout
+			}
+			var tree struct{ Root *redactElem }
+			if err := json.Unmarshal([]byte(run("tree", "--pid", pid, "--format", "json", "--max-nodes", "100000", "--timeout-ms", "60000")), &tree); err != nil {
+				t.Fatal(err)
+			}
+			redacted := 0
+			tree.Root.walk(func(e *redactElem) {
+				if e.Redacted {
+					redacted++
+				}
+				if !slices.Contains(e.Interfaces, "editabletext") {
+					return
+				}
+				var p map[string]any
+				if err := json.Unmarshal([]byte(run("props", "--pid", pid, "--element", e.Ref, "--json")), &p); err != nil {
+					t.Fatal(err)
+				}
+				if (p["redacted"] == true) != e.Redacted {
+					t.Errorf("props of %s: redacted %v, the tree said %v", e.Ref, p["redacted"], e.Redacted)
+				}
+				if _, ok := p["text"]; ok && e.Redacted {
+					t.Errorf("props of redacted %s carry text", e.Ref)
+				}
+			})
+			if redacted != len(tc.hidden) {
+				t.Errorf("%d redacted elements, want %d", redacted, len(tc.hidden))
+			}
+			run("tree", "--pid", pid, "--format", "outline", "--max-nodes", "100000", "--timeout-ms", "60000")
+			for _, f := range tc.hidden {
+				run("find", "--pid", pid, "--role", f.role, "--json")
+			}
+			for _, o := range outs {
+				for _, f := range tc.hidden {
+					if strings.Contains(o, f.secret) {
+						t.Errorf("a hidden field's text is in the output of %.1000s", o)
+					}
+				}
+				for _, n := range tc.never {
+					if strings.Contains(o, n) {
+						t.Errorf("%q (a hidden field's attribute) is in the output of %.1000s", n, o)
+					}
+				}
+			}
+		})
 	}
 }
