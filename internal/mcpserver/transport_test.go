@@ -10,16 +10,22 @@ import (
 	"time"
 
 	"github.com/uiscope/uiscope/internal/core"
+	"github.com/uiscope/uiscope/internal/platform"
 )
 
 // rawServer serves New over a lineTransport with maxLine and returns a
 // function that writes one raw line and a channel of decoded output lines.
 func rawServer(t *testing.T, maxLine int) (send func(string), lines <-chan map[string]any) {
 	t.Helper()
+	return rawServerOn(t, fakePlatform(), maxLine)
+}
+
+func rawServerOn(t *testing.T, desk platform.Desktop, maxLine int) (send func(string), lines <-chan map[string]any) {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
-	srv := New(Config{}, core.NewSessions(fakePlatform()))
+	srv := New(Config{}, core.NewSessions(desk))
 	ss, err := srv.Connect(ctx, &lineTransport{in: inR, out: outW, maxLine: maxLine}, nil)
 	if err != nil {
 		t.Fatal(err)
