@@ -8,6 +8,7 @@ import (
 	"io"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -146,4 +147,35 @@ func TestMCPMalformedLine(t *testing.T) {
 func jsonNumber(i int) string {
 	b, _ := json.Marshal(i)
 	return string(b)
+}
+
+// TestMCPWaitForFrozenApp: wait_for until a property read live (text), over
+// many matches of an app frozen with SIGSTOP, returns by its one deadline.
+// Before, each match was read with the handler's context, up to 3 s each.
+func TestMCPWaitForFrozenApp(t *testing.T) {
+	d := testdesk.Shared(t)
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "frozen wait", "--rows", "300")
+	s := startMCP(t, d, "")
+	session := s.connect(t, map[string]any{"pid": app.Pid})
+	found := s.ok(t, "find_elements", map[string]any{"session": session, "name": "Row ", "limit": 1000, "timeoutMs": 60000})
+	if n, _ := found["matched"].(float64); n < 100 {
+		t.Fatalf("want the fixture's rows, found %v", found["matched"])
+	}
+	if err := syscall.Kill(app.Pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Kill(app.Pid, syscall.SIGCONT)
+	const timeoutMs = 2000
+	start := time.Now()
+	out := s.call(t, "wait_for", map[string]any{"session": session, "name": "Row ", "until": "property",
+		"property": "text", "value": "never typed", "timeoutMs": timeoutMs})
+	took := time.Since(start)
+	if out["ok"] != false || out["errorCode"] != "timeout" {
+		t.Errorf("wait_for on a frozen app: want errorCode timeout, got %.500v", out)
+	}
+	if took > 3*timeoutMs*time.Millisecond+5*time.Second {
+		t.Errorf("wait_for with timeoutMs %d on a frozen app took %v", timeoutMs, took)
+	}
+	t.Logf("wait_for with timeoutMs %d on a frozen app answered in %v: %.300v", timeoutMs, took, out["error"])
+	s.ok(t, "list_apps", nil)
 }

@@ -17,7 +17,7 @@ func init() {
 
 func runMCP(ctx context.Context, c *cli, args []string) error {
 	fs := newFlags(c, "mcp", "[--allow-input] [--sandbox [--launch CMD]...]")
-	var cfg mcpserver.Config
+	cfg := mcpserver.Config{Log: c.stderr}
 	fs.BoolVar(&cfg.AllowInput, "allow-input", false, "register and permit the tools that act on applications")
 	inSandbox := fs.Bool("sandbox", false, "serve inside a private virtual desktop (Xvfb + AT-SPI + openbox)")
 	var launches [][]string

@@ -350,7 +350,7 @@ func (m *Sessions) SetValue(ctx context.Context, sessionID, ref, value string) (
 	num, numErr := strconv.ParseFloat(strings.TrimSpace(value), 64)
 	switch {
 	case hasInterface(n, "value") && numErr != nil:
-		return nil, Errorf(CodeInvalidArgument, "%s takes a number (Value interface), not %q", t.ref, value)
+		return nil, Errorf(CodeInvalidArgument, "%s takes a number (Value interface), not %s", t.ref, Quote(value))
 	case hasInterface(n, "value"):
 		// Spin buttons also have editable text, but typing into it does not
 		// change their value until activated: the Value interface does.
@@ -390,7 +390,7 @@ func (m *Sessions) SetValue(ctx context.Context, sessionID, ref, value string) (
 		}
 		after := m.after(ctx, t, func(d *platform.Details) bool { return d.Text != nil && d.Text.Text == value })
 		r := t.result(MethodKeyboard, "Ctrl+A, then typed", after)
-		r.Note = fmt.Sprintf("the toolkit accepted the text call but kept %q; the text was typed instead", eff)
+		r.Note = fmt.Sprintf("the toolkit accepted the text call but kept %s; the text was typed instead", Quote(eff))
 		return r, nil
 	}
 	return nil, Errorf(CodeNotSupported, "%s (%s) has neither editable text nor a value; use type_text or select", t.ref, n.Role)
@@ -437,7 +437,7 @@ func (m *Sessions) Select(ctx context.Context, sessionID, ref, mode string) (*Ac
 		mode = "replace"
 	}
 	if mode != "replace" && mode != "add" && mode != "remove" {
-		return nil, Errorf(CodeInvalidArgument, "mode must be replace, add or remove, not %q", mode)
+		return nil, Errorf(CodeInvalidArgument, "mode must be replace, add or remove, not %s", Quote(mode))
 	}
 	t, err := m.prepare(ctx, sessionID, ref)
 	if err != nil {
@@ -575,7 +575,7 @@ func (m *Sessions) Scroll(ctx context.Context, sessionID, ref, direction string,
 		dx = amount
 	case "intoView":
 	default:
-		return nil, Errorf(CodeInvalidArgument, "direction must be up, down, left, right or intoView, not %q", direction)
+		return nil, Errorf(CodeInvalidArgument, "direction must be up, down, left, right or intoView, not %s", Quote(direction))
 	}
 	t, err := m.prepare(ctx, sessionID, ref)
 	if err != nil {
@@ -739,7 +739,7 @@ func (m *Sessions) WindowAction(ctx context.Context, sessionID, action string) (
 	switch action {
 	case "minimize", "maximize", "restore", "close":
 	default:
-		return nil, Errorf(CodeInvalidArgument, "action must be minimize, maximize, restore or close, not %q", action)
+		return nil, Errorf(CodeInvalidArgument, "action must be minimize, maximize, restore or close, not %s", Quote(action))
 	}
 	a, err := m.actor()
 	if err != nil {

@@ -92,7 +92,7 @@ func (q Query) Compile() (Matcher, error) {
 	switch q.NameMatch {
 	case "", MatchContains, MatchExact, MatchRegex:
 	default:
-		return bad("unknown nameMatch %s (want exact, contains or regex)", quoteShort(q.NameMatch))
+		return bad("unknown nameMatch %s (want exact, contains or regex)", Quote(q.NameMatch))
 	}
 	if q.Name != "" {
 		m.nameMode = q.NameMatch
@@ -122,7 +122,7 @@ func (q Query) Compile() (Matcher, error) {
 	if q.Role != "" {
 		r, ok := platform.RoleByName(q.Role)
 		if !ok {
-			msg := "unknown role " + quoteShort(q.Role)
+			msg := "unknown role " + Quote(q.Role)
 			if s := suggestRoles(q.Role); len(s) > 0 {
 				msg += " (did you mean " + strings.Join(s, ", ") + "?)"
 			} else {
@@ -140,7 +140,7 @@ func (q Query) Compile() (Matcher, error) {
 		name := strings.TrimPrefix(s, "!")
 		st, ok := platform.StateByName(name)
 		if !ok || st == 0 {
-			msg := "unknown state " + quoteShort(s)
+			msg := "unknown state " + Quote(s)
 			switch strings.ToLower(strings.TrimSpace(name)) {
 			case "disabled":
 				msg += ` (for disabled elements use "!sensitive")`
@@ -161,7 +161,7 @@ func (q Query) Compile() (Matcher, error) {
 	if q.Interface != "" {
 		i := normalizeInterface(q.Interface)
 		if !slices.Contains(knownInterfaces, i) {
-			return bad("unknown interface %s (want one of %s, or editable)", quoteShort(q.Interface), strings.Join(knownInterfaces, ", "))
+			return bad("unknown interface %s (want one of %s, or editable)", Quote(q.Interface), strings.Join(knownInterfaces, ", "))
 		}
 		m.iface = i
 	}

@@ -98,7 +98,7 @@ func SelectProperties(p map[string]any, names []string) (map[string]any, error) 
 			known = known || k == n
 		}
 		if !known {
-			return nil, Errorf(CodeInvalidArgument, "unknown property %q; known: %s", n, strings.Join(propertyOrder, ", "))
+			return nil, Errorf(CodeInvalidArgument, "unknown property %s; known: %s", Quote(n), strings.Join(propertyOrder, ", "))
 		}
 		if v, ok := p[n]; ok {
 			out[n] = v

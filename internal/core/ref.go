@@ -50,7 +50,7 @@ func (r Ref) String() string {
 // digits — is refused with an error wrapping ErrMalformedRef.
 func ParseRef(s string) (Ref, error) {
 	bad := func(why string) (Ref, error) {
-		return Ref{}, fmt.Errorf("%w %s: %s; %s", ErrMalformedRef, quoteShort(s), why, refForm)
+		return Ref{}, fmt.Errorf("%w %s: %s; %s", ErrMalformedRef, Quote(s), why, refForm)
 	}
 	if s == "" {
 		return bad("empty")
@@ -62,7 +62,7 @@ func ParseRef(s string) (Ref, error) {
 		case KindA11y, KindVisual:
 			r.Tree = prefix
 		default:
-			return bad(fmt.Sprintf("unknown tree %s (want a11y or visual)", quoteShort(prefix)))
+			return bad(fmt.Sprintf("unknown tree %s (want a11y or visual)", Quote(prefix)))
 		}
 		rest = s[i+1:]
 	}
@@ -91,22 +91,6 @@ func ParseRef(s string) (Ref, error) {
 	return r, nil
 }
 
-// quoteShort quotes s for an error message, cut to a readable length.
-func quoteShort(s string) string {
-	const limit = 40
-	if len(s) > limit {
-		// Cut on a rune boundary.
-		cut := limit
-		for cut > 0 && !isRuneStart(s[cut]) {
-			cut--
-		}
-		return strconv.Quote(s[:cut]) + "…"
-	}
-	return strconv.Quote(s)
-}
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
-
 // Lookup resolves a ref against this tree, to the node and its position.
 // A bare ref (Tree "") means this tree. A ref of the other kind is refused with ErrWrongTree; an id not in
 // the tree with ErrUnknownRef, whose message says to re-read the tree.
@@ -117,7 +101,7 @@ func (t *Tree) Lookup(r Ref) (*platform.Node, int, error) {
 		return nil, 0, fmt.Errorf("%w: %s cannot be used in %s session; connect in %s mode",
 			ErrWrongTree, article(r.Tree)+" "+r.Tree+" ref", article(t.kind)+" "+t.kind, r.Tree)
 	default:
-		return nil, 0, fmt.Errorf("%w %s: unknown tree %q; %s", ErrMalformedRef, r, r.Tree, refForm)
+		return nil, 0, fmt.Errorf("%w %s: unknown tree %s; %s", ErrMalformedRef, r, Quote(r.Tree), refForm)
 	}
 	id, ok := t.intID(r.ID)
 	if !ok {

@@ -107,7 +107,7 @@ func (m *Sessions) Connect(ctx context.Context, t Target, mode string) (*Session
 	case ModeVisual:
 		return nil, Errorf(CodeNotSupported, "visual mode (the native X11 window tree) is not supported yet; connect with mode \"a11y\"")
 	default:
-		return nil, Errorf(CodeInvalidArgument, "mode must be \"a11y\" or \"visual\", not %q", mode)
+		return nil, Errorf(CodeInvalidArgument, "mode must be \"a11y\" or \"visual\", not %s", Quote(mode))
 	}
 	apps, err := m.Apps(ctx)
 	if err != nil {
@@ -167,7 +167,7 @@ func (m *Sessions) Get(ctx context.Context, id string) (*Session, error) {
 	s, ok := m.sessions[id]
 	m.mu.Unlock()
 	if !ok {
-		return nil, Errorf(CodeUnknownSession, "no session %q; open one with connect (sessions end with disconnect or when the server restarts)", id)
+		return nil, Errorf(CodeUnknownSession, "no session %s; open one with connect (sessions end with disconnect or when the server restarts)", Quote(id))
 	}
 	if err := m.check(ctx, s); err != nil {
 		return nil, err
@@ -211,7 +211,7 @@ func (m *Sessions) Disconnect(id string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.sessions[id]; !ok {
-		return Errorf(CodeUnknownSession, "no session %q", id)
+		return Errorf(CodeUnknownSession, "no session %s", Quote(id))
 	}
 	delete(m.sessions, id)
 	return nil

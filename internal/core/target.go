@@ -41,9 +41,9 @@ func (t Target) String() string {
 	case t.Pid != 0:
 		return fmt.Sprintf("pid %d", t.Pid)
 	case t.Name != "":
-		return fmt.Sprintf("name %q", t.Name)
+		return "name " + Quote(t.Name)
 	case t.Title != "":
-		return fmt.Sprintf("title %q", t.Title)
+		return "title " + Quote(t.Title)
 	default:
 		return "window " + t.Window
 	}

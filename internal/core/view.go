@@ -100,7 +100,7 @@ func ValidateView(view string) error {
 	case "", ViewRaw, ViewControl, ViewContent:
 		return nil
 	}
-	return fmt.Errorf("%w: unknown view %q (want raw, control or content)", ErrInvalidArgument, view)
+	return fmt.Errorf("%w: unknown view %s (want raw, control or content)", ErrInvalidArgument, Quote(view))
 }
 
 // normalize checks opts against t and fills defaults.

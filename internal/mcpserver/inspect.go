@@ -3,22 +3,17 @@ package mcpserver
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/uiscope/uiscope/internal/core"
-	"github.com/uiscope/uiscope/internal/platform"
-	"github.com/uiscope/uiscope/internal/procinfo"
 )
 
 // Deadlines and budgets for tool arguments.
 const (
 	defaultTimeoutMs = 10000
 	maxTimeoutMs     = 120000
-	safetyPoll       = 500 * time.Millisecond // wait_for re-reads at least this often
 )
 
 // timeout validates an optional timeoutMs argument.
@@ -55,7 +50,6 @@ func (h *handlers) inspectTools() []toolDef {
 				"toolkit, window ids and titles, and whether the app exposes an accessibility tree (accessible). " +
 				"Start here to find what to connect to. An app with accessible=false has windows but no tree " +
 				"(Tk, or started before accessibility was on).",
-			OutputSchema: outputSchema(schema{"apps": arr(appSchema), "count": integer}, "apps"),
 		}, h.listApps),
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "connect",
@@ -65,17 +59,11 @@ func (h *handlers) inspectTools() []toolDef {
 				"every other tool takes. A name or title matching several windows fails with errorCode " +
 				"\"ambiguous\" and lists candidates; connect again by pid or window. mode \"a11y\" (default) reads " +
 				"the accessibility tree.",
-			OutputSchema: outputSchema(schema{
-				"session": str, "mode": str, "pid": integer, "name": str, "executable": str,
-				"toolkit": str, "toolkitVersion": str, "window": str, "windows": arr(windowSchema),
-				"frameworks": arr(frameworkSchema),
-			}, "session", "pid"),
 		}, h.connect),
 		newTool(ToolsetInspect, &mcp.Tool{
-			Name:         "disconnect",
-			Annotations:  readOnlySession("Close a session"),
-			Description:  "Close a session opened by connect. The application is not affected.",
-			OutputSchema: outputSchema(schema{"session": str}, "session"),
+			Name:        "disconnect",
+			Annotations: readOnlySession("Close a session"),
+			Description: "Close a session opened by connect. The application is not affected.",
 		}, h.disconnect),
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "get_a11y_tree",
@@ -87,11 +75,6 @@ func (h *handlers) inspectTools() []toolDef {
 				"a subtree, depth limits levels below it, maxNodes bounds the output (childrenOmitted / \"… N more\" " +
 				"say what was cut). An element keeps its ref across reads in a session; the ref of an element that is " +
 				"gone is refused, never reused.",
-			OutputSchema: outputSchema(schema{
-				"session": str, "format": str, "view": str, "outline": str, "root": elementSchema,
-				"nodeCount": integer, "shown": integer, "omitted": integer, "truncated": boolean,
-				"truncatedReason": str, "note": str, "fetch": fetchSchema,
-			}, "session", "nodeCount", "truncated"),
 		}, h.getTree),
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "find_elements",
@@ -101,10 +84,6 @@ func (h *handlers) inspectTools() []toolDef {
 				"\"!focused\" negates) and interface (action, value, text, editable, selection). within limits the " +
 				"search to a subtree. Reads the tree afresh; returns flat elements with refs. No match in a " +
 				"truncated read proves nothing.",
-			OutputSchema: outputSchema(schema{
-				"session": str, "elements": arr(elementSchema), "matched": integer, "returned": integer,
-				"limitHit": boolean, "truncated": boolean, "note": str,
-			}, "session", "elements", "matched"),
 		}, h.findElements),
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "get_element_properties",
@@ -113,7 +92,6 @@ func (h *handlers) inspectTools() []toolDef {
 				"actions, text (Text interface content, at most 4000 characters; never for password fields), " +
 				"value (Value interface), attributes, parent. names selects a subset. A ref whose element is " +
 				"gone fails with elementGone: read the tree again.",
-			OutputSchema: outputSchema(schema{"session": str, "element": str, "properties": anyObj}, "session", "properties"),
 		}, h.getProperties),
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "get_frameworks",
@@ -121,7 +99,6 @@ func (h *handlers) inspectTools() []toolDef {
 			Description: "Name the UI toolkits the connected app uses, with versions where knowable: the AT-SPI " +
 				"toolkit and the libraries mapped into the process (GTK 3/4, Qt 5/6, Tk, Chromium/Electron, Java, " +
 				"wxWidgets, Flutter...). Useful to know what to expect of its tree.",
-			OutputSchema: outputSchema(schema{"session": str, "frameworks": arr(frameworkSchema)}, "session", "frameworks"),
 		}, h.getFrameworks),
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "hit_test",
@@ -129,10 +106,6 @@ func (h *handlers) inspectTools() []toolDef {
 			Description: "Find the smallest visible element of the connected app covering a screen point (x, y in " +
 				"screen pixels, as in bounds), with its ancestors, nearest first. element is null when no element " +
 				"of this app covers the point.",
-			OutputSchema: outputSchema(schema{
-				"session": str, "element": schema{"anyOf": []any{elementSchema, schema{"type": "null"}}},
-				"ancestors": arr(elementSchema), "truncated": boolean, "note": str,
-			}, "session", "ancestors"),
 		}, h.hitTest),
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "wait_for",
@@ -143,27 +116,30 @@ func (h *handlers) inspectTools() []toolDef {
 				"reports a change (AT-SPI events), and at least every 500 ms for toolkits that stay silent. Returns " +
 				"the matching elements when satisfied; fails with errorCode \"timeout\" (retryable) after " +
 				"timeoutMs (default 10000).",
-			OutputSchema: outputSchema(schema{
-				"session": str, "satisfied": boolean, "elements": arr(elementSchema), "waitedMs": integer, "polls": integer,
-			}, "session", "satisfied"),
 		}, h.waitFor),
 	}
 }
 
 type listAppsArgs struct{}
 
-func (h *handlers) listApps(ctx context.Context, _ *mcp.CallToolRequest, _ listAppsArgs) (*mcp.CallToolResult, any, error) {
+type listAppsResult struct {
+	Apps  []core.AppSummary `json:"apps"`
+	Count int               `json:"count"`
+}
+
+func (h *handlers) listApps(ctx context.Context, _ *mcp.CallToolRequest, _ listAppsArgs) (listAppsResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, defaultTimeoutMs*time.Millisecond)
 	defer cancel()
 	apps, err := h.sessions.Apps(ctx)
 	if err != nil {
-		return fail(err)
+		return listAppsResult{}, err
 	}
-	out := []core.AppSummary{}
+	out := listAppsResult{Apps: []core.AppSummary{}}
 	for _, a := range apps {
-		out = append(out, core.Summarize(a))
+		out.Apps = append(out.Apps, core.Summarize(a))
 	}
-	return success(map[string]any{"apps": out, "count": len(out)})
+	out.Count = len(out.Apps)
+	return out, nil
 }
 
 type connectArgs struct {
@@ -174,44 +150,45 @@ type connectArgs struct {
 	Mode   string `json:"mode,omitempty" jsonschema:"a11y (default): the accessibility tree; visual: the native window tree"`
 }
 
-func (h *handlers) connect(ctx context.Context, _ *mcp.CallToolRequest, in connectArgs) (*mcp.CallToolResult, any, error) {
+type connectResult struct {
+	Session        string               `json:"session"`
+	Mode           string               `json:"mode"`
+	Pid            int                  `json:"pid"`
+	Name           string               `json:"name"`
+	Executable     string               `json:"executable"`
+	Toolkit        string               `json:"toolkit"`
+	ToolkitVersion string               `json:"toolkitVersion"`
+	Window         string               `json:"window,omitempty"` // when connected by window or title
+	Windows        []core.WindowSummary `json:"windows"`
+	Frameworks     []core.Framework     `json:"frameworks"`
+}
+
+func (h *handlers) connect(ctx context.Context, _ *mcp.CallToolRequest, in connectArgs) (connectResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, defaultTimeoutMs*time.Millisecond)
 	defer cancel()
 	s, err := h.sessions.Connect(ctx, core.Target{Pid: in.Pid, Name: in.Name, Title: in.Title, Window: in.Window}, in.Mode)
 	if err != nil {
-		return fail(err)
+		return connectResult{}, err
 	}
-	sum := core.Summarize(s.App)
-	fws, _ := procinfo.Frameworks(s.App.Pid)
-	out := map[string]any{
-		"session": s.ID, "mode": s.Mode, "pid": s.App.Pid, "name": s.App.Name, "executable": s.App.Executable,
-		"toolkit": s.App.Toolkit, "toolkitVersion": s.App.ToolkitVersion,
-		"windows": sum.Windows, "frameworks": frameworks(s.App, fws),
-	}
-	if s.Identity.Window != "" { // connected by window or title
-		out["window"] = s.Identity.Window
-	}
-	return success(out)
-}
-
-// frameworks merges the AT-SPI toolkit with what the process maps.
-func frameworks(app platform.App, mapped []procinfo.Framework) []procinfo.Framework {
-	out := []procinfo.Framework{}
-	if app.Toolkit != "" {
-		out = append(out, procinfo.Framework{Name: app.Toolkit, Version: app.ToolkitVersion, Evidence: "AT-SPI Application.ToolkitName"})
-	}
-	return append(out, mapped...)
+	fws, _ := h.sessions.Frameworks(ctx, s) // what could be read; the session is open either way
+	return connectResult{Session: s.ID, Mode: s.Mode, Pid: s.App.Pid, Name: s.App.Name, Executable: s.App.Executable,
+		Toolkit: s.App.Toolkit, ToolkitVersion: s.App.ToolkitVersion, Window: s.Identity.Window,
+		Windows: core.Summarize(s.App).Windows, Frameworks: fws}, nil
 }
 
 type sessionArgs struct {
 	Session string `json:"session" jsonschema:"session id from connect"`
 }
 
-func (h *handlers) disconnect(ctx context.Context, _ *mcp.CallToolRequest, in sessionArgs) (*mcp.CallToolResult, any, error) {
+type sessionResult struct {
+	Session string `json:"session"`
+}
+
+func (h *handlers) disconnect(ctx context.Context, _ *mcp.CallToolRequest, in sessionArgs) (sessionResult, error) {
 	if err := h.sessions.Disconnect(in.Session); err != nil {
-		return fail(err)
+		return sessionResult{}, err
 	}
-	return success(map[string]any{"session": in.Session})
+	return sessionResult{Session: in.Session}, nil
 }
 
 type treeArgs struct {
@@ -224,77 +201,94 @@ type treeArgs struct {
 	TimeoutMs *int   `json:"timeoutMs,omitempty" jsonschema:"deadline for reading the tree in ms (default 10000)"`
 }
 
-func (h *handlers) getTree(ctx context.Context, _ *mcp.CallToolRequest, in treeArgs) (*mcp.CallToolResult, any, error) {
+// fetchInfo says how a tree was read.
+type fetchInfo struct {
+	Strategy string `json:"strategy"`
+	Ms       int64  `json:"ms"`
+	Calls    int    `json:"calls"`
+}
+
+type treeResult struct {
+	Session         string        `json:"session"`
+	Format          string        `json:"format"`
+	View            string        `json:"view"`
+	Outline         string        `json:"outline,omitempty"` // format outline
+	Root            *core.Element `json:"root,omitempty"`    // format json
+	NodeCount       int           `json:"nodeCount"`
+	Shown           int           `json:"shown"`
+	Omitted         int           `json:"omitted"`
+	Truncated       bool          `json:"truncated"`
+	TruncatedReason string        `json:"truncatedReason,omitempty"`
+	Note            string        `json:"note,omitempty"`
+	Fetch           fetchInfo     `json:"fetch"`
+}
+
+func (h *handlers) getTree(ctx context.Context, _ *mcp.CallToolRequest, in treeArgs) (treeResult, error) {
 	format := in.Format
 	if format == "" {
 		format = "outline"
 	}
 	if format != "outline" && format != "json" {
-		return fail(core.Errorf(core.CodeInvalidArgument, "format must be \"outline\" or \"json\", not %q", in.Format))
+		return treeResult{}, core.Errorf(core.CodeInvalidArgument, "format must be \"outline\" or \"json\", not %s", core.Quote(in.Format))
 	}
 	opts := core.ViewOptions{View: in.View, Depth: -1}
 	if in.Depth != nil {
 		if *in.Depth < 0 {
-			return fail(core.Errorf(core.CodeInvalidArgument, "depth must be 0 or more (omit it for the whole tree), not %d", *in.Depth))
+			return treeResult{}, core.Errorf(core.CodeInvalidArgument, "depth must be 0 or more (omit it for the whole tree), not %d", *in.Depth)
 		}
 		opts.Depth = *in.Depth
 	}
 	if in.MaxNodes != nil {
 		if *in.MaxNodes <= 0 || *in.MaxNodes > core.MaxMaxNodes {
-			return fail(core.Errorf(core.CodeInvalidArgument, "maxNodes must be between 1 and %d, not %d", core.MaxMaxNodes, *in.MaxNodes))
+			return treeResult{}, core.Errorf(core.CodeInvalidArgument, "maxNodes must be between 1 and %d, not %d", core.MaxMaxNodes, *in.MaxNodes)
 		}
 		opts.MaxNodes = *in.MaxNodes
 	}
 	if err := core.ValidateView(in.View); err != nil && in.View != "" {
-		return fail(err)
+		return treeResult{}, err
 	}
 	s, limit, err := h.session(ctx, in.Session, in.TimeoutMs)
 	if err != nil {
-		return fail(err)
+		return treeResult{}, err
 	}
 	var scopeKey string
 	if in.Element != "" {
 		n, _, _, err := s.Resolve(in.Element)
 		if err != nil {
-			return fail(err)
+			return treeResult{}, err
 		}
 		scopeKey = n.Key
 	}
-	t, st, err := h.sessions.Fetch(ctx, s, limit, platform.TreeOptions{Actions: format == "json"})
+	t, st, err := h.sessions.Fetch(ctx, s, limit, core.TreeOptions{Actions: format == "json"})
 	if err != nil {
-		return fail(err)
+		return treeResult{}, err
 	}
 	if scopeKey != "" {
 		id, ok := t.ByKey(scopeKey)
 		if !ok {
-			return fail(core.Errorf(core.CodeElementGone, "element %s is no longer in the tree (the UI changed): read the tree again without element, then use the new refs", in.Element))
+			return treeResult{}, core.Errorf(core.CodeElementGone, "element %s is no longer in the tree (the UI changed): read the tree again without element, then use the new refs", core.Quote(in.Element))
 		}
 		opts.Scope = id
 	}
-	out := map[string]any{"session": s.ID, "format": format, "view": viewName(in.View), "nodeCount": t.Len(),
-		"truncated": st.Truncated, "fetch": map[string]any{"strategy": st.Strategy, "ms": st.Elapsed.Milliseconds(), "calls": st.Calls}}
+	out := treeResult{Session: s.ID, Format: format, View: viewName(in.View), NodeCount: t.Len(), Truncated: st.Truncated,
+		Fetch: fetchInfo{Strategy: st.Strategy, Ms: st.Elapsed.Milliseconds(), Calls: st.Calls}}
 	var rs core.RenderStats
 	if format == "outline" {
-		text, r, err := t.Outline(opts)
-		if err != nil {
-			return fail(err)
-		}
-		out["outline"], rs = text, r
+		out.Outline, rs, err = t.Outline(opts)
 	} else {
-		root, r, err := t.Render(opts)
-		if err != nil {
-			return fail(err)
-		}
-		out["root"], rs = root, r
+		out.Root, rs, err = t.Render(opts)
 	}
-	out["shown"], out["omitted"] = rs.Nodes, rs.Omitted
+	if err != nil {
+		return treeResult{}, err
+	}
+	out.Shown, out.Omitted = rs.Nodes, rs.Omitted
 	if st.Truncated {
-		out["truncatedReason"] = st.Reason
-		out["note"] = fmt.Sprintf(truncatedNote, st.Reason)
+		out.TruncatedReason = st.Reason
+		out.Note = fmt.Sprintf(truncatedNote, st.Reason)
 	} else if rs.BudgetHit {
-		out["note"] = fmt.Sprintf("%d elements left out by maxNodes; narrow with element/depth/view or raise maxNodes", rs.Omitted)
+		out.Note = fmt.Sprintf("%d elements left out by maxNodes; narrow with element/depth/view or raise maxNodes", rs.Omitted)
 	}
-	return success(out)
+	return out, nil
 }
 
 func viewName(v string) string {
@@ -328,51 +322,54 @@ type findArgs struct {
 	TimeoutMs *int   `json:"timeoutMs,omitempty" jsonschema:"deadline for reading the tree in ms (default 10000)"`
 }
 
-// findIn reads the tree afresh and runs the query, resolving within against
-// the previous tree first.
-func (h *handlers) findIn(ctx context.Context, s *core.Session, q core.Query, within string, limit time.Duration, actions bool) (*core.Tree, []*core.Element, core.FindStats, platform.TreeStats, error) {
+type findResult struct {
+	Session   string          `json:"session"`
+	Elements  []*core.Element `json:"elements"`
+	Matched   int             `json:"matched"`
+	Returned  int             `json:"returned"`
+	LimitHit  bool            `json:"limitHit"`
+	Truncated bool            `json:"truncated"`
+	Note      string          `json:"note,omitempty"`
+}
+
+func (h *handlers) findElements(ctx context.Context, _ *mcp.CallToolRequest, in findArgs) (findResult, error) {
+	q := in.query(in.Limit)
+	if _, err := q.Compile(); err != nil {
+		return findResult{}, err
+	}
+	s, limit, err := h.session(ctx, in.Session, in.TimeoutMs)
+	if err != nil {
+		return findResult{}, err
+	}
 	var withinKey string
-	if within != "" {
-		n, _, _, err := s.Resolve(within)
+	if in.Within != "" {
+		n, _, _, err := s.Resolve(in.Within)
 		if err != nil {
-			return nil, nil, core.FindStats{}, platform.TreeStats{}, err
+			return findResult{}, err
 		}
 		withinKey = n.Key
 	}
-	t, st, err := h.sessions.Fetch(ctx, s, limit, platform.TreeOptions{Actions: actions})
+	t, st, err := h.sessions.Fetch(ctx, s, limit, core.TreeOptions{Actions: true})
 	if err != nil {
-		return nil, nil, core.FindStats{}, st, err
+		return findResult{}, err
 	}
 	if withinKey != "" {
 		id, ok := t.ByKey(withinKey)
 		if !ok {
-			return nil, nil, core.FindStats{}, st, core.Errorf(core.CodeElementGone, "element %s is no longer in the tree: read the tree again", within)
+			return findResult{}, core.Errorf(core.CodeElementGone, "element %s is no longer in the tree: read the tree again", core.Quote(in.Within))
 		}
 		q.Within = id
 	}
 	els, fs, err := t.Find(q)
-	return t, els, fs, st, err
-}
-
-func (h *handlers) findElements(ctx context.Context, _ *mcp.CallToolRequest, in findArgs) (*mcp.CallToolResult, any, error) {
-	q := in.query(in.Limit)
-	if _, err := q.Compile(); err != nil {
-		return fail(err)
-	}
-	s, limit, err := h.session(ctx, in.Session, in.TimeoutMs)
 	if err != nil {
-		return fail(err)
+		return findResult{}, err
 	}
-	_, els, fs, st, err := h.findIn(ctx, s, q, in.Within, limit, true)
-	if err != nil {
-		return fail(err)
-	}
-	out := map[string]any{"session": s.ID, "elements": nonNilEls(els), "matched": fs.Matched, "returned": fs.Returned,
-		"limitHit": fs.LimitHit, "truncated": st.Truncated}
+	out := findResult{Session: s.ID, Elements: nonNilEls(els), Matched: fs.Matched, Returned: fs.Returned,
+		LimitHit: fs.LimitHit, Truncated: st.Truncated}
 	if st.Truncated {
-		out["note"] = fmt.Sprintf(truncatedNote, st.Reason)
+		out.Note = fmt.Sprintf(truncatedNote, st.Reason)
 	}
-	return success(out)
+	return out, nil
 }
 
 func nonNilEls(els []*core.Element) []*core.Element {
@@ -388,38 +385,49 @@ type propsArgs struct {
 	Names   []string `json:"names,omitempty" jsonschema:"only these properties (e.g. states, value, text)"`
 }
 
-func (h *handlers) getProperties(ctx context.Context, _ *mcp.CallToolRequest, in propsArgs) (*mcp.CallToolResult, any, error) {
+type propsResult struct {
+	Session    string         `json:"session"`
+	Element    string         `json:"element"`
+	Properties map[string]any `json:"properties"`
+}
+
+func (h *handlers) getProperties(ctx context.Context, _ *mcp.CallToolRequest, in propsArgs) (propsResult, error) {
 	s, err := h.sessions.Get(ctx, in.Session)
 	if err != nil {
-		return fail(err)
+		return propsResult{}, err
 	}
 	n, id, t, err := s.Resolve(in.Element)
 	if err != nil {
-		return fail(err)
+		return propsResult{}, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, defaultTimeoutMs*time.Millisecond)
 	defer cancel()
 	d, err := h.sessions.Element(ctx, s, n.Key)
 	if err != nil {
-		return fail(err)
+		return propsResult{}, err
 	}
 	props, err := core.SelectProperties(core.Properties(t.RefString(id), d), in.Names)
 	if err != nil {
-		return fail(err)
+		return propsResult{}, err
 	}
-	return success(map[string]any{"session": s.ID, "element": t.RefString(id), "properties": props})
+	return propsResult{Session: s.ID, Element: t.RefString(id), Properties: props}, nil
 }
 
-func (h *handlers) getFrameworks(ctx context.Context, _ *mcp.CallToolRequest, in sessionArgs) (*mcp.CallToolResult, any, error) {
+type frameworksResult struct {
+	Session    string           `json:"session"`
+	Frameworks []core.Framework `json:"frameworks"`
+}
+
+func (h *handlers) getFrameworks(ctx context.Context, _ *mcp.CallToolRequest, in sessionArgs) (frameworksResult, error) {
 	s, err := h.sessions.Get(ctx, in.Session)
 	if err != nil {
-		return fail(err)
+		return frameworksResult{}, err
 	}
-	fws, err := procinfo.Frameworks(s.App.Pid)
+	fws, err := h.sessions.Frameworks(ctx, s)
 	if err != nil {
-		return fail(core.Errorf(core.CodeOwnershipLost, "cannot read pid %d's libraries: %v", s.App.Pid, err))
+		return frameworksResult{}, err
 	}
-	return success(map[string]any{"session": s.ID, "frameworks": frameworks(s.App, fws)})
+	return frameworksResult{Session: s.ID, Frameworks: fws}, nil
 }
 
 type hitArgs struct {
@@ -429,32 +437,37 @@ type hitArgs struct {
 	TimeoutMs *int   `json:"timeoutMs,omitempty" jsonschema:"deadline for reading the tree in ms (default 10000)"`
 }
 
-func (h *handlers) hitTest(ctx context.Context, _ *mcp.CallToolRequest, in hitArgs) (*mcp.CallToolResult, any, error) {
+type hitResult struct {
+	Session   string          `json:"session"`
+	Element   *core.Element   `json:"element"` // null when nothing of the app is there
+	Ancestors []*core.Element `json:"ancestors"`
+	Truncated bool            `json:"truncated"`
+	Note      string          `json:"note,omitempty"`
+}
+
+func (h *handlers) hitTest(ctx context.Context, _ *mcp.CallToolRequest, in hitArgs) (hitResult, error) {
 	s, limit, err := h.session(ctx, in.Session, in.TimeoutMs)
 	if err != nil {
-		return fail(err)
+		return hitResult{}, err
 	}
-	t, st, err := h.sessions.Fetch(ctx, s, limit, platform.TreeOptions{Actions: true})
+	t, st, err := h.sessions.Fetch(ctx, s, limit, core.TreeOptions{Actions: true})
 	if err != nil {
-		return fail(err)
+		return hitResult{}, err
 	}
-	out := map[string]any{"session": s.ID, "element": nil, "ancestors": []*core.Element{}, "truncated": st.Truncated}
+	out := hitResult{Session: s.ID, Ancestors: []*core.Element{}, Truncated: st.Truncated}
 	if st.Truncated {
-		out["note"] = fmt.Sprintf(truncatedNote, st.Reason)
+		out.Note = fmt.Sprintf(truncatedNote, st.Reason)
 	}
 	id, ok := t.HitTest(in.X, in.Y)
 	if !ok {
-		return success(out)
+		return out, nil
 	}
-	el, _ := t.Element(id)
-	out["element"] = el
-	var anc []*core.Element
+	out.Element, _ = t.Element(id)
 	for _, a := range t.Ancestors(id) {
 		e, _ := t.Element(a)
-		anc = append(anc, e)
+		out.Ancestors = append(out.Ancestors, e)
 	}
-	out["ancestors"] = nonNilEls(anc)
-	return success(out)
+	return out, nil
 }
 
 type waitArgs struct {
@@ -466,114 +479,32 @@ type waitArgs struct {
 	TimeoutMs *int   `json:"timeoutMs,omitempty" jsonschema:"how long to wait in ms (default 10000)"`
 }
 
-func (h *handlers) waitFor(ctx context.Context, _ *mcp.CallToolRequest, in waitArgs) (*mcp.CallToolResult, any, error) {
-	switch in.Until {
-	case "appears", "disappears":
-	case "property":
-		switch in.Property {
-		case "name", "description", "role", "state", "value", "text":
-		default:
-			return fail(core.Errorf(core.CodeInvalidArgument, "property must be one of name, description, role, state, value, text, not %q", in.Property))
-		}
-	default:
-		return fail(core.Errorf(core.CodeInvalidArgument, "until must be appears, disappears or property, not %q", in.Until))
-	}
-	q := in.query(core.MaxFindLimit)
-	if _, err := q.Compile(); err != nil {
-		return fail(err)
-	}
-	if in.Until == "property" && in.Property == "state" {
-		if _, ok := platform.StateByName(strings.TrimPrefix(in.Value, "!")); !ok {
-			return fail(core.Errorf(core.CodeInvalidArgument, "value %q is not a state name", in.Value))
-		}
-	}
-	s, limit, err := h.session(ctx, in.Session, in.TimeoutMs)
-	if err != nil {
-		return fail(err)
-	}
-	// Event-driven: read again as soon as the app reports a change, and at
-	// least every safetyPoll for toolkits that stay silent.
-	changes, stop := h.sessions.Watch(ctx, s)
-	defer stop()
-	start := time.Now()
-	deadline := start.Add(limit)
-	polls := 0
-	for {
-		polls++
-		remaining := time.Until(deadline)
-		readLimit := min(max(remaining, 500*time.Millisecond), defaultTimeoutMs*time.Millisecond)
-		_, els, _, st, err := h.findIn(ctx, s, q, "", readLimit, false)
-		if err != nil {
-			if e := core.AsError(err); !e.Retryable {
-				return fail(err)
-			}
-		} else if done, matched := h.satisfied(ctx, s, in, els, st.Truncated); done {
-			return success(map[string]any{"session": s.ID, "satisfied": true, "elements": nonNilEls(matched),
-				"waitedMs": time.Since(start).Milliseconds(), "polls": polls})
-		}
-		left := time.Until(deadline)
-		if left <= 0 {
-			e := core.Errorf(core.CodeTimeout, "the condition (%s) did not hold within %d ms; check the criteria with find_elements, or wait longer", in.Until, limit.Milliseconds())
-			e.Retryable, e.Disposition = true, "transient"
-			return fail(e)
-		}
-		select {
-		case <-ctx.Done():
-			return fail(core.Errorf(core.CodeTimeout, "cancelled"))
-		case <-changes:
-		case <-time.After(min(safetyPoll, left)):
-		}
-	}
+type waitResult struct {
+	Session   string          `json:"session"`
+	Satisfied bool            `json:"satisfied"`
+	Elements  []*core.Element `json:"elements"`
+	WaitedMs  int64           `json:"waitedMs"`
+	Polls     int             `json:"polls"`
+	Note      string          `json:"note,omitempty"` // the live reads were capped
 }
 
-// satisfied checks one poll's matches against the condition.
-func (h *handlers) satisfied(ctx context.Context, s *core.Session, in waitArgs, els []*core.Element, truncated bool) (bool, []*core.Element) {
-	switch in.Until {
-	case "appears":
-		return len(els) > 0, els
-	case "disappears":
-		return len(els) == 0 && !truncated, els
-	}
-	var hits []*core.Element
-	for _, e := range els {
-		if h.propertyHolds(ctx, s, e, in.Property, in.Value) {
-			hits = append(hits, e)
-		}
-	}
-	return len(hits) > 0, hits
-}
-
-func (h *handlers) propertyHolds(ctx context.Context, s *core.Session, e *core.Element, prop, want string) bool {
-	switch prop {
-	case "name":
-		return e.Name == want
-	case "description":
-		return e.Description == want
-	case "role":
-		return e.Role == want
-	case "state":
-		neg := strings.HasPrefix(want, "!")
-		has := false
-		for _, st := range e.States {
-			has = has || st == strings.TrimPrefix(want, "!")
-		}
-		return has != neg
-	}
-	d, err := h.sessions.Element(ctx, s, e.Key)
+func (h *handlers) waitFor(ctx context.Context, _ *mcp.CallToolRequest, in waitArgs) (waitResult, error) {
+	limit, err := timeout(in.TimeoutMs, defaultTimeoutMs)
 	if err != nil {
-		return false
+		return waitResult{}, err
 	}
-	switch prop {
-	case "value":
-		if d.Value == nil {
-			return false
-		}
-		if f, err := strconv.ParseFloat(want, 64); err == nil {
-			return d.Value.Current == f
-		}
-		return d.Value.Text == want
-	case "text":
-		return d.Text != nil && d.Text.Text == want
+	req := core.WaitRequest{Query: in.query(core.MaxFindLimit), Until: in.Until, Property: in.Property, Value: in.Value, Timeout: limit}
+	if err := req.Validate(); err != nil {
+		return waitResult{}, err
 	}
-	return false
+	s, err := h.sessions.Get(ctx, in.Session)
+	if err != nil {
+		return waitResult{}, err
+	}
+	r, err := h.sessions.WaitFor(ctx, s, req)
+	if err != nil {
+		return waitResult{}, err
+	}
+	return waitResult{Session: s.ID, Satisfied: true, Elements: nonNilEls(r.Elements),
+		WaitedMs: r.Waited.Milliseconds(), Polls: r.Polls, Note: r.Note}, nil
 }

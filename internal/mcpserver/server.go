@@ -8,6 +8,7 @@ package mcpserver
 import (
 	"context"
 	_ "embed"
+	"io"
 	"os"
 	"sort"
 
@@ -27,6 +28,9 @@ type Config struct {
 	// AllowInput registers the tools that act on applications. Without it
 	// they are not registered at all, and the core refuses mutations anyway.
 	AllowInput bool
+	// Log receives what the server reports besides the protocol (a tool
+	// that panicked); nil is stderr. Never stdout: it carries JSON-RPC.
+	Log io.Writer
 }
 
 // Toolsets group tools by the capability they need.
@@ -40,16 +44,11 @@ const (
 type toolDef struct {
 	Tool     *mcp.Tool
 	Toolset  string
-	register func(*mcp.Server, *mcp.Tool)
+	register func(s *mcp.Server, t *mcp.Tool, log io.Writer)
 }
 
 // mutating reports whether a tool changes an application (or the disk).
 func (t toolDef) mutating() bool { return t.Toolset != ToolsetInspect }
-
-// newTool binds a typed handler to its tool description.
-func newTool[In any](toolset string, t *mcp.Tool, h mcp.ToolHandlerFor[In, any]) toolDef {
-	return toolDef{Tool: t, Toolset: toolset, register: func(s *mcp.Server, t *mcp.Tool) { mcp.AddTool(s, t, h) }}
-}
 
 // handlers holds what tool handlers share.
 type handlers struct {
@@ -83,8 +82,12 @@ func Enabled(cfg Config, tools []toolDef) []toolDef {
 func New(cfg Config, sessions *core.Sessions) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "uiscope", Title: "uiscope", Version: Version},
 		&mcp.ServerOptions{Instructions: instructions})
+	logw := cfg.Log
+	if logw == nil {
+		logw = os.Stderr
+	}
 	for _, t := range Enabled(cfg, Inventory(cfg, sessions)) {
-		t.register(s, t.Tool)
+		t.register(s, t.Tool, logw)
 	}
 	return s
 }

@@ -14,9 +14,11 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/uiscope/uiscope/internal/core"
@@ -444,7 +446,36 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any)
 	if ok, _ := out["ok"].(bool); ok == res.IsError {
 		t.Errorf("%s: ok=%v but isError=%v", name, out["ok"], res.IsError)
 	}
+	if err := outputSchema(t, cs, name).Validate(structured); err != nil {
+		t.Errorf("%s: the result does not match the advertised output schema: %v\n%.2000s", name, err, raw)
+	}
 	return out, res
+}
+
+// outputSchema resolves a tool's output schema as tools/list shows it: the
+// server does not validate its results at run time, the tests do.
+func outputSchema(t *testing.T, cs *mcp.ClientSession, name string) *jsonschema.Resolved {
+	t.Helper()
+	for _, tool := range listTools(t, cs) {
+		if tool.Name != name {
+			continue
+		}
+		raw, err := json.Marshal(tool.OutputSchema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s jsonschema.Schema
+		if err := json.Unmarshal(raw, &s); err != nil {
+			t.Fatal(err)
+		}
+		r, err := s.Resolve(nil)
+		if err != nil {
+			t.Fatalf("%s: output schema does not resolve: %v", name, err)
+		}
+		return r
+	}
+	t.Fatalf("no tool %s listed", name)
+	return nil
 }
 
 func mustOK(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) map[string]any {
@@ -619,19 +650,121 @@ func TestFailures(t *testing.T) {
 				t.Errorf("connect by title: %v", byTitle)
 			}
 
-			// Unknown arguments are refused by the SDK's input validation.
-			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "get_a11y_tree",
-				Arguments: map[string]any{"session": session, "bogus": 1}})
-			if err == nil && !res.IsError {
-				t.Errorf("unknown argument accepted: %+v", res)
-			}
-			res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "get_a11y_tree",
-				Arguments: map[string]any{"session": session, "depth": "deep"}})
-			if err == nil && !res.IsError {
-				t.Errorf("a string depth was accepted: %+v", res)
+			// Arguments of the wrong type, unknown or missing are
+			// invalidArgument data naming the argument.
+			for _, c := range []struct {
+				tool, arg string
+				args      map[string]any
+			}{
+				{"get_a11y_tree", "bogus", map[string]any{"session": session, "bogus": 1}},
+				{"get_a11y_tree", "depth", map[string]any{"session": session, "depth": "deep"}},
+				{"get_a11y_tree", "depth", map[string]any{"session": session, "depth": 1.5}},
+				{"get_a11y_tree", "maxNodes", map[string]any{"session": session, "maxNodes": 1e30}},
+				{"get_a11y_tree", "session", map[string]any{}},
+				{"get_a11y_tree", "session", map[string]any{"session": 7}},
+				{"connect", "pid", map[string]any{"pid": "abc"}},
+				{"find_elements", "states", map[string]any{"session": session, "states": "focused"}},
+				{"find_elements", "states", map[string]any{"session": session, "states": []any{1}}},
+				{"hit_test", "x", map[string]any{"session": session, "x": nil, "y": 3}},
+			} {
+				out := mustFail(t, cs, c.tool, c.args, core.CodeInvalidArgument)
+				if msg, _ := out["error"].(string); !strings.Contains(msg, c.arg) || len(msg) > 300 {
+					t.Errorf("%s %v: the message should name %s, briefly: %q", c.tool, c.args, c.arg, msg)
+				}
 			}
 		})
 	}
+}
+
+// TestHugeInputQuotedShort: an error quotes caller input short, however
+// long it was (an 8 MiB name once gave a 16.7 MB answer).
+func TestHugeInputQuotedShort(t *testing.T) {
+	cs := connectClient(t, Config{}, "")
+	session := mustOK(t, cs, "connect", map[string]any{"pid": os.Getpid()})["session"].(string)
+	mustOK(t, cs, "get_a11y_tree", map[string]any{"session": session})
+	huge := strings.Repeat("é", 1<<19) // 1 MiB
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"connect", map[string]any{"name": huge}},
+		{"connect", map[string]any{"title": huge}},
+		{"connect", map[string]any{"window": huge}},
+		{"connect", map[string]any{"pid": os.Getpid(), "mode": huge}},
+		{"find_elements", map[string]any{"session": session, "role": huge}},
+		{"find_elements", map[string]any{"session": session, "states": []string{huge}}},
+		{"find_elements", map[string]any{"session": session, "interface": huge}},
+		{"find_elements", map[string]any{"session": session, "name": "x", "nameMatch": huge}},
+		{"find_elements", map[string]any{"session": session, "within": huge}},
+		{"get_a11y_tree", map[string]any{"session": session, "view": huge}},
+		{"get_a11y_tree", map[string]any{"session": session, "format": huge}},
+		{"get_a11y_tree", map[string]any{"session": session, "element": "a11y:" + huge}},
+		{"get_a11y_tree", map[string]any{"session": huge}},
+		{"get_element_properties", map[string]any{"session": session, "element": huge}},
+		{"get_element_properties", map[string]any{"session": session, "element": "a11y:e1", "names": []string{huge}}},
+		{"wait_for", map[string]any{"session": session, "until": huge}},
+		{"wait_for", map[string]any{"session": session, "until": "property", "property": huge}},
+		{"wait_for", map[string]any{"session": session, "until": "property", "property": "state", "value": huge}},
+		{"disconnect", map[string]any{"session": huge}},
+		{"list_apps", map[string]any{huge: 1}},
+	} {
+		out, res := call(t, cs, c.tool, c.args)
+		if out["ok"] != false {
+			t.Errorf("%s: huge input accepted: %.300v", c.tool, out)
+			continue
+		}
+		if n := len(res.Content[0].(*mcp.TextContent).Text); n > 1000 {
+			t.Errorf("%s: a %d-byte answer to a huge argument: %.300s", c.tool, n, res.Content[0].(*mcp.TextContent).Text)
+		}
+	}
+}
+
+// TestPanicRecovered: a handler that panics answers internal, logs, and the
+// server keeps serving.
+func TestPanicRecovered(t *testing.T) {
+	ctx := context.Background()
+	var log bytes.Buffer
+	srv := mcp.NewServer(&mcp.Implementation{Name: "panics", Version: "1"}, nil)
+	def := newTool(ToolsetInspect, &mcp.Tool{Name: "boom", Annotations: readOnly("Boom")},
+		func(_ context.Context, _ *mcp.CallToolRequest, in sessionArgs) (sessionResult, error) {
+			if in.Session == "panic" {
+				var m map[string]int
+				m["x"]++ // a nil map write: a runtime panic
+			}
+			return sessionResult{Session: in.Session}, nil
+		})
+	def.register(srv, def.Tool, &syncWriter{b: &log})
+	t1, t2 := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, t1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "unit", Version: "1"}, nil).Connect(ctx, t2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cs.Close(); ss.Wait() }()
+	out := mustFail(t, cs, "boom", map[string]any{"session": "panic"}, core.CodeInternal)
+	if msg, _ := out["error"].(string); strings.Contains(msg, "nil map") {
+		t.Errorf("the panic's text reached the client: %q", msg)
+	}
+	mustOK(t, cs, "boom", map[string]any{"session": "calm"})
+	mustFail(t, cs, "boom", map[string]any{"session": "panic"}, core.CodeInternal)
+	if got := log.String(); !strings.Contains(got, "boom panicked") || !strings.Contains(got, "nil map") || !strings.Contains(got, "goroutine") {
+		t.Errorf("the panic was not logged with its stack:\n%s", got)
+	}
+}
+
+// syncWriter guards a buffer written by handler goroutines.
+type syncWriter struct {
+	mu sync.Mutex
+	b  *bytes.Buffer
+}
+
+func (w *syncWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
 }
 
 // toolTable renders the README's tool table from the inventory. (A helper

@@ -1,0 +1,288 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"reflect"
+	"runtime/debug"
+	"slices"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/uiscope/uiscope/internal/core"
+)
+
+// handlerFunc is a tool's logic: parsed arguments in, its success shape or
+// an error out. Errors become failure data (see fail).
+type handlerFunc[In, Out any] func(context.Context, *mcp.CallToolRequest, In) (Out, error)
+
+// newTool binds a typed handler to its tool description. The input schema
+// is inferred from In as the SDK would; the output schema is derived from
+// Out by outputSchemaFor. The handler runs inside serveTool, which owns
+// argument decoding, panics and the shape of every answer.
+func newTool[In, Out any](toolset string, t *mcp.Tool, h handlerFunc[In, Out]) toolDef {
+	in, err := jsonschema.For[In](&jsonschema.ForOptions{})
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: input schema: %v", t.Name, err))
+	}
+	t.InputSchema = in
+	t.OutputSchema = outputSchemaFor[Out]()
+	args := newArgSpec(t.Name, in)
+	return toolDef{Tool: t, Toolset: toolset, register: func(s *mcp.Server, t *mcp.Tool, logw io.Writer) {
+		s.AddTool(t, serveTool(t.Name, args, h, logw))
+	}}
+}
+
+// serveTool wraps h as the SDK's raw handler: arguments are checked here
+// rather than by the SDK, so a wrongly typed or unknown argument is
+// invalidArgument data like every other bad input; a panic in h becomes an
+// internal failure, logged with its stack on logw, and the server goes on.
+func serveTool[In, Out any](name string, args *argSpec, h handlerFunc[In, Out], logw io.Writer) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				log.New(logw, "uiscope mcp: ", log.LstdFlags).Printf("tool %s panicked: %v\n%s", name, p, debug.Stack())
+				res = failResult(core.Errorf(core.CodeInternal, "%s failed with an internal error (logged on the server's stderr); the server goes on: try again, or another way", name))
+			}
+		}()
+		var in In
+		if err := args.decode(req.Params.Arguments, &in); err != nil {
+			return failResult(err), nil
+		}
+		out, err := h(ctx, req, in)
+		if err != nil {
+			return failResult(err), nil
+		}
+		return successResult(out), nil
+	}
+}
+
+// successResult renders out with "ok": true first. structuredContent and
+// the text block are the same bytes, marshalled once.
+func successResult(out any) *mcp.CallToolResult {
+	b, err := json.Marshal(out)
+	if err != nil || len(b) < 2 || b[0] != '{' {
+		return failResult(core.Errorf(core.CodeInternal, "the result could not be encoded: %v", err))
+	}
+	if len(b) == 2 {
+		b = []byte(`{"ok":true}`)
+	} else {
+		b = append([]byte(`{"ok":true,`), b[1:]...)
+	}
+	return &mcp.CallToolResult{StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}
+}
+
+// failure is every tool's failure shape.
+type failure struct {
+	OK bool `json:"ok"`
+	*core.Error
+}
+
+// failResult turns an error into a failure result: data the agent can act
+// on, with isError set, never a protocol error.
+func failResult(err error) *mcp.CallToolResult {
+	b, merr := json.Marshal(failure{OK: false, Error: core.AsError(err)})
+	if merr != nil {
+		b, _ = json.Marshal(failure{Error: core.Errorf(core.CodeInternal, "an error could not be encoded")})
+	}
+	return &mcp.CallToolResult{IsError: true, StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}
+}
+
+// argSpec is what serveTool checks arguments against: the tool's input
+// schema, one resolved schema per argument.
+type argSpec struct {
+	names    []string // sorted
+	required []string
+	props    map[string]*jsonschema.Resolved
+	types    map[string]string // what each argument must be, for messages
+}
+
+func newArgSpec(tool string, s *jsonschema.Schema) *argSpec {
+	a := &argSpec{required: s.Required, props: map[string]*jsonschema.Resolved{}, types: map[string]string{}}
+	for name, p := range s.Properties {
+		r, err := p.Resolve(nil)
+		if err != nil {
+			panic(fmt.Sprintf("tool %s: argument %s: %v", tool, name, err))
+		}
+		a.names = append(a.names, name)
+		a.props[name] = r
+		a.types[name] = describeType(p)
+	}
+	slices.Sort(a.names)
+	return a
+}
+
+// describeType says in words what values a schema admits.
+func describeType(s *jsonschema.Schema) string {
+	types := s.Types
+	if s.Type != "" {
+		types = []string{s.Type}
+	}
+	var words []string
+	for _, t := range types {
+		switch t {
+		case "array":
+			w := "an array"
+			if s.Items != nil {
+				w += " of " + strings.TrimPrefix(strings.TrimPrefix(describeType(s.Items), "an "), "a ") + "s"
+			}
+			words = append(words, w)
+		case "integer", "object":
+			words = append(words, "an "+t)
+		case "null":
+			words = append(words, "null")
+		default:
+			words = append(words, "a "+t)
+		}
+	}
+	if len(words) == 0 {
+		return "any value"
+	}
+	return strings.Join(words, " or ")
+}
+
+// decode checks raw against the spec and decodes it into in. Messages name
+// the argument and what it must be, and never quote a value whole.
+func (a *argSpec) decode(raw json.RawMessage, in any) error {
+	bad := func(format string, args ...any) error {
+		return core.Errorf(core.CodeInvalidArgument, format, args...)
+	}
+	var fields map[string]json.RawMessage
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &fields); err != nil {
+			return bad("arguments must be a JSON object")
+		}
+	}
+	for name, v := range fields {
+		r, ok := a.props[name]
+		if !ok {
+			known := "none"
+			if len(a.names) > 0 {
+				known = strings.Join(a.names, ", ")
+			}
+			return bad("unknown argument %s; this tool takes: %s", core.Quote(name), known)
+		}
+		var value any
+		if err := json.Unmarshal(v, &value); err != nil {
+			return bad("argument %s is not valid JSON", name)
+		}
+		if err := r.Validate(value); err != nil {
+			return bad("argument %s must be %s, not %s", name, a.types[name], jsonKind(value))
+		}
+	}
+	for _, name := range a.required {
+		if _, ok := fields[name]; !ok {
+			return bad("missing argument %s (%s)", name, a.types[name])
+		}
+	}
+	if fields == nil {
+		return nil
+	}
+	if err := json.Unmarshal(raw, in); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return bad("argument %s must be %s (in range)", te.Field, a.types[te.Field])
+		}
+		return bad("arguments could not be read: %s", core.Quote(err.Error()))
+	}
+	return nil
+}
+
+// jsonKind names the JSON type of a decoded value.
+func jsonKind(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case float64:
+		if v == float64(int64(v)) {
+			return "the integer " + fmt.Sprint(int64(v))
+		}
+		return "a number with a fraction"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return reflect.TypeOf(v).String()
+}
+
+// Output schemas. Every tool's output schema is {"type":"object","anyOf":
+// [success, failure]} with additionalProperties open everywhere: clients
+// validate every result against it and must tolerate fields added later.
+// The success branch is derived from the tool's result struct, so a field
+// added to a result is in its schema.
+
+// schemaTypes are shapes For cannot derive alone. An element's children
+// are elements, a cycle for For: the element's schema is derived once with
+// children described as objects, and used wherever an element appears.
+var schemaTypes = map[reflect.Type]*jsonschema.Schema{
+	reflect.TypeFor[core.Element](): deriveWith[core.Element](map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[[]*core.Element](): {Type: "array", Items: &jsonschema.Schema{Type: "object"}},
+	}),
+}
+
+// derive is For with the package's type schemas, opened.
+func derive[T any]() *jsonschema.Schema { return deriveWith[T](schemaTypes) }
+
+func deriveWith[T any](types map[reflect.Type]*jsonschema.Schema) *jsonschema.Schema {
+	s, err := jsonschema.For[T](&jsonschema.ForOptions{TypeSchemas: types})
+	if err != nil {
+		panic(fmt.Sprintf("schema for %v: %v", reflect.TypeFor[T](), err))
+	}
+	open(s)
+	return s
+}
+
+// open removes every additionalProperties:false For puts on structs.
+func open(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if a := s.AdditionalProperties; a != nil && a.Not != nil && reflect.ValueOf(*a.Not).IsZero() {
+		s.AdditionalProperties = nil
+	}
+	open(s.AdditionalProperties)
+	open(s.Items)
+	for _, p := range s.Properties {
+		open(p)
+	}
+	for _, list := range [][]*jsonschema.Schema{s.AnyOf, s.OneOf, s.AllOf, s.PrefixItems} {
+		for _, x := range list {
+			open(x)
+		}
+	}
+}
+
+// withOK adds the "ok" property, required, with its constant value.
+func withOK(s *jsonschema.Schema, ok bool) *jsonschema.Schema {
+	if s.Properties == nil {
+		s.Properties = map[string]*jsonschema.Schema{}
+	}
+	s.Properties["ok"] = &jsonschema.Schema{Const: jsonschema.Ptr[any](ok)}
+	s.Required = append([]string{"ok"}, slices.DeleteFunc(s.Required, func(r string) bool { return r == "ok" })...)
+	s.PropertyOrder = append([]string{"ok"}, slices.DeleteFunc(s.PropertyOrder, func(r string) bool { return r == "ok" })...)
+	return s
+}
+
+// failureSchema is the failure branch every tool shares.
+func failureSchema() *jsonschema.Schema {
+	s := withOK(derive[failure](), false)
+	s.Properties["errorDisposition"].Enum = []any{"terminal", "transient", "ownershipLost"}
+	return s
+}
+
+// outputSchemaFor is the one helper that builds a tool's output schema from
+// its success struct.
+func outputSchemaFor[Out any]() *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "object", AnyOf: []*jsonschema.Schema{withOK(derive[Out](), true), failureSchema()}}
+}
