@@ -188,7 +188,7 @@ func (h *handlers) disconnect(ctx context.Context, _ *mcp.CallToolRequest, in se
 	if err := h.sessions.Disconnect(in.Session); err != nil {
 		return sessionResult{}, err
 	}
-	return sessionResult{Session: in.Session}, nil
+	return sessionResult(in), nil
 }
 
 type treeArgs struct {
