@@ -80,7 +80,7 @@ func (r *TreeRequest) Validate() error {
 		r.Format = FormatOutline
 	}
 	if r.Format != FormatOutline && r.Format != FormatJSON {
-		return Errorf(CodeInvalidArgument, "format must be \"outline\" or \"json\", not %s", quoteShort(r.Format))
+		return Errorf(CodeInvalidArgument, "format must be \"outline\" or \"json\", not %s", Quote(r.Format))
 	}
 	if r.View == "" {
 		r.View = ViewRaw
@@ -186,7 +186,7 @@ func (m *Sessions) fetchAt(ctx context.Context, s *Session, ref string, fresh bo
 	}
 	pos, ok := t.ByKey(key)
 	if key == "" || !ok {
-		return nil, st, 0, Errorf(CodeElementGone, "element %s is no longer in the tree (the UI changed): read the tree again without it, then use the new refs", quoteShort(ref))
+		return nil, st, 0, Errorf(CodeElementGone, "element %s is no longer in the tree (the UI changed): read the tree again without it, then use the new refs", Quote(ref))
 	}
 	return t, st, pos, nil
 }
@@ -277,7 +277,7 @@ func (r *PropsRequest) Validate() error {
 	}
 	for _, n := range r.Names {
 		if !slices.Contains(propertyOrder, n) {
-			return Errorf(CodeInvalidArgument, "unknown property %s; known: %s", quoteShort(n), strings.Join(propertyOrder, ", "))
+			return Errorf(CodeInvalidArgument, "unknown property %s; known: %s", Quote(n), strings.Join(propertyOrder, ", "))
 		}
 	}
 	if _, err := Timeout(r.TimeoutMs); err != nil {
@@ -327,7 +327,7 @@ func (m *Sessions) Properties(ctx context.Context, s *Session, req PropsRequest)
 		}
 		pos, ok := t.ByKey(req.Element)
 		if !ok {
-			return nil, Errorf(CodeElementGone, "no element %s in %s's tree: it is gone, or belongs to another application", quoteShort(req.Element), s.App.Name)
+			return nil, Errorf(CodeElementGone, "no element %s in %s's tree: it is gone, or belongs to another application", Quote(req.Element), s.App.Name)
 		}
 		key, shown = req.Element, t.RefString(pos)
 	default:
