@@ -89,7 +89,7 @@ func (h *handlers) inspectTools() []toolDef {
 			Name:        "get_element_properties",
 			Annotations: readOnly("Read one element"),
 			Description: "Read one element live by its ref: role, name, description, states, bounds, interfaces, " +
-				"actions, text (Text interface content, at most 4000 characters; never for password fields), " +
+				"actions, text (Text interface content, at most 4000 characters; never for redacted fields), " +
 				"value (Value interface), attributes, parent. names selects a subset. A ref whose element is " +
 				"gone fails with elementGone: read the tree again.",
 		}, h.getProperties),
