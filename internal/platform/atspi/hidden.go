@@ -4,6 +4,7 @@ package atspi
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 	"unicode"
@@ -63,8 +64,9 @@ func mustState(name string) platform.State {
 // showsLayout reports whether the application on bus is a toolkit whose
 // single-line fields are read as shown (GTK 4 and later). The answer is
 // kept for the bus name, which names one connection of one process for
-// good. When the toolkit cannot be read it answers true, uncached: the
-// fields are then read as shown, which is safe for any toolkit.
+// good. An app that answers without a toolkit name is not GTK 4, which
+// names itself; one that does not answer gets true, uncached: its fields
+// are then read as shown (or redacted), which is safe for any toolkit.
 func (c *Conn) showsLayout(ctx context.Context, bus string) bool {
 	c.mu.Lock()
 	v, ok := c.layoutText[bus]
@@ -87,7 +89,8 @@ func (c *Conn) showsLayout(ctx context.Context, bus string) bool {
 	})
 	b.wait()
 	b.close()
-	if first != nil || ctx.Err() != nil {
+	var answered dbus.Error
+	if ctx.Err() != nil || first != nil && (!errors.As(first, &answered) || answered.Name == "org.freedesktop.DBus.Error.NoReply") {
 		return true
 	}
 	major, _, _ := strings.Cut(version, ".")
