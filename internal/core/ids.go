@@ -28,10 +28,8 @@ import (
 // value starts at 0. Safe for concurrent use.
 type Counter struct{ next atomic.Int64 }
 
-// take reserves n consecutive numbers and returns the first.
-func (c *Counter) take(n int) int {
-	return int(c.next.Add(int64(n)) - int64(n))
-}
+// take hands out a number.
+func (c *Counter) take() int { return int(c.next.Add(1) - 1) }
 
 // Bounds of a session's memory of keys. A key not seen in the last
 // keyReads complete reads is forgotten (a truncated read missing an element
@@ -50,7 +48,7 @@ type IDs struct {
 	Counter *Counter
 
 	own      Counter
-	byKey    map[string]keyID
+	byKey    map[string]*keyID
 	reads    int // trees numbered so far
 	complete int // complete (not truncated) trees numbered so far
 }
@@ -65,7 +63,7 @@ type keyID struct {
 // ones get numbers never handed out before, in pre-order.
 func (s *IDs) Number(t *Tree) {
 	if s.byKey == nil {
-		s.byKey = map[string]keyID{}
+		s.byKey = map[string]*keyID{}
 	}
 	c := s.Counter
 	if c == nil {
@@ -77,41 +75,22 @@ func (s *IDs) Number(t *Tree) {
 	}
 	t.ext = make([]int, len(t.nodes))
 	t.byExt = make(map[int]int, len(t.nodes))
-	// Numbers for the new nodes are reserved in one block, so that a
-	// tree's new elements are numbered in order even while other sessions
-	// number theirs.
-	fresh := 0
-	for _, n := range t.nodes {
-		if _, ok := s.byKey[n.Key]; !ok || n.Key == "" {
-			fresh++
-		}
-	}
-	next := c.take(fresh)
-	end := next + fresh
-	newID := func() int {
-		if next == end { // only for keys twice in one tree
-			next = c.take(1)
-			end = next + 1
-		}
-		next++
-		return next - 1
-	}
 	for i, n := range t.nodes {
-		k, ok := s.byKey[n.Key]
-		if !ok || n.Key == "" {
-			k.id = newID()
-		}
-		if _, dup := t.byExt[k.id]; dup { // a key twice in one tree: never share an id
-			t.ext[i] = newID()
-			t.byExt[t.ext[i]] = i
-			continue
-		}
-		if n.Key != "" {
+		var id int
+		switch k := s.byKey[n.Key]; {
+		case n.Key == "":
+			id = c.take()
+		case k == nil:
+			id = c.take()
+			s.byKey[n.Key] = &keyID{id: id, seen: s.reads, complete: s.complete}
+		case k.seen == s.reads: // a key twice in one tree: never share an id
+			id = c.take()
+		default:
+			id = k.id
 			k.seen, k.complete = s.reads, s.complete
-			s.byKey[n.Key] = k
 		}
-		t.ext[i] = k.id
-		t.byExt[k.id] = i
+		t.ext[i] = id
+		t.byExt[id] = i
 	}
 	s.forget()
 }

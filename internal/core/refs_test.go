@@ -283,3 +283,23 @@ func TestIDsNumberFreshInOrder(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkIDsNumber: a session's repeated read of a 10,000-element tree
+// (every key known), the cost numbering adds to each read.
+func BenchmarkIDsNumber(b *testing.B) {
+	kids := make([]*platform.Node, 10000-1)
+	for i := range kids {
+		kids[i] = node(fmt.Sprintf("atspi::1.42/org/a11y/atspi/accessible/%d", i), "N")
+	}
+	root := node("root", "app", kids...)
+	var ids IDs
+	ids.Number(NewTree(root, KindA11y))
+	trees := make([]*Tree, b.N)
+	for i := range trees {
+		trees[i] = NewTree(root, KindA11y)
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		ids.Number(trees[i])
+	}
+}
