@@ -245,3 +245,22 @@ func TestRefsReadLockDeadline(t *testing.T) {
 	}
 	s.ok(t, "get_a11y_tree", map[string]any{"session": session, "timeoutMs": 60000})
 }
+
+// TestRefsSessionCap: a real server holds at most 64 sessions; the next
+// connect says what to do, and a disconnect makes room.
+func TestRefsSessionCap(t *testing.T) {
+	d := testdesk.Shared(t)
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "refs cap")
+	s := startMCP(t, d, "")
+	var sessions []string
+	for range 64 {
+		sessions = append(sessions, s.connect(t, map[string]any{"pid": app.Pid}))
+	}
+	out := s.fail(t, "connect", map[string]any{"pid": app.Pid}, "tooManySessions")
+	if msg, _ := out["error"].(string); !strings.Contains(msg, "disconnect") {
+		t.Errorf("the refusal does not say to disconnect a session: %q", msg)
+	}
+	s.ok(t, "get_a11y_tree", map[string]any{"session": sessions[63], "timeoutMs": 60000})
+	s.ok(t, "disconnect", map[string]any{"session": sessions[0]})
+	s.ok(t, "get_a11y_tree", map[string]any{"session": s.connect(t, map[string]any{"pid": app.Pid}), "timeoutMs": 60000})
+}
