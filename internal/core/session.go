@@ -126,8 +126,10 @@ func (m *Sessions) Connect(ctx context.Context, t Target, mode string) (*Session
 		return nil, err
 	}
 	pi, err := procs.Process(ctx, app.Pid)
-	if err != nil {
+	if errors.Is(err, platform.ErrProcessGone) {
 		return nil, Errorf(CodeNotFound, "pid %d exited while connecting", app.Pid)
+	} else if err != nil {
+		return nil, AsError(err)
 	}
 	if !app.Accessible {
 		return nil, &Error{Code: CodeNotAccessible, Disposition: "terminal", Msg: fmt.Sprintf(
@@ -187,8 +189,11 @@ func (m *Sessions) check(ctx context.Context, s *Session) error {
 		return err
 	}
 	p, err := procs.Process(ctx, s.Identity.Pid)
-	if err != nil || (s.Identity.StartTime != 0 && p.StartTime != s.Identity.StartTime) {
+	if errors.Is(err, platform.ErrProcessGone) || (err == nil && s.Identity.StartTime != 0 && p.StartTime != s.Identity.StartTime) {
 		return lost(fmt.Sprintf("pid %d exited or was reused by another process", s.Identity.Pid))
+	} else if err != nil {
+		// Not knowing (a deadline spent) is not proof the app is gone.
+		return AsError(err)
 	}
 	if p.Executable != "" && s.Identity.Executable != "" && p.Executable != s.Identity.Executable {
 		return lost(fmt.Sprintf("pid %d now runs %s", s.Identity.Pid, p.Executable))

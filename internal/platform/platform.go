@@ -149,6 +149,7 @@ const (
 	StateShowing            State = 25
 	StateVisible            State = 30
 	StateManagesDescendants State = 31
+	StateCheckable          State = 41
 )
 
 func (s State) String() string {

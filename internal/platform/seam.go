@@ -8,7 +8,8 @@ import "context"
 // so a backend can arrive with reading only and grow input later.
 //
 // Implementations bound every call by the context's deadline (a hung
-// application never hangs the caller) and are safe for concurrent use.
+// application never hangs the caller): a call that runs out of time fails
+// with an error wrapping ErrTimeout. They are safe for concurrent use.
 // Whoever opened the backend closes it; the Desktop value holds no
 // resources of its own.
 type Desktop struct {
