@@ -1,6 +1,18 @@
 // Package core holds sessions, refs and keys, the tree model and its views,
-// matching (find), diffs and waits: everything between the MCP tool handlers
-// and the platform backends that does not depend on either.
+// matching (find), hit testing, element properties and actions: everything
+// between the front ends (MCP tool handlers, CLI) and the platform backends
+// that depends on neither.
+//
+// The desktop: core receives one [platform.Desktop] and reaches the system
+// only through its parts (docs/platform.md); a test (layers_test.go) keeps
+// procinfo, D-Bus, X and MCP out of its dependencies. A part the backend
+// lacks makes what needs it answer notSupported. A session pins its
+// application at connect (pid, start time and executable from the
+// Processes part, the owner of its accessibility connection) and checks
+// them again on every call: a replaced application is ownershipLost, never
+// read in its place (docs/api.md). Actions (act.go) pass the input gate
+// ([Sessions.AllowInput]) and check where input would land before sending
+// it; safety_test.go shows both against the fake desktop.
 //
 // The tree model: a backend fetches a tree of [platform.Node]; [NewTree]
 // numbers it (positional ids e0, e1, … in pre-order over the whole fetched

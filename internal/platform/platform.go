@@ -10,7 +10,8 @@
 // docs/platform.md describes the seam and how a backend plugs in.
 //
 // Backends live in subpackages: atspi (accessibility over D-Bus), x11
-// (windows and input), linux (the two and /proc joined into one Desktop).
+// (windows and input), linux (the two and /proc joined into one Desktop),
+// fake (an in-memory desktop for tests).
 package platform
 
 import (

@@ -104,6 +104,9 @@ var (
 
 // AddApp adds a running application. Text elements (those with the "text"
 // interface) start with their Name as text, Value elements at 0 of 0..100.
+// As the platform's contract asks, the text of password and redacted
+// elements is kept (typing and SetText change it: see Text) but never
+// read back through Element.
 func (d *Desktop) AddApp(a App) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -118,7 +121,7 @@ func (d *Desktop) AddApp(a App) {
 	}
 	st := &app{App: a, text: map[string]string{}, value: map[string]*platform.ValueInfo{}, selected: map[string][2]int{}}
 	walk(a.Tree, func(n, _ *platform.Node, _ int) bool {
-		if has(n, "text") && !n.IsPassword() {
+		if has(n, "text") {
 			st.text[n.Key] = n.Name
 		}
 		if has(n, "value") {

@@ -3,6 +3,7 @@ package fake
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -68,7 +69,7 @@ func (d *Desktop) Element(ctx context.Context, a platform.App, key string) (*pla
 	if parent != nil {
 		det.ParentKey = parent.Key
 	}
-	if t, ok := st.text[key]; ok && !n.IsPassword() {
+	if t, ok := st.text[key]; ok && !n.IsPassword() && !n.Redacted {
 		det.Text = &platform.TextContent{Text: t, Length: len([]rune(t)), Caret: len([]rune(t))}
 	}
 	if v := st.value[key]; v != nil {
@@ -395,13 +396,13 @@ func (d *Desktop) SetText(ctx context.Context, a platform.App, key, text string)
 	}
 	st.text[key] = text
 	d.changed(st)
-	if n.IsPassword() {
+	if n.IsPassword() || n.Redacted {
 		return "", "EditableText.SetTextContents", nil
 	}
 	return text, "EditableText.SetTextContents", nil
 }
 
-// SetValue sets a Value element, clamped to its range.
+// SetValue sets a Value element; a value outside its range is refused.
 func (d *Desktop) SetValue(ctx context.Context, a platform.App, key string, v float64) (float64, error) {
 	if err := d.enter(ctx, "SetValue", a.Pid, true); err != nil {
 		return 0, err
@@ -416,7 +417,10 @@ func (d *Desktop) SetValue(ctx context.Context, a platform.App, key string, v fl
 	if val == nil {
 		return 0, fmt.Errorf("%w: %s has no value", platform.ErrNotSupported, key)
 	}
-	val.Current = min(max(v, val.Minimum), val.Maximum)
+	if math.IsNaN(v) || v < val.Minimum || v > val.Maximum {
+		return val.Current, fmt.Errorf("%w: %v is outside %v..%v", platform.ErrOutOfRange, v, val.Minimum, val.Maximum)
+	}
+	val.Current = v
 	d.changed(st)
 	return val.Current, nil
 }
@@ -476,7 +480,7 @@ func (d *Desktop) Select(ctx context.Context, a platform.App, containerKey strin
 		return fmt.Errorf("%w: %s has no selection", platform.ErrNotSupported, containerKey)
 	}
 	if index < 0 || index >= len(c.Children) {
-		return fmt.Errorf("%w: %s has no child %d", platform.ErrElementGone, containerKey, index)
+		return fmt.Errorf("%w: %s has no child %d", platform.ErrOutOfRange, containerKey, index)
 	}
 	if clear {
 		for _, k := range c.Children {
@@ -507,7 +511,7 @@ func (d *Desktop) IsSelected(ctx context.Context, a platform.App, containerKey s
 		return false, fmt.Errorf("%w: %s has no selection", platform.ErrNotSupported, containerKey)
 	}
 	if index < 0 || index >= len(c.Children) {
-		return false, fmt.Errorf("%w: %s has no child %d", platform.ErrElementGone, containerKey, index)
+		return false, fmt.Errorf("%w: %s has no child %d", platform.ErrOutOfRange, containerKey, index)
 	}
 	return c.Children[index].States.Has(platform.StateSelected), nil
 }
@@ -528,7 +532,7 @@ func (d *Desktop) SelectText(ctx context.Context, a platform.App, key string, st
 		return fmt.Errorf("%w: %s has no text", platform.ErrNotSupported, key)
 	}
 	if start < 0 || end < start || end > len([]rune(t)) {
-		return fmt.Errorf("%w: range %d..%d", platform.ErrNoEffect, start, end)
+		return fmt.Errorf("%w: range %d..%d", platform.ErrOutOfRange, start, end)
 	}
 	st.selected[key] = [2]int{start, end}
 	d.changed(st)
