@@ -207,7 +207,7 @@ func (t *Tree) RefString(id int) string {
 }
 
 // Element is one element as tools and `uiscope tree --format json` print it.
-// Field names are part of the contract (shared/API.md).
+// Field names are part of the contract (docs/api.md).
 type Element struct {
 	ID           string         `json:"id"`
 	Ref          string         `json:"ref"`

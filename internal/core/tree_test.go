@@ -304,7 +304,7 @@ func TestElementJSON(t *testing.T) {
 }
 
 func TestElementKeysAreContract(t *testing.T) {
-	// The JSON field names are the contract of shared/API.md.
+	// The JSON field names are the contract of docs/api.md.
 	want := []string{"id", "ref", "key", "role", "name", "description", "accessibleId", "states",
 		"bounds", "interfaces", "actions", "redacted", "childCount", "children", "childrenOmitted", "error"}
 	typ := reflect.TypeFor[Element]()
