@@ -5,9 +5,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/uiscope/uiscope/internal/platform"
 	"github.com/uiscope/uiscope/internal/platform/linux"
+	"github.com/uiscope/uiscope/internal/sandbox"
 )
 
 // openDesktop connects to the desktop for one command: the X display named
@@ -19,4 +21,34 @@ func openDesktop(ctx context.Context) (desk platform.Desktop, done func(), err e
 		return platform.Desktop{}, nil, fmt.Errorf("%w: %v", platform.ErrNoBus, err)
 	}
 	return d.Platform(), func() { d.Close() }, nil
+}
+
+// serverDesktop is the desktop of 'uiscope mcp'. A server outlives
+// desktops and buses that come late: it reconnects, and mirrors the trees
+// it can (linux.Desktop.Mirror).
+func serverDesktop() (desk platform.Desktop, done func()) {
+	d := linux.Reconnecting()
+	d.Mirror = true
+	return d.Platform(), func() { d.Close() }
+}
+
+// startSandbox starts a private desktop for 'uiscope mcp --sandbox', points
+// this process at it and launches the --launch commands in it. Everything
+// the desktop says goes to stderr: stdout is the protocol.
+func startSandbox(ctx context.Context, c *cli, launches [][]string) (stop func(), err error) {
+	d, err := sandbox.Start(ctx, sandbox.Options{Log: c.stderr})
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range map[string]string{"DISPLAY": d.Display, "XAUTHORITY": d.XAuthority,
+		"DBUS_SESSION_BUS_ADDRESS": d.SessionBus, "UISCOPE_A11Y_BUS": d.A11yBus} {
+		os.Setenv(k, v)
+	}
+	for _, argv := range launches {
+		if _, err := d.Launch(argv); err != nil {
+			d.Close()
+			return nil, fmt.Errorf("--launch %v: %w", argv, err)
+		}
+	}
+	return func() { d.Close() }, nil
 }

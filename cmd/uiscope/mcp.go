@@ -3,12 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/uiscope/uiscope/internal/core"
 	"github.com/uiscope/uiscope/internal/mcpserver"
-	"github.com/uiscope/uiscope/internal/platform/linux"
-	"github.com/uiscope/uiscope/internal/sandbox"
 )
 
 func init() {
@@ -48,28 +45,15 @@ func runMCP(ctx context.Context, c *cli, args []string) error {
 		return exitError{2}
 	}
 	if *inSandbox {
-		// Everything the desktop says goes to stderr: stdout is the protocol.
-		d, err := sandbox.Start(ctx, sandbox.Options{Log: c.stderr})
+		stop, err := startSandbox(ctx, c, launches)
 		if err != nil {
 			return err
 		}
-		defer d.Close()
-		for k, v := range map[string]string{"DISPLAY": d.Display, "XAUTHORITY": d.XAuthority,
-			"DBUS_SESSION_BUS_ADDRESS": d.SessionBus, "UISCOPE_A11Y_BUS": d.A11yBus} {
-			os.Setenv(k, v)
-		}
-		for _, argv := range launches {
-			if _, err := d.Launch(argv); err != nil {
-				return fmt.Errorf("--launch %v: %w", argv, err)
-			}
-		}
+		defer stop()
 	}
-	// A server outlives desktops and buses that come late: it reconnects,
-	// and mirrors the trees it can (linux.Desktop.Mirror).
-	desk := linux.Reconnecting()
-	desk.Mirror = true
-	defer desk.Close()
-	sessions := core.NewSessions(desk.Platform())
+	desk, done := serverDesktop()
+	defer done()
+	sessions := core.NewSessions(desk)
 	sessions.AllowInput = cfg.AllowInput
 	return mcpserver.Serve(ctx, cfg, sessions)
 }

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package linux joins the AT-SPI backend (semantics, actions, events), the
 // X11 backend (windows, input, geometry) and /proc (process identity) into
 // one platform.Desktop: applications with their windows, and accessible
