@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package procinfo reads process identity from /proc: start time, state,
 // executable and name. It exists so that nothing in uiscope signals or trusts
 // a pid without checking that it is still the same process.
