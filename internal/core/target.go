@@ -9,7 +9,7 @@ import (
 )
 
 // Target names an application the way a person or an agent does: exactly
-// one of pid, process name, window title substring or X window id.
+// one of pid, process name, window title substring or window id.
 type Target struct {
 	Pid    int    `json:"pid,omitempty"`
 	Name   string `json:"name,omitempty"`
