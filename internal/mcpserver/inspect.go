@@ -224,64 +224,22 @@ type treeResult struct {
 }
 
 func (h *handlers) getTree(ctx context.Context, _ *mcp.CallToolRequest, in treeArgs) (treeResult, error) {
-	format := in.Format
-	if format == "" {
-		format = "outline"
-	}
-	if format != "outline" && format != "json" {
-		return treeResult{}, core.Errorf(core.CodeInvalidArgument, "format must be \"outline\" or \"json\", not %s", core.Quote(in.Format))
-	}
-	opts := core.ViewOptions{View: in.View, Depth: -1}
-	if in.Depth != nil {
-		if *in.Depth < 0 {
-			return treeResult{}, core.Errorf(core.CodeInvalidArgument, "depth must be 0 or more (omit it for the whole tree), not %d", *in.Depth)
-		}
-		opts.Depth = *in.Depth
-	}
-	if in.MaxNodes != nil {
-		if *in.MaxNodes <= 0 || *in.MaxNodes > core.MaxMaxNodes {
-			return treeResult{}, core.Errorf(core.CodeInvalidArgument, "maxNodes must be between 1 and %d, not %d", core.MaxMaxNodes, *in.MaxNodes)
-		}
-		opts.MaxNodes = *in.MaxNodes
-	}
-	if err := core.ValidateView(in.View); err != nil && in.View != "" {
+	req := core.TreeRequest{Element: in.Element, Depth: in.Depth, View: in.View, Format: in.Format, MaxNodes: in.MaxNodes, TimeoutMs: in.TimeoutMs}
+	if err := req.Validate(); err != nil {
 		return treeResult{}, err
 	}
-	s, limit, err := h.session(ctx, in.Session, in.TimeoutMs)
+	s, err := h.sessions.Get(ctx, in.Session)
 	if err != nil {
 		return treeResult{}, err
 	}
-	var scopeKey string
-	if in.Element != "" {
-		n, _, _, err := s.Resolve(in.Element)
-		if err != nil {
-			return treeResult{}, err
-		}
-		scopeKey = n.Key
-	}
-	t, st, err := h.sessions.Fetch(ctx, s, limit, core.TreeOptions{Actions: format == "json"})
+	r, err := h.sessions.ReadTree(ctx, s, req)
 	if err != nil {
 		return treeResult{}, err
 	}
-	if scopeKey != "" {
-		id, ok := t.ByKey(scopeKey)
-		if !ok {
-			return treeResult{}, core.Errorf(core.CodeElementGone, "element %s is no longer in the tree (the UI changed): read the tree again without element, then use the new refs", core.Quote(in.Element))
-		}
-		opts.Scope = id
-	}
-	out := treeResult{Session: s.ID, Format: format, View: viewName(in.View), NodeCount: t.Len(), Truncated: st.Truncated,
+	st, rs := r.Stats, r.Render
+	out := treeResult{Session: s.ID, Format: req.Format, View: req.View, Outline: r.Outline, Root: r.Root,
+		NodeCount: r.Tree.Len(), Shown: rs.Nodes, Omitted: rs.Omitted, Truncated: st.Truncated,
 		Fetch: fetchInfo{Strategy: st.Strategy, Ms: st.Elapsed.Milliseconds(), Calls: st.Calls}}
-	var rs core.RenderStats
-	if format == "outline" {
-		out.Outline, rs, err = t.Outline(opts)
-	} else {
-		out.Root, rs, err = t.Render(opts)
-	}
-	if err != nil {
-		return treeResult{}, err
-	}
-	out.Shown, out.Omitted = rs.Nodes, rs.Omitted
 	if st.Truncated {
 		out.TruncatedReason = st.Reason
 		out.Note = fmt.Sprintf(truncatedNote, st.Reason)
@@ -289,13 +247,6 @@ func (h *handlers) getTree(ctx context.Context, _ *mcp.CallToolRequest, in treeA
 		out.Note = fmt.Sprintf("%d elements left out by maxNodes; narrow with element/depth/view or raise maxNodes", rs.Omitted)
 	}
 	return out, nil
-}
-
-func viewName(v string) string {
-	if v == "" {
-		return core.ViewRaw
-	}
-	return v
 }
 
 // criteria are the element-matching arguments find_elements and wait_for
@@ -333,38 +284,20 @@ type findResult struct {
 }
 
 func (h *handlers) findElements(ctx context.Context, _ *mcp.CallToolRequest, in findArgs) (findResult, error) {
-	q := in.query(in.Limit)
-	if _, err := q.Compile(); err != nil {
+	req := core.FindRequest{Query: in.query(in.Limit), Within: in.Within, TimeoutMs: in.TimeoutMs}
+	if err := req.Validate(); err != nil {
 		return findResult{}, err
 	}
-	s, limit, err := h.session(ctx, in.Session, in.TimeoutMs)
+	s, err := h.sessions.Get(ctx, in.Session)
 	if err != nil {
 		return findResult{}, err
 	}
-	var withinKey string
-	if in.Within != "" {
-		n, _, _, err := s.Resolve(in.Within)
-		if err != nil {
-			return findResult{}, err
-		}
-		withinKey = n.Key
-	}
-	t, st, err := h.sessions.Fetch(ctx, s, limit, core.TreeOptions{Actions: true})
+	r, err := h.sessions.Find(ctx, s, req)
 	if err != nil {
 		return findResult{}, err
 	}
-	if withinKey != "" {
-		id, ok := t.ByKey(withinKey)
-		if !ok {
-			return findResult{}, core.Errorf(core.CodeElementGone, "element %s is no longer in the tree: read the tree again", core.Quote(in.Within))
-		}
-		q.Within = id
-	}
-	els, fs, err := t.Find(q)
-	if err != nil {
-		return findResult{}, err
-	}
-	out := findResult{Session: s.ID, Elements: nonNilEls(els), Matched: fs.Matched, Returned: fs.Returned,
+	fs, st := r.Find, r.Stats
+	out := findResult{Session: s.ID, Elements: r.Elements, Matched: fs.Matched, Returned: fs.Returned,
 		LimitHit: fs.LimitHit, Truncated: st.Truncated}
 	if st.Truncated {
 		out.Note = fmt.Sprintf(truncatedNote, st.Reason)
@@ -392,25 +325,19 @@ type propsResult struct {
 }
 
 func (h *handlers) getProperties(ctx context.Context, _ *mcp.CallToolRequest, in propsArgs) (propsResult, error) {
+	req := core.PropsRequest{Element: in.Element, Names: in.Names}
+	if err := req.Validate(); err != nil {
+		return propsResult{}, err
+	}
 	s, err := h.sessions.Get(ctx, in.Session)
 	if err != nil {
 		return propsResult{}, err
 	}
-	n, id, t, err := s.Resolve(in.Element)
+	r, err := h.sessions.Properties(ctx, s, req)
 	if err != nil {
 		return propsResult{}, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, defaultTimeoutMs*time.Millisecond)
-	defer cancel()
-	d, err := h.sessions.Element(ctx, s, n.Key)
-	if err != nil {
-		return propsResult{}, err
-	}
-	props, err := core.SelectProperties(core.Properties(t.RefString(id), d), in.Names)
-	if err != nil {
-		return propsResult{}, err
-	}
-	return propsResult{Session: s.ID, Element: t.RefString(id), Properties: props}, nil
+	return propsResult{Session: s.ID, Element: r.Ref, Properties: r.Properties}, nil
 }
 
 type frameworksResult struct {
