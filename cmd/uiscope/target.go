@@ -46,13 +46,17 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 // listTimeout bounds connecting and listing applications.
 const listTimeout = 10 * time.Second
 
+// desktopOpener opens the desktop a command reads: openDesktop, or a fake
+// in tests.
+var desktopOpener = openDesktop
+
 // openSession connects to the desktop and opens a core session on the
 // target application, with the identity checks every MCP session has. The
 // caller closes the desktop with done; on error nothing is left open.
 func openSession(ctx context.Context, t *core.Target) (sessions *core.Sessions, s *core.Session, done func(), err error) {
 	ctx, cancel := context.WithTimeout(ctx, listTimeout)
 	defer cancel()
-	d, done, err := openDesktop(ctx)
+	d, done, err := desktopOpener(ctx)
 	if err != nil {
 		return nil, nil, nil, core.AsError(err)
 	}
