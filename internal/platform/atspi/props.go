@@ -165,6 +165,14 @@ func (c *Conn) Element(ctx context.Context, key string, opts ElementOptions) (*p
 		} else {
 			d.Text.Text, d.Text.Length = shown.text, shown.count
 		}
+	} else if t := d.Text; t != nil && t.Length > 0 && utf8.RuneCountInString(t.Text) < min(t.Length, MaxTextChars+1) {
+		// Firefox and Qt answer an end offset past the character count
+		// with "" (measured: Qt 5.15, Firefox ESR 153): read again
+		// up to the count they reported.
+		var s string
+		if err := c.call(ctx, bus, path, ifaceText+".GetText", []any{int32(0), int32(min(t.Length, MaxTextChars+1))}, &s); err == nil {
+			t.Text = s
+		}
 	}
 	if d.Text != nil && utf8.RuneCountInString(d.Text.Text) > MaxTextChars {
 		r := []rune(d.Text.Text)
