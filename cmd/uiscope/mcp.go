@@ -13,9 +13,10 @@ func init() {
 }
 
 func runMCP(ctx context.Context, c *cli, args []string) error {
-	fs := newFlags(c, "mcp", "[--allow-input] [--sandbox [--launch CMD]...]")
+	fs := newFlags(c, "mcp", "[--allow-input [--allow-desktop-keys]] [--sandbox [--launch CMD]...]")
 	cfg := mcpserver.Config{Log: c.stderr}
 	fs.BoolVar(&cfg.AllowInput, "allow-input", false, "register and permit the tools that act on applications")
+	desktopKeys := fs.Bool("allow-desktop-keys", false, "with --allow-input: let press_key send chords the desktop acts on (Super+..., Alt+Tab, Ctrl+Alt+T, Ctrl+Alt+F1..F12)")
 	inSandbox := fs.Bool("sandbox", false, "serve inside a private virtual desktop (Xvfb + AT-SPI + openbox)")
 	var launches [][]string
 	fs.Func("launch", "with --sandbox: start `CMD` in the desktop (repeatable); the only way anything is started", func(s string) error {
@@ -55,5 +56,6 @@ func runMCP(ctx context.Context, c *cli, args []string) error {
 	defer done()
 	sessions := core.NewSessions(desk)
 	sessions.AllowInput = cfg.AllowInput
+	sessions.AllowDesktopKeys = *desktopKeys
 	return mcpserver.Serve(ctx, cfg, sessions)
 }

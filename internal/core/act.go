@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -40,7 +41,9 @@ type Summary struct {
 	Text   *string  `json:"text,omitempty"` // never for password fields
 }
 
-// ActResult says what an action did.
+// ActResult says what an action did. It is only returned when the effect
+// the action claims was read back (After): an action whose effect did not
+// show is an error (CodeNoEffect), never a result with a note.
 type ActResult struct {
 	Element string   `json:"element,omitempty"`
 	Method  string   `json:"method"`
@@ -79,7 +82,8 @@ func (m *Sessions) inputAllowed() error {
 	return nil
 }
 
-// target is a resolved element, ready to act on.
+// target is where an action goes: an element (node set), or with input
+// only, the session's app as a whole (node nil).
 type target struct {
 	s       *Session
 	ref     string
@@ -88,6 +92,9 @@ type target struct {
 	actor   actor
 	changes <-chan struct{} // the app's events; nil when the platform has none
 	stop    func()
+	// once marks an action that must not simply be repeated when its
+	// effect did not show (a toggle, typing): it may yet take effect.
+	once bool
 }
 
 // done ends the target's event watch.
@@ -95,6 +102,14 @@ func (t *target) done() {
 	if t.stop != nil {
 		t.stop()
 	}
+}
+
+// key is the element's key, "" for the app as a whole.
+func (t *target) key() string {
+	if t.node == nil {
+		return ""
+	}
+	return t.node.Key
 }
 
 // prepare checks the gate, the session's identity, the ref and that the
@@ -121,7 +136,7 @@ func (m *Sessions) prepare(ctx context.Context, sessionID, ref string) (*target,
 	}
 	st := det.Node.States
 	if !st.Has(platform.StateSensitive) && !st.Has(platform.StateEnabled) {
-		return nil, Errorf(CodeDisabled, "%s (%s %q) is disabled (neither sensitive nor enabled); nothing was done", t.RefString(id), det.Node.Role, det.Node.Name)
+		return nil, Errorf(CodeDisabled, "%s (%s %q) is disabled (neither sensitive nor enabled); nothing was done", t.RefString(id), det.Node.Role, Quote(det.Node.Name))
 	}
 	// Listen before acting, so that the change the action causes is seen.
 	changes, stop := m.Watch(ctx, s)
@@ -141,33 +156,16 @@ func summarize(d *platform.Details) *Summary {
 	return s
 }
 
-// after reads the element again once the app has had the event. Without a
-// condition it waits for the app's first event after the action (or
-// settleTime when none comes) and reads once; with one it re-reads on
-// every event, and at least every 50 ms, until the condition holds or
-// changeTime passes.
-func (m *Sessions) after(ctx context.Context, t *target, changed func(*platform.Details) bool) *platform.Details {
-	read := func() *platform.Details {
-		d, err := m.desk.Accessibility.Element(ctx, t.s.App, t.node.Key)
-		if err != nil {
-			return nil
-		}
-		return d
-	}
-	if changed == nil {
-		select {
-		case <-t.changes:
-		case <-time.After(settleTime):
-		case <-ctx.Done():
-		}
-		return read()
-	}
+// await re-reads the element on every event of the app, and at least every
+// pollGap, until want holds or changeTime passes: for steps inside an
+// action (did the focus take?), where the settled state is not needed yet.
+func (m *Sessions) await(ctx context.Context, t *target, want func(*platform.Details) bool) *platform.Details {
 	deadline := time.Now().Add(changeTime)
 	var last *platform.Details
 	for {
-		if d := read(); d != nil {
+		if d, err := m.desk.Accessibility.Element(ctx, t.s.App, t.node.Key); err == nil {
 			last = d
-			if changed(d) {
+			if want(d) {
 				return d
 			}
 		}
@@ -176,25 +174,66 @@ func (m *Sessions) after(ctx context.Context, t *target, changed func(*platform.
 		}
 		select {
 		case <-t.changes:
-		case <-time.After(50 * time.Millisecond):
+		case <-time.After(pollGap):
 		case <-ctx.Done():
 		}
 	}
 }
 
-// How long an action's read-back waits: for the first event when nothing
-// in particular is expected, for the expected change otherwise.
-const (
-	settleTime = 120 * time.Millisecond
-	changeTime = 2 * time.Second
-)
+// changeTime bounds await.
+const changeTime = 2 * time.Second
 
-func (t *target) result(method, detail string, after *platform.Details) *ActResult {
-	r := &ActResult{Element: t.ref, Method: method, Detail: detail, Before: summarize(t.det)}
+// finish waits for the app to settle after the action, reads the element
+// back and builds the result. want is the effect the action claims (nil:
+// none that can be read); when it does not show on the settled element,
+// the action failed: noEffect, saying what the element holds.
+func (m *Sessions) finish(ctx context.Context, t *target, method, detail string, want func(*platform.Details) bool, claim string) (*ActResult, error) {
+	after, held := m.settle(ctx, t.s, t.key(), t.changes, want)
+	if want != nil && !held {
+		return nil, m.noEffect(t, claim, after)
+	}
+	r := &ActResult{Element: t.ref, Method: method, Detail: detail}
+	if t.det != nil {
+		r.Before = summarize(t.det)
+	}
 	if after != nil {
 		r.After = summarize(after)
 	}
-	return r
+	return r, nil
+}
+
+// noEffect is the failure of an action whose claimed effect did not show:
+// what was asked, and what the element holds now (never the text of a
+// redacted field, which cannot be read and so cannot be verified).
+func (m *Sessions) noEffect(t *target, claim string, now *platform.Details) *Error {
+	var holds string
+	switch {
+	case now == nil:
+		holds = "it could not be read back"
+	case now.Node.Redacted:
+		holds = "it is a password field, whose text is never read, so the change cannot be verified: do not assume it holds the text"
+	default:
+		holds = "it holds " + describe(now)
+	}
+	e := Errorf(CodeNoEffect, "%s: %s did not take effect; %s", t.ref, claim, holds)
+	if !t.once {
+		e.Retryable, e.Disposition = true, "transient"
+	}
+	return e
+}
+
+// describe says in a few words what an element shows: its text, value or
+// states, quoted short.
+func describe(d *platform.Details) string {
+	var parts []string
+	if d.Text != nil && !d.Node.Redacted {
+		parts = append(parts, "the text "+Quote(d.Text.Text))
+	}
+	if d.Value != nil {
+		parts = append(parts, "the value "+strconv.FormatFloat(d.Value.Current, 'g', -1, 64))
+	}
+	parts = append(parts, "states ["+strings.Join(d.Node.States.Names(), " ")+"]")
+	return strings.Join(parts, ", ")
 }
 
 // mapActErr turns platform errors of acting into agent-facing ones.
@@ -226,24 +265,42 @@ func (m *Sessions) Click(ctx context.Context, sessionID, ref string) (*ActResult
 	}
 	defer t.done()
 	if used, err := t.actor.DoAction(ctx, t.s.App, t.node.Key, clickActions...); err == nil {
-		return t.result(MethodAction, used, m.after(ctx, t, nil)), nil
+		return m.finish(ctx, t, MethodAction, used, nil, "")
 	} else if !errors.Is(err, platform.ErrNotSupported) {
 		return nil, mapActErr(err)
 	}
-	x, y, err := m.pointAt(ctx, t)
+	x, y, err := m.pointerClick(ctx, t)
 	if err != nil {
 		return nil, err
 	}
-	if err := t.actor.Click(ctx, x, y, 1, 1); err != nil {
-		return nil, mapActErr(err)
+	r, err := m.finish(ctx, t, MethodPointer, fmt.Sprintf("left click at %d,%d", x, y), nil, "")
+	if r != nil {
+		r.Note = "the element has no click action; a real pointer click was sent"
 	}
-	r := t.result(MethodPointer, fmt.Sprintf("left click at %d,%d", x, y), m.after(ctx, t, nil))
-	r.Note = "the element has no click action; a real pointer click was sent"
-	return r, nil
+	return r, err
+}
+
+// pointerClick clicks the element's centre with the pointer, under the
+// input lock from activating its window to the click.
+func (m *Sessions) pointerClick(ctx context.Context, t *target) (int, int, error) {
+	unlock, err := lockInput(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer unlock()
+	x, y, err := m.pointAt(ctx, t)
+	if err != nil {
+		return 0, 0, err
+	}
+	if err := t.actor.Click(ctx, x, y, 1, 1); err != nil {
+		return 0, 0, mapActErr(err)
+	}
+	return x, y, nil
 }
 
 // pointAt finds the element's centre, brings its window to the front and
-// checks that the window is what lies on top at that point.
+// checks that the window is what lies on top at that point. The caller
+// holds the input lock.
 func (m *Sessions) pointAt(ctx context.Context, t *target) (int, int, error) {
 	b := t.det.Node.Bounds
 	if b == nil || b.Empty() {
@@ -274,7 +331,8 @@ func (m *Sessions) pointAt(ctx context.Context, t *target) (int, int, error) {
 	return x, y, nil
 }
 
-// activate brings the element's window to the front, verified.
+// activate brings the element's window to the front, verified. The caller
+// holds the input lock.
 func (m *Sessions) activate(ctx context.Context, t *target) (platform.Window, error) {
 	win, err := t.actor.Window(ctx, t.s.App, t.node.Key)
 	if err != nil {
@@ -302,7 +360,7 @@ func (m *Sessions) Invoke(ctx context.Context, sessionID, ref, action string) (*
 	if err != nil {
 		return nil, mapActErr(err)
 	}
-	return t.result(MethodAction, used, m.after(ctx, t, nil)), nil
+	return m.finish(ctx, t, MethodAction, used, nil, "")
 }
 
 // Toggle flips a check box, toggle button or switch and verifies it.
@@ -312,34 +370,50 @@ func (m *Sessions) Toggle(ctx context.Context, sessionID, ref string) (*ActResul
 		return nil, err
 	}
 	defer t.done()
+	t.once = true
 	was := t.det.Node.States.Has(platform.StateChecked)
 	flipped := func(d *platform.Details) bool { return d.Node.States.Has(platform.StateChecked) != was }
 	method, detail := MethodAction, ""
 	if used, err := t.actor.DoAction(ctx, t.s.App, t.node.Key, "toggle", "click", "press", "activate"); err == nil {
 		detail = used
 	} else if errors.Is(err, platform.ErrNotSupported) {
-		x, y, err := m.pointAt(ctx, t)
+		x, y, err := m.pointerClick(ctx, t)
 		if err != nil {
 			return nil, err
-		}
-		if err := t.actor.Click(ctx, x, y, 1, 1); err != nil {
-			return nil, mapActErr(err)
 		}
 		method, detail = MethodPointer, fmt.Sprintf("left click at %d,%d", x, y)
 	} else {
 		return nil, mapActErr(err)
 	}
-	after := m.after(ctx, t, flipped)
-	r := t.result(method, detail, after)
-	if after == nil || !flipped(after) {
-		r.Note = "the checked state did not change; the element may not be a toggle"
+	claim := fmt.Sprintf("toggling (%s) to %s", detail, map[bool]string{true: "unchecked", false: "checked"}[was])
+	return m.finish(ctx, t, method, detail, flipped, claim)
+}
+
+// textIs is the read-back rule for text: exactly what was asked.
+func textIs(want string) func(*platform.Details) bool {
+	return func(d *platform.Details) bool { return d.Text != nil && !d.Node.Redacted && d.Text.Text == want }
+}
+
+// valueIs is the read-back rule for numbers: within the element's
+// increment (a slider with steps of 1 asked for 42.4 holds 42), or a
+// rounding error's width when it has none.
+func valueIs(want float64) func(*platform.Details) bool {
+	return func(d *platform.Details) bool {
+		if d.Value == nil {
+			return false
+		}
+		tol := 1e-9 * math.Max(1, math.Abs(want))
+		if inc := d.Value.Increment; inc > tol && !math.IsInf(inc, 0) && !math.IsNaN(inc) {
+			tol = inc
+		}
+		return math.Abs(d.Value.Current-want) <= tol
 	}
-	return r, nil
 }
 
 // SetValue sets an element's text (EditableText) or number (Value) and
-// reports what it holds afterwards. When the toolkit accepts the text call
-// but changes nothing (GTK 4.8), it falls back to select-all and typing.
+// succeeds only when the element, read back on a settled UI, holds it.
+// When the toolkit accepts the text call but changes nothing (GTK 4.8), it
+// falls back to select-all and typing.
 func (m *Sessions) SetValue(ctx context.Context, sessionID, ref, value string) (*ActResult, error) {
 	t, err := m.prepare(ctx, sessionID, ref)
 	if err != nil {
@@ -357,43 +431,76 @@ func (m *Sessions) SetValue(ctx context.Context, sessionID, ref, value string) (
 		if _, err := t.actor.SetValue(ctx, t.s.App, t.node.Key, num); err != nil {
 			return nil, mapActErr(err)
 		}
-		return t.result(MethodSemantic, "Value.CurrentValue", m.after(ctx, t, nil)), nil
+		return m.finish(ctx, t, MethodSemantic, "Value.CurrentValue", valueIs(num), "setting the value to "+strconv.FormatFloat(num, 'g', -1, 64))
 	case hasInterface(n, "editabletext"):
+		claim := "setting the text"
+		if !n.Redacted {
+			claim += " to " + Quote(value)
+		}
 		eff, method, err := t.actor.SetText(ctx, t.s.App, t.node.Key, value)
-		if err == nil {
-			r := t.result(MethodSemantic, method, m.after(ctx, t, nil))
-			if n.Redacted {
-				r.Note = "password field: the text was set but is never read back"
+		switch {
+		case err == nil && n.Redacted:
+			// The backend checked the field's length, the only read-back a
+			// password field allows; its characters are never read.
+			r, err := m.finish(ctx, t, MethodSemantic, method, nil, "")
+			if r != nil {
+				r.Note = "password field: its text is never read back; only its length was checked"
 			}
-			return r, nil
-		}
-		if !errors.Is(err, platform.ErrNoEffect) {
+			return r, err
+		case err == nil:
+			return m.finish(ctx, t, MethodSemantic, method, textIs(value), claim)
+		case !errors.Is(err, platform.ErrNoEffect):
 			return nil, mapActErr(err)
 		}
-		// Keystrokes: front, focus, select all, type.
-		if _, err := m.activate(ctx, t); err != nil {
+		// Keystrokes: front, focus, select all, type — one input sequence.
+		if err := m.withKeyboard(ctx, t, func(win platform.Window) error {
+			if err := t.actor.KeyChord(ctx, "Ctrl+a"); err != nil {
+				return mapActErr(err)
+			}
+			if value == "" {
+				return mapActErr(t.actor.KeyChord(ctx, "BackSpace"))
+			}
+			_, err := m.typeBatched(ctx, t, win, value)
+			return err
+		}); err != nil {
 			return nil, err
 		}
-		if err := m.focus(ctx, t); err != nil {
-			return nil, err
+		if n.Redacted {
+			return m.finishPassword(ctx, t, value, claim+" by typing it")
 		}
-		if err := t.actor.KeyChord(ctx, "Ctrl+a"); err != nil {
-			return nil, mapActErr(err)
+		r, err := m.finish(ctx, t, MethodKeyboard, "Ctrl+A, then typed", textIs(value), claim+" by typing it")
+		if r != nil {
+			r.Note = fmt.Sprintf("the toolkit accepted the text call but kept %s; the text was typed instead", Quote(eff))
 		}
-		if value == "" {
-			err = t.actor.KeyChord(ctx, "BackSpace")
-		} else {
-			_, err = t.actor.TypeText(ctx, value)
-		}
-		if err != nil {
-			return nil, mapActErr(err)
-		}
-		after := m.after(ctx, t, func(d *platform.Details) bool { return d.Text != nil && d.Text.Text == value })
-		r := t.result(MethodKeyboard, "Ctrl+A, then typed", after)
-		r.Note = fmt.Sprintf("the toolkit accepted the text call but kept %s; the text was typed instead", Quote(eff))
-		return r, nil
+		return r, err
 	}
 	return nil, Errorf(CodeNotSupported, "%s (%s) has neither editable text nor a value; use type_text or select", t.ref, n.Role)
+}
+
+// lengthChecker is a platform that can tell whether a text field holds n
+// characters without reading them: the read-back of a password field.
+type lengthChecker interface {
+	TextLengthIs(ctx context.Context, app platform.App, key string, n int) (bool, error)
+}
+
+// finishPassword settles after a password was typed and checks the field's
+// length, the one read-back a password field allows. Without that check
+// the typing is not claimed to have worked.
+func (m *Sessions) finishPassword(ctx context.Context, t *target, value, claim string) (*ActResult, error) {
+	n := utf8.RuneCountInString(value)
+	lc, _ := m.desk.Actions.(lengthChecker)
+	want := func(*platform.Details) bool {
+		ok, err := lc.TextLengthIs(ctx, t.s.App, t.node.Key, n)
+		return err == nil && ok
+	}
+	if lc == nil {
+		want = func(*platform.Details) bool { return false }
+	}
+	r, err := m.finish(ctx, t, MethodKeyboard, "Ctrl+A, then typed", want, claim)
+	if r != nil {
+		r.Note = "password field: the toolkit ignored the text call, so the text was typed; its text is never read back, only its length was checked"
+	}
+	return r, err
 }
 
 // SetExpanded expands or collapses a tree row, expander or combo box.
@@ -404,9 +511,9 @@ func (m *Sessions) SetExpanded(ctx context.Context, sessionID, ref string, expan
 	}
 	defer t.done()
 	st := t.det.Node.States
+	word := map[bool]string{true: "expanded", false: "collapsed"}[expanded]
 	if st.Has(platform.StateExpanded) == expanded {
-		r := t.result(MethodNone, "", nil)
-		r.Note = fmt.Sprintf("already %s", map[bool]string{true: "expanded", false: "collapsed"}[expanded])
+		r := &ActResult{Element: t.ref, Method: MethodNone, Before: summarize(t.det), Note: "already " + word}
 		return r, nil
 	}
 	if !st.Has(platform.StateExpandable) && !st.Has(platform.StateExpanded) {
@@ -421,17 +528,14 @@ func (m *Sessions) SetExpanded(ctx context.Context, sessionID, ref string, expan
 		return nil, mapActErr(err)
 	}
 	done := func(d *platform.Details) bool { return d.Node.States.Has(platform.StateExpanded) == expanded }
-	after := m.after(ctx, t, done)
-	r := t.result(MethodAction, used, after)
-	if after == nil || !done(after) {
-		r.Note = "the expanded state did not change"
-	}
-	return r, nil
+	return m.finish(ctx, t, MethodAction, used, done, fmt.Sprintf("making it %s (action %q)", word, used))
 }
 
 // Select changes an item's selection through its container's Selection
 // interface (mode replace, add or remove); items without one (menu items of
-// a closed combo box) are clicked by action.
+// a closed combo box) are clicked by action. Success is the container (or
+// the item, or for a combo box's menu item the combo box) reporting the
+// item selected as asked.
 func (m *Sessions) Select(ctx context.Context, sessionID, ref, mode string) (*ActResult, error) {
 	if mode == "" {
 		mode = "replace"
@@ -445,6 +549,7 @@ func (m *Sessions) Select(ctx context.Context, sessionID, ref, mode string) (*Ac
 	}
 	defer t.done()
 	want := mode != "remove"
+	claim := map[bool]string{true: "selecting it", false: "deselecting it"}[want]
 	// Menu items are chosen by activating them: a GTK 3 combo box's menu
 	// accepts Selection calls and changes nothing.
 	if t.det.Node.Role.String() == "menu item" && want {
@@ -452,7 +557,7 @@ func (m *Sessions) Select(ctx context.Context, sessionID, ref, mode string) (*Ac
 		if err != nil {
 			return nil, mapActErr(err)
 		}
-		return t.result(MethodAction, used, m.after(ctx, t, nil)), nil
+		return m.finish(ctx, t, MethodAction, used, m.chosen(ctx, t), claim)
 	}
 	if t.det.ParentKey != "" {
 		err := t.actor.Select(ctx, t.s.App, t.det.ParentKey, t.det.IndexInParent, want, mode == "replace")
@@ -461,7 +566,7 @@ func (m *Sessions) Select(ctx context.Context, sessionID, ref, mode string) (*Ac
 			// Some containers (GTK 3 combo menus) accept the call and
 			// select nothing: believe the container's answer, not the call's.
 			if m.selected(ctx, t, want) {
-				return t.result(MethodSemantic, "Selection on the container", m.after(ctx, t, nil)), nil
+				return m.finish(ctx, t, MethodSemantic, "Selection on the container", nil, "")
 			}
 		case !errors.Is(err, platform.ErrNotSupported) && !errors.Is(err, platform.ErrNoEffect):
 			return nil, mapActErr(err)
@@ -474,7 +579,40 @@ func (m *Sessions) Select(ctx context.Context, sessionID, ref, mode string) (*Ac
 	if err != nil {
 		return nil, mapActErr(err)
 	}
-	return t.result(MethodAction, used, m.after(ctx, t, nil)), nil
+	return m.finish(ctx, t, MethodAction, used, m.chosen(ctx, t), claim+" by its action "+strconv.Quote(used))
+}
+
+// chosen is the read-back for an item selected by its action: the item
+// has the selected state, or its container says it is selected, or (a
+// combo box's menu item) the combo box now shows the item's name.
+func (m *Sessions) chosen(ctx context.Context, t *target) func(*platform.Details) bool {
+	name := t.det.Node.Name
+	return func(d *platform.Details) bool {
+		if d.Node.States.Has(platform.StateSelected) {
+			return true
+		}
+		if t.det.ParentKey == "" {
+			return false
+		}
+		if sel, err := t.actor.IsSelected(ctx, t.s.App, t.det.ParentKey, t.det.IndexInParent); err == nil && sel {
+			return true
+		}
+		// menu item -> menu -> combo box
+		menu, err := m.desk.Accessibility.Element(ctx, t.s.App, t.det.ParentKey)
+		if err != nil || menu.ParentKey == "" {
+			return false
+		}
+		combo, err := m.desk.Accessibility.Element(ctx, t.s.App, menu.ParentKey)
+		if err != nil || combo.Node.Role.String() != "combo box" {
+			return false
+		}
+		if name != "" && combo.Node.Name == name {
+			return true
+		}
+		// GTK 3: the combo box's own Selection holds its menu's active item.
+		sel, err := t.actor.IsSelected(ctx, t.s.App, menu.ParentKey, t.det.IndexInParent)
+		return err == nil && sel
+	}
 }
 
 // selected polls the container until the item's selection is as wanted.
@@ -488,31 +626,37 @@ func (m *Sessions) selected(ctx context.Context, t *target, want bool) bool {
 		if err != nil || time.Now().After(deadline) || ctx.Err() != nil {
 			return false
 		}
-		time.Sleep(50 * time.Millisecond)
+		select {
+		case <-time.After(pollGap):
+		case <-ctx.Done():
+		}
 	}
 }
+
+// focused is the read-back for focus.
+func focused(d *platform.Details) bool { return d.Node.States.Has(platform.StateFocused) }
 
 // focus gives an element the keyboard focus and checks it took: through
 // Component.GrabFocus, else the element's own focus action (Qt's
 // "SetFocus"), else a pointer click on it (GTK 4.8 answers GrabFocus with
-// NotSupported). Keys are never sent to an element that did not take focus.
+// NotSupported). Keys are never sent to an element that did not take
+// focus. The caller holds the input lock.
 func (m *Sessions) focus(ctx context.Context, t *target) error {
-	focused := func(d *platform.Details) bool { return d.Node.States.Has(platform.StateFocused) }
 	if focused(t.det) {
 		return nil
 	}
 	if err := t.actor.GrabFocus(ctx, t.s.App, t.node.Key); err == nil {
-		if d := m.after(ctx, t, focused); d != nil && focused(d) {
+		if d := m.await(ctx, t, focused); d != nil && focused(d) {
 			return nil
 		}
 	}
 	if _, err := t.actor.DoAction(ctx, t.s.App, t.node.Key, "setfocus", "focus"); err == nil {
-		if d := m.after(ctx, t, focused); d != nil && focused(d) {
+		if d := m.await(ctx, t, focused); d != nil && focused(d) {
 			return nil
 		}
 	}
 	if x, y, err := m.pointAt(ctx, t); err == nil && t.actor.Click(ctx, x, y, 1, 1) == nil {
-		if d := m.after(ctx, t, focused); d != nil && focused(d) {
+		if d := m.await(ctx, t, focused); d != nil && focused(d) {
 			return nil
 		}
 	}
@@ -526,13 +670,19 @@ func (m *Sessions) Focus(ctx context.Context, sessionID, ref string) (*ActResult
 		return nil, err
 	}
 	defer t.done()
-	if _, err := m.activate(ctx, t); err != nil {
+	unlock, err := lockInput(ctx)
+	if err != nil {
 		return nil, err
 	}
-	if err := m.focus(ctx, t); err != nil {
+	_, err = m.activate(ctx, t)
+	if err == nil {
+		err = m.focus(ctx, t)
+	}
+	unlock()
+	if err != nil {
 		return nil, err
 	}
-	return t.result(MethodSemantic, "focus", m.after(ctx, t, nil)), nil
+	return m.finish(ctx, t, MethodSemantic, "focus", focused, "giving it the keyboard focus")
 }
 
 // SelectText selects a range of an element's text; end -1 means the end.
@@ -551,7 +701,7 @@ func (m *Sessions) SelectText(ctx context.Context, sessionID, ref string, start,
 	if err := t.actor.SelectText(ctx, t.s.App, t.node.Key, start, end); err != nil {
 		return nil, mapActErr(err)
 	}
-	return t.result(MethodSemantic, fmt.Sprintf("Text selection %d..%d", start, end), m.after(ctx, t, nil)), nil
+	return m.finish(ctx, t, MethodSemantic, fmt.Sprintf("Text selection %d..%d", start, end), nil, "")
 }
 
 // Scroll brings an element into view (direction "intoView", through
@@ -586,16 +736,21 @@ func (m *Sessions) Scroll(ctx context.Context, sessionID, ref, direction string,
 		if err := t.actor.ScrollTo(ctx, t.s.App, t.node.Key); err != nil {
 			return nil, mapActErr(err)
 		}
-		return t.result(MethodSemantic, "Component.ScrollTo", m.after(ctx, t, nil)), nil
+		return m.finish(ctx, t, MethodSemantic, "Component.ScrollTo", nil, "")
 	}
-	x, y, err := m.pointAt(ctx, t)
+	unlock, err := lockInput(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if err := t.actor.Wheel(ctx, x, y, dx, dy); err != nil {
-		return nil, mapActErr(err)
+	x, y, err := m.pointAt(ctx, t)
+	if err == nil {
+		err = mapActErr(t.actor.Wheel(ctx, x, y, dx, dy))
 	}
-	return t.result(MethodPointer, fmt.Sprintf("wheel %s x%d at %d,%d", direction, amount, x, y), m.after(ctx, t, nil)), nil
+	unlock()
+	if err != nil {
+		return nil, err
+	}
+	return m.finish(ctx, t, MethodPointer, fmt.Sprintf("wheel %s x%d at %d,%d", direction, amount, x, y), nil, "")
 }
 
 // maxTypeRunes bounds one type_text call.
@@ -608,7 +763,8 @@ const typeBatch = 16
 // TypeText types text into the session's app: into element when given
 // (focused first), else wherever its focus is. The window must be in
 // front, checked again before every batch of keys: text never goes to
-// another window.
+// another window. With an element, success is the element holding the
+// text once the app has settled.
 func (m *Sessions) TypeText(ctx context.Context, sessionID, ref, text string) (*ActResult, error) {
 	if text == "" {
 		return nil, Errorf(CodeInvalidArgument, "text is empty")
@@ -616,41 +772,67 @@ func (m *Sessions) TypeText(ctx context.Context, sessionID, ref, text string) (*
 	if utf8.RuneCountInString(text) > maxTypeRunes {
 		return nil, Errorf(CodeInvalidArgument, "text is longer than %d characters; split it", maxTypeRunes)
 	}
-	t, win, err := m.keyboardTarget(ctx, sessionID, ref)
+	t, err := m.keyboardTarget(ctx, sessionID, ref)
 	if err != nil {
 		return nil, err
 	}
 	defer t.done()
+	t.once = true
+	var typed int
+	var win platform.Window
+	if err := m.withKeyboard(ctx, t, func(w platform.Window) error {
+		win = w
+		var err error
+		typed, err = m.typeBatched(ctx, t, w, text)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	detail := fmt.Sprintf("%d characters into window %s", typed, win.ID)
+	var want func(*platform.Details) bool
+	claim := ""
+	if t.node != nil && !t.det.Node.Redacted && t.det.Text != nil {
+		// The element must now contain what was typed (where the caret
+		// was is the app's business; that the characters arrived is ours).
+		typedText := strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n")
+		want = func(d *platform.Details) bool {
+			return d.Text != nil && strings.Contains(d.Text.Text, typedText)
+		}
+		claim = "typing " + Quote(text)
+	}
+	r, err := m.finish(ctx, t, MethodKeyboard, detail, want, claim)
+	if r != nil && t.node != nil && t.det.Node.Redacted {
+		r.Note = "password field: the keys went to it while it had the focus; its text is never read back, so what it holds is not verified"
+	}
+	return r, err
+}
+
+// typeBatched types text in batches, checking before each that the
+// window is still the active one: a window that took the focus meanwhile
+// (the user, a dialog of another app) stops the typing. The caller holds
+// the input lock.
+func (m *Sessions) typeBatched(ctx context.Context, t *target, win platform.Window, text string) (int, error) {
 	runes := []rune(text)
 	typed := 0
 	for typed < len(runes) {
 		if active, err := t.actor.ActiveWindow(ctx); err != nil || active != win.ID {
 			e := Errorf(CodeNotActivated, "the target window lost the focus after %d of %d characters; typing stopped", typed, len(runes))
-			e.Retryable = true
-			return nil, e
+			e.Retryable, e.Disposition = true, "transient"
+			return typed, e
 		}
 		end := min(typed+typeBatch, len(runes))
 		if _, err := t.actor.TypeText(ctx, string(runes[typed:end])); err != nil {
-			return nil, mapActErr(err)
+			return typed, mapActErr(err)
 		}
 		typed = end
 	}
-	var after *platform.Details
-	if t.node != nil {
-		after = m.after(ctx, t, nil)
-	}
-	r := &ActResult{Element: t.ref, Method: MethodKeyboard, Detail: fmt.Sprintf("%d characters into window %s", typed, win.ID)}
-	if t.det != nil {
-		r.Before = summarize(t.det)
-	}
-	if after != nil {
-		r.After = summarize(after)
-	}
-	return r, nil
+	return typed, nil
 }
 
 // PressKey sends one key chord (Ctrl+S, Alt+F4, Shift+Tab, F5) to the
-// session's app, in front.
+// session's app: to element when given (focused first), else to the app's
+// window that has the focus. Chords the desktop acts on are refused unless
+// the server allows them.
 func (m *Sessions) PressKey(ctx context.Context, sessionID, ref, keys string) (*ActResult, error) {
 	if strings.TrimSpace(keys) == "" {
 		return nil, Errorf(CodeInvalidArgument, "keys is empty; give a chord like Enter, Ctrl+S, Alt+F4")
@@ -660,78 +842,142 @@ func (m *Sessions) PressKey(ctx context.Context, sessionID, ref, keys string) (*
 	} else if err := a.ValidateChord(keys); err != nil {
 		return nil, AsError(err)
 	}
-	t, win, err := m.keyboardTarget(ctx, sessionID, ref)
+	if !m.AllowDesktopKeys && desktopChord(keys) {
+		return nil, Errorf(CodeInvalidArgument, "%s is a chord the window manager or desktop acts on (switching windows, locking the screen, opening a terminal, changing the console), not the application; it is refused unless the server runs with --allow-desktop-keys", Quote(keys))
+	}
+	t, err := m.keyboardTarget(ctx, sessionID, ref)
 	if err != nil {
 		return nil, err
 	}
 	defer t.done()
-	if err := t.actor.KeyChord(ctx, keys); err != nil {
-		return nil, mapActErr(err)
+	var win platform.Window
+	if err := m.withKeyboard(ctx, t, func(w platform.Window) error {
+		win = w
+		return mapActErr(t.actor.KeyChord(ctx, keys))
+	}); err != nil {
+		return nil, err
 	}
-	return &ActResult{Element: t.ref, Method: MethodKeyboard, Detail: fmt.Sprintf("%s to window %s", keys, win.ID)}, nil
+	return m.finish(ctx, t, MethodKeyboard, fmt.Sprintf("%s to window %s", keys, win.ID), nil, "")
 }
 
-// keyboardTarget resolves where keys go: an element (focused first) or the
-// app's main window, brought to the front.
-func (m *Sessions) keyboardTarget(ctx context.Context, sessionID, ref string) (*target, platform.Window, error) {
+// keyboardTarget resolves where keys go: an element, or with ref empty the
+// session's app as a whole. It only reads; withKeyboard aims.
+func (m *Sessions) keyboardTarget(ctx context.Context, sessionID, ref string) (*target, error) {
 	if ref != "" {
-		t, err := m.prepare(ctx, sessionID, ref)
-		if err != nil {
-			return nil, platform.Window{}, err
-		}
-		win, err := m.activate(ctx, t)
-		if err != nil {
-			return nil, win, err
-		}
-		if err := m.focus(ctx, t); err != nil {
-			return nil, win, err
-		}
-		return t, win, nil
+		return m.prepare(ctx, sessionID, ref)
 	}
 	a, err := m.actor()
 	if err != nil {
-		return nil, platform.Window{}, err
+		return nil, err
 	}
 	s, err := m.Get(ctx, sessionID)
 	if err != nil {
-		return nil, platform.Window{}, err
+		return nil, err
 	}
-	win, err := m.mainWindow(ctx, s)
-	if err != nil {
-		return nil, win, err
-	}
-	if err := a.Activate(ctx, win); err != nil {
-		return nil, win, mapActErr(err)
-	}
-	return &target{s: s, actor: a, stop: func() {}}, win, nil
+	changes, stop := m.Watch(ctx, s)
+	return &target{s: s, actor: a, changes: changes, stop: stop}, nil
 }
 
-// mainWindow is the session's window: the one it connected by, else the
-// app's first mapped window, as listed now.
-func (m *Sessions) mainWindow(ctx context.Context, s *Session) (platform.Window, error) {
-	apps, err := m.Apps(ctx)
+// withKeyboard runs send under the input lock, once the keys' window is
+// the active one, verified, and the element (if any) has the focus:
+// choosing the window, activating it, checking it and sending are one
+// sequence no other call's input can enter.
+func (m *Sessions) withKeyboard(ctx context.Context, t *target, send func(win platform.Window) error) error {
+	unlock, err := lockInput(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	var win platform.Window
+	if t.node != nil {
+		if win, err = m.activate(ctx, t); err != nil {
+			return err
+		}
+		if err := m.focus(ctx, t); err != nil {
+			return err
+		}
+	} else if win, err = m.appWindow(ctx, t); err != nil {
+		return err
+	}
+	// The last check before the keys: focus can move while we aim (a
+	// dialog opening, the user clicking elsewhere).
+	if active, err := t.actor.ActiveWindow(ctx); err != nil {
+		return mapActErr(err)
+	} else if active != win.ID {
+		e := Errorf(CodeNotActivated, "window %s lost the focus to %s before the keys were sent; nothing was sent", win.ID, active)
+		e.Retryable, e.Disposition = true, "transient"
+		return e
+	}
+	return send(win)
+}
+
+// appWindow is where keys for the app as a whole go: the app's window that
+// has the focus now, if one has (its own dialog included: a modal dialog
+// holds the keys and raising the main window past it fails), else the
+// session's main window, activated. Never a window of another process.
+// The caller holds the input lock.
+func (m *Sessions) appWindow(ctx context.Context, t *target) (platform.Window, error) {
+	wins, err := m.appWindows(ctx, t.s)
 	if err != nil {
 		return platform.Window{}, err
 	}
-	for _, a := range apps {
-		if a.Pid != s.App.Pid {
-			continue
-		}
-		for _, w := range a.Windows {
-			if s.Identity.Window != "" && w.ID.String() == s.Identity.Window {
+	if active, err := t.actor.ActiveWindow(ctx); err == nil && active != 0 {
+		for _, w := range wins {
+			if w.ID == active {
 				return w, nil
 			}
-		}
-		for _, w := range a.Windows {
-			if w.Mapped {
-				return w, nil
-			}
-		}
-		if len(a.Windows) > 0 { // minimized: unmapped, still there
-			return a.Windows[0], nil
 		}
 	}
+	win, err := pickMainWindow(t.s, wins)
+	if err != nil {
+		return win, err
+	}
+	if err := t.actor.Activate(ctx, win); err != nil {
+		return win, mapActErr(err)
+	}
+	return win, nil
+}
+
+// appWindows lists the session's app's top-level windows, as listed now.
+func (m *Sessions) appWindows(ctx context.Context, s *Session) ([]platform.Window, error) {
+	apps, err := m.Apps(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range apps {
+		if a.Pid == s.App.Pid {
+			return a.Windows, nil
+		}
+	}
+	return nil, Errorf(CodeNotFound, "the application has no window")
+}
+
+// pickMainWindow is the session's window: the one it connected by, else
+// the app's first mapped window.
+func pickMainWindow(s *Session, wins []platform.Window) (platform.Window, error) {
+	for _, w := range wins {
+		if s.Identity.Window != "" && w.ID.String() == s.Identity.Window {
+			return w, nil
+		}
+	}
+	for _, w := range wins {
+		if w.Mapped {
+			return w, nil
+		}
+	}
+	if len(wins) > 0 { // minimized: unmapped, still there
+		return wins[0], nil
+	}
 	return platform.Window{}, Errorf(CodeNotFound, "the application has no window")
+}
+
+// mainWindow is the session's window, as listed now.
+func (m *Sessions) mainWindow(ctx context.Context, s *Session) (platform.Window, error) {
+	wins, err := m.appWindows(ctx, s)
+	if err != nil {
+		return platform.Window{}, err
+	}
+	return pickMainWindow(s, wins)
 }
 
 // WindowAction minimizes, maximizes, restores or closes the session's window.

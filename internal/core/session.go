@@ -49,6 +49,9 @@ const MaxSessions = 64
 type Sessions struct {
 	// AllowInput permits acting on applications. Set it before serving.
 	AllowInput bool
+	// AllowDesktopKeys lets press_key send chords the window manager or
+	// desktop acts on (Super+..., Alt+Tab, Ctrl+Alt+F1...). Off by default.
+	AllowDesktopKeys bool
 
 	desk platform.Desktop
 

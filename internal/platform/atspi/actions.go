@@ -607,6 +607,18 @@ func (c *Conn) SetValue(ctx context.Context, key string, v float64) (effective f
 	}
 }
 
+// TextLengthIs reports whether the element's text has n characters: the
+// only read-back a password field allows. Its characters are never read,
+// and its length is not returned either, only compared.
+func (c *Conn) TextLengthIs(ctx context.Context, key string, n int) (bool, error) {
+	t, err := c.resolve(ctx, key, "text")
+	if err != nil {
+		return false, err
+	}
+	got, err := c.charCount(ctx, t)
+	return err == nil && got == n, err
+}
+
 // GrabFocus asks the element to take the keyboard focus
 // (Component.GrabFocus). An answer of false gives ErrNoEffect; the FOCUSED
 // state arrives a little after a true one.

@@ -57,6 +57,16 @@ func (d *Desktop) SetValue(ctx context.Context, app platform.App, key string, v 
 	return a.SetValue(ctx, key, v)
 }
 
+// TextLengthIs reports whether an element's text has n characters, without
+// reading its characters (password fields).
+func (d *Desktop) TextLengthIs(ctx context.Context, app platform.App, key string, n int) (bool, error) {
+	a, err := d.a11y(ctx, app)
+	if err != nil {
+		return false, err
+	}
+	return a.TextLengthIs(ctx, key, n)
+}
+
 // GrabFocus focuses an element.
 func (d *Desktop) GrabFocus(ctx context.Context, app platform.App, key string) error {
 	a, err := d.a11y(ctx, app)

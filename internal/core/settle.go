@@ -1,0 +1,81 @@
+package core
+
+import (
+	"context"
+	"time"
+
+	"github.com/uiscope/uiscope/internal/platform"
+)
+
+// An action returns on a settled UI: the app has sent no event for
+// quietTime, and the element read back then shows what was asked. An app
+// may still be working on the input when the call that sent it returns (GTK's
+// file chooser completes a typed path on its own a moment later and eats
+// an Enter sent meanwhile); answering only once it is quiet makes the
+// agent's next action land where a user's would, and makes the result's
+// `after` the state the app settled on, not its first step.
+const (
+	// quietTime is how long without an event counts as settled.
+	quietTime = 200 * time.Millisecond
+	// settleCap bounds the whole wait: an app that never stops sending
+	// events (an animation, a clock) is read when it passes.
+	settleCap = 3 * time.Second
+	// pollGap paces re-reads while the app is quiet and the read-back is
+	// not yet what was asked (a change that comes without an event).
+	pollGap = 50 * time.Millisecond
+	// noWatchQuiet stands in for quiet on a platform without events: the
+	// first read after it is taken as settled.
+	noWatchQuiet = 150 * time.Millisecond
+)
+
+// settle waits for the app to be quiet and then reads key back until want
+// holds (want nil: any read), bounded by settleCap and ctx. It returns
+// the last read (nil when every read failed) and whether want held on it.
+// changes are the app's events, subscribed before the action was sent;
+// a nil channel means the platform has none.
+func (m *Sessions) settle(ctx context.Context, s *Session, key string, changes <-chan struct{}, want func(*platform.Details) bool) (*platform.Details, bool) {
+	read := func() *platform.Details {
+		if key == "" {
+			return nil
+		}
+		d, err := m.desk.Accessibility.Element(ctx, s.App, key)
+		if err != nil {
+			return nil
+		}
+		return d
+	}
+	limit := time.NewTimer(settleCap)
+	defer limit.Stop()
+	first := quietTime
+	if changes == nil {
+		first = noWatchQuiet
+	}
+	quiet := time.NewTimer(first)
+	defer quiet.Stop()
+	var last *platform.Details
+	for {
+		select {
+		case <-changes:
+			// Still busy: settled means quietTime after the last event.
+			quiet.Reset(quietTime)
+		case <-quiet.C:
+			if key == "" {
+				return nil, true
+			}
+			if d := read(); d != nil {
+				last = d
+				if want == nil || want(d) {
+					return d, true
+				}
+			}
+			quiet.Reset(pollGap)
+		case <-limit.C:
+			if d := read(); d != nil {
+				last = d
+			}
+			return last, last != nil && (want == nil || want(last))
+		case <-ctx.Done():
+			return last, last != nil && (want == nil || want(last))
+		}
+	}
+}

@@ -1,0 +1,142 @@
+package core
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/uiscope/uiscope/internal/platform"
+)
+
+// textApp is one element whose text a test changes, read through Element.
+type textApp struct {
+	mu    sync.Mutex
+	text  string
+	reads int
+}
+
+func (a *textApp) set(s string) {
+	a.mu.Lock()
+	a.text = s
+	a.mu.Unlock()
+}
+
+func (a *textApp) Element(context.Context, platform.App, string) (*platform.Details, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.reads++
+	return &platform.Details{Node: platform.Node{Key: "k"}, Text: &platform.TextContent{Text: a.text}}, nil
+}
+
+func TestSettleWaitsForTheAskedText(t *testing.T) {
+	app := &textApp{text: "/t"}
+	m := settleSessions(app)
+	changes := make(chan struct{}, 1)
+	// The app completes the text a little later, announcing each step.
+	go func() {
+		for _, s := range []string{"/tm", "/tmp/fi", "/tmp/file.txt"} {
+			time.Sleep(20 * time.Millisecond)
+			app.set(s)
+			select {
+			case changes <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	d, held := m.settle(context.Background(), &Session{}, "k", changes, textIs("/tmp/file.txt"))
+	if !held || d == nil || d.Text.Text != "/tmp/file.txt" {
+		t.Fatalf("settle: held %v, read %+v; want the whole text", held, d)
+	}
+}
+
+func TestSettleGivesUpAtTheDeadline(t *testing.T) {
+	app := &textApp{text: "something else"}
+	m := settleSessions(app)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	d, held := m.settle(ctx, &Session{}, "k", nil, textIs("never"))
+	if held {
+		t.Fatalf("settle claims %q holds", "never")
+	}
+	if d == nil || d.Text.Text != "something else" {
+		t.Errorf("settle's last read: %+v, want what the element holds", d)
+	}
+	if ctx.Err() == nil {
+		t.Errorf("settle returned before its deadline without the text")
+	}
+}
+
+func TestValueIsWithinIncrement(t *testing.T) {
+	at := func(cur, inc float64) *platform.Details {
+		return &platform.Details{Value: &platform.ValueInfo{Current: cur, Increment: inc, Maximum: 100}}
+	}
+	cases := []struct {
+		want, cur, inc float64
+		ok             bool
+	}{
+		{42, 42, 1, true},
+		{42.4, 42, 1, true},
+		{42, 43.5, 1, false},
+		{0.3, 0.1 + 0.2, 0, true},
+		{150, 100, 1, false},
+		{0.5, 0.25, 0, false},
+		{75, 75, 0, true},
+	}
+	for _, c := range cases {
+		if got := valueIs(c.want)(at(c.cur, c.inc)); got != c.ok {
+			t.Errorf("want %v, holds %v, increment %v: %v, want %v", c.want, c.cur, c.inc, got, c.ok)
+		}
+	}
+	if valueIs(1)(&platform.Details{}) {
+		t.Errorf("an element without a value holds 1")
+	}
+}
+
+func TestTextIsExact(t *testing.T) {
+	d := func(s string, redacted bool) *platform.Details {
+		return &platform.Details{Node: platform.Node{Redacted: redacted}, Text: &platform.TextContent{Text: s}}
+	}
+	if !textIs("abc")(d("abc", false)) || textIs("abc")(d("abc ", false)) || textIs("abc")(d("ab", false)) {
+		t.Errorf("text must be exactly what was asked")
+	}
+	if textIs("")(d("", true)) {
+		t.Errorf("a redacted field's text is never taken as read back")
+	}
+	if textIs("")(&platform.Details{}) {
+		t.Errorf("an element without text holds \"\"")
+	}
+}
+
+func TestLockInputHonoursTheDeadline(t *testing.T) {
+	unlock, err := lockInput(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := lockInput(ctx); err == nil {
+		t.Fatal("took the input lock while another call held it")
+	} else if e := AsError(err); e.Code != CodeTimeout || !e.Retryable {
+		t.Errorf("waiting past the deadline: %+v, want a retryable timeout", e)
+	}
+	unlock()
+	unlock2, err := lockInput(context.Background())
+	if err != nil {
+		t.Fatalf("the lock was not released: %v", err)
+	}
+	unlock2()
+}
+
+// settleSessions is a Sessions over an app that only answers Element.
+func settleSessions(app *textApp) *Sessions {
+	return NewSessions(platform.Desktop{Accessibility: elementDesk{app}})
+}
+
+type elementDesk struct{ *textApp }
+
+func (elementDesk) Apps(context.Context) ([]platform.App, error) { return nil, nil }
+func (elementDesk) Tree(context.Context, platform.App, platform.TreeOptions) (*platform.Node, platform.TreeStats, error) {
+	return nil, platform.TreeStats{}, nil
+}
+func (elementDesk) Owner(context.Context, platform.App) (int, error) { return 0, nil }
