@@ -17,6 +17,8 @@ PACKAGES=(
   # test applications and fixtures
   gtk-3-examples gtk-4-examples python3-gi gir1.2-gtk-3.0 gir1.2-gtk-4.0
   gir1.2-atspi-2.0 python3-pyatspi python3-pyqt5 python3-tk
+  # real applications the task tests drive, and xdotool to act as "the user"
+  mousepad firefox-esr xdotool
 )
 GO_MIN_MAJOR=1
 GO_MIN_MINOR=26
