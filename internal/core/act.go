@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -372,6 +373,11 @@ func (m *Sessions) Toggle(ctx context.Context, sessionID, ref string) (*ActResul
 	defer t.done()
 	t.once = true
 	was := t.det.Node.States.Has(platform.StateChecked)
+	if role := t.det.Node.Role.String(); was && (role == "radio button" || role == "radio menu item") {
+		// A radio button is unchecked by checking another: toggling a
+		// checked one asks for what already holds.
+		return &ActResult{Element: t.ref, Method: MethodNone, Before: summarize(t.det), Note: "already checked; a radio button is unchecked by checking another in its group"}, nil
+	}
 	flipped := func(d *platform.Details) bool { return d.Node.States.Has(platform.StateChecked) != was }
 	method, detail := MethodAction, ""
 	if used, err := t.actor.DoAction(ctx, t.s.App, t.node.Key, "toggle", "click", "press", "activate"); err == nil {
@@ -391,7 +397,16 @@ func (m *Sessions) Toggle(ctx context.Context, sessionID, ref string) (*ActResul
 
 // textIs is the read-back rule for text: exactly what was asked.
 func textIs(want string) func(*platform.Details) bool {
-	return func(d *platform.Details) bool { return d.Text != nil && !d.Node.Redacted && d.Text.Text == want }
+	return func(d *platform.Details) bool {
+		if d.Text == nil || d.Node.Redacted {
+			return false
+		}
+		if d.Text.Truncated {
+			// A read is cut at MaxTextChars: the part read and the count.
+			return strings.HasPrefix(want, d.Text.Text) && d.Text.Length == utf8.RuneCountInString(want)
+		}
+		return d.Text.Text == want
+	}
 }
 
 // valueIs is the read-back rule for numbers: within the element's
@@ -791,34 +806,68 @@ func (m *Sessions) TypeText(ctx context.Context, sessionID, ref, text string) (*
 	detail := fmt.Sprintf("%d characters into window %s", typed, win.ID)
 	var want func(*platform.Details) bool
 	claim := ""
-	if t.node != nil && !t.det.Node.Redacted && t.det.Text != nil {
+	typedText := strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n")
+	lineBreaks := t.node != nil && strings.Contains(typedText, "\n") && slices.Contains(t.det.Node.States.Names(), "single-line")
+	if t.node != nil && !t.det.Node.Redacted && t.det.Text != nil && !lineBreaks {
 		// The element must now contain what was typed (where the caret
 		// was is the app's business; that the characters arrived is ours).
-		typedText := strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n")
+		// A text longer than a read holds is checked by its count.
+		before, n := t.det.Text.Length, utf8.RuneCountInString(typedText)
 		want = func(d *platform.Details) bool {
-			return d.Text != nil && strings.Contains(d.Text.Text, typedText)
+			if d.Text == nil {
+				return false
+			}
+			return strings.Contains(d.Text.Text, typedText) || d.Text.Truncated && d.Text.Length >= before+n
 		}
 		claim = "typing " + Quote(text)
 	}
 	r, err := m.finish(ctx, t, MethodKeyboard, detail, want, claim)
-	if r != nil && t.node != nil && t.det.Node.Redacted {
+	switch {
+	case r == nil || t.node == nil:
+	case t.det.Node.Redacted:
 		r.Note = "password field: the keys went to it while it had the focus; its text is never read back, so what it holds is not verified"
+	case lineBreaks:
+		r.Note = "the keys went to it while it had the focus; the text has line breaks, which a single-line field does not keep (Enter may have activated it), so it was not read back"
 	}
 	return r, err
 }
 
-// typeBatched types text in batches, checking before each that the
-// window is still the active one: a window that took the focus meanwhile
-// (the user, a dialog of another app) stops the typing. The caller holds
-// the input lock.
+// checkedTyper is an input backend that types a whole text as one
+// sequence while calling back between batches: the keys bound for
+// characters the layout lacks then stay bound for the whole text.
+type checkedTyper interface {
+	TypeTextChecked(ctx context.Context, text string, every int, check func(ctx context.Context) error) (int, error)
+}
+
+// typeBatched types text, checking before every typeBatch characters that
+// the window is still the active one: a window that took the focus
+// meanwhile (the user, a dialog of another app) stops the typing. The
+// caller holds the input lock.
 func (m *Sessions) typeBatched(ctx context.Context, t *target, win platform.Window, text string) (int, error) {
 	runes := []rune(text)
+	errLost := errors.New("the target window lost the focus")
+	lost := func(ctx context.Context) error {
+		if active, err := t.actor.ActiveWindow(ctx); err != nil || active != win.ID {
+			return errLost
+		}
+		return nil
+	}
+	stopped := func(typed int) error {
+		e := Errorf(CodeNotActivated, "the target window lost the focus after %d of %d characters; typing stopped", typed, len(runes))
+		e.Retryable, e.Disposition = true, "transient"
+		return e
+	}
+	if ct, ok := t.actor.Input.(checkedTyper); ok {
+		n, err := ct.TypeTextChecked(ctx, text, typeBatch, lost)
+		if errors.Is(err, errLost) {
+			return n, stopped(n)
+		}
+		return n, mapActErr(err)
+	}
 	typed := 0
 	for typed < len(runes) {
-		if active, err := t.actor.ActiveWindow(ctx); err != nil || active != win.ID {
-			e := Errorf(CodeNotActivated, "the target window lost the focus after %d of %d characters; typing stopped", typed, len(runes))
-			e.Retryable, e.Disposition = true, "transient"
-			return typed, e
+		if lost(ctx) != nil {
+			return typed, stopped(typed)
 		}
 		end := min(typed+typeBatch, len(runes))
 		if _, err := t.actor.TypeText(ctx, string(runes[typed:end])); err != nil {

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -99,6 +100,11 @@ func TestTextIsExact(t *testing.T) {
 	}
 	if !textIs("abc")(d("abc", false)) || textIs("abc")(d("abc ", false)) || textIs("abc")(d("ab", false)) {
 		t.Errorf("text must be exactly what was asked")
+	}
+	long := strings.Repeat("x", 5000)
+	cut := &platform.Details{Text: &platform.TextContent{Text: long[:4000], Length: 5000, Truncated: true}}
+	if !textIs(long)(cut) || textIs(long+"y")(cut) || textIs(strings.Repeat("y", 5000))(cut) {
+		t.Errorf("a text longer than a read is checked by its prefix and count")
 	}
 	if textIs("")(d("", true)) {
 		t.Errorf("a redacted field's text is never taken as read back")

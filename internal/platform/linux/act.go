@@ -247,6 +247,25 @@ func (d *Desktop) TypeText(ctx context.Context, text string) (int, error) {
 	return n, xErr(err)
 }
 
+// TypeTextChecked types text as one sequence, calling check before the
+// first character and every every characters after; it stops when check
+// fails and returns its error as is.
+func (d *Desktop) TypeTextChecked(ctx context.Context, text string, every int, check func(ctx context.Context) error) (int, error) {
+	xc, err := d.x(ctx)
+	if err != nil {
+		return 0, err
+	}
+	var checkErr error
+	n, err := xc.TypeTextChecked(ctx, text, every, func(ctx context.Context) error {
+		checkErr = check(ctx)
+		return checkErr
+	})
+	if checkErr != nil {
+		return n, checkErr
+	}
+	return n, xErr(err)
+}
+
 // WindowAction minimizes, maximizes, restores or closes a window.
 func (d *Desktop) WindowAction(ctx context.Context, win platform.Window, action string) error {
 	xc, err := d.x(ctx)

@@ -51,7 +51,7 @@ var inputMu sync.Mutex
 // application got there would make it see an empty key.
 var bindSettle atomic.Int64
 
-func init() { bindSettle.Store(int64(200 * time.Millisecond)) }
+func init() { bindSettle.Store(int64(500 * time.Millisecond)) }
 
 // XTEST FakeInput event types.
 const (
@@ -431,6 +431,19 @@ func (c *Conn) withKeys(ctx context.Context, fn func(ctx context.Context, s *key
 // valid UTF-8, no control characters but those. It returns the number of
 // characters typed, also when it stops early.
 func (c *Conn) TypeText(ctx context.Context, text string) (int, error) {
+	return c.TypeTextChecked(ctx, text, 0, nil)
+}
+
+// TypeTextChecked is TypeText that calls check before the first character
+// and then before every every characters, and stops (returning check's
+// error and the count typed) when it fails: the caller's "is the target
+// still in front" between batches. The whole text is one key session, so
+// a character the layout lacks keeps the keycode bound to it for the whole
+// call: binding a spare keycode anew for every batch, and restoring it in
+// between, lost characters an application had not yet translated (GTK
+// reads the keymap when it handles the key, possibly after the next
+// batch's mapping change).
+func (c *Conn) TypeTextChecked(ctx context.Context, text string, every int, check func(ctx context.Context) error) (int, error) {
 	text = strings.ReplaceAll(text, "\r\n", "\n")
 	if !utf8.ValidString(text) {
 		return 0, errors.New("x11: text to type is not valid UTF-8")
@@ -451,9 +464,14 @@ func (c *Conn) TypeText(ctx context.Context, text string) (int, error) {
 	}
 	var typed atomic.Int64
 	err := c.withKeys(ctx, func(ctx context.Context, s *keySession) error {
-		for _, ks := range syms {
+		for i, ks := range syms {
 			if err := ctx.Err(); err != nil {
 				return fmt.Errorf("x11: typing stopped after %d of %d characters: %w", typed.Load(), len(syms), err)
+			}
+			if check != nil && (i == 0 || every > 0 && i%every == 0) {
+				if err := check(ctx); err != nil {
+					return err
+				}
 			}
 			kc, shift, err := s.keycode(ctx, ks)
 			if err != nil {

@@ -551,3 +551,46 @@ func TestPointer(t *testing.T) {
 		}
 	})
 }
+
+// TestTypeTextChecked: the check runs before the first character and every
+// few after; its failure stops the typing there, with the count typed and
+// the check's own error, and the keys and keymap are left as they were.
+func TestTypeTextChecked(t *testing.T) {
+	old := bindSettle.Load()
+	bindSettle.Store(int64(2 * time.Second))
+	t.Cleanup(func() { bindSettle.Store(old) })
+	c, ec, _ := newInputFixture(t)
+	ctx := ctxT(t)
+	initial := ec.mapping()
+	isMod := func(kc xproto.Keycode) bool {
+		return slices.ContainsFunc(ec.km.mods[:], func(kcs []xproto.Keycode) bool { return slices.Contains(kcs, kc) })
+	}
+	errMoved := errors.New("the window moved away")
+	calls := 0
+	n, err := c.TypeTextChecked(ctx, "é1€2é3€4", 2, func(context.Context) error {
+		calls++
+		if calls == 3 {
+			return errMoved
+		}
+		return nil
+	})
+	if n != 4 || !errors.Is(err, errMoved) || calls != 3 {
+		t.Fatalf("TypeTextChecked = %d, %v after %d checks; want 4, the check's error, 3 checks", n, err, calls)
+	}
+	var b strings.Builder
+	for _, e := range ec.keyEvents(n, isMod) {
+		if e.press && !isMod(e.kc) {
+			r, _ := keysymRune(ec.keysym(e.kc, e.state))
+			b.WriteRune(r)
+		}
+	}
+	if b.String() != "é1€2" {
+		t.Errorf("typed %q, want %q", b.String(), "é1€2")
+	}
+	if d := ec.keysDown(); len(d) != 0 {
+		t.Errorf("keycodes left down: %v", d)
+	}
+	if !slices.Equal(ec.mapping(), initial) {
+		t.Error("keyboard mapping not restored after a stopped typing")
+	}
+}
