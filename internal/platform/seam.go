@@ -19,9 +19,7 @@ type Desktop struct {
 	Input         Input
 	Actions       Actions
 	Events        Events
-	// Pixels, the capture of windows and elements for screenshots, is the
-	// part still to come (issue 11); until then no backend has one and the
-	// core has no screenshot operation.
+	Pixels        Pixels // captures of windows, for screenshots (pixels.go)
 }
 
 // Accessibility reads applications and their accessible trees.

@@ -61,7 +61,7 @@ func Reconnecting() *Desktop { return &Desktop{reconnect: true} }
 
 // Platform is the desktop as the core receives it: every part of the seam.
 func (d *Desktop) Platform() platform.Desktop {
-	return platform.Desktop{Accessibility: d, Processes: Processes{}, Windows: d, Input: d, Actions: d, Events: d}
+	return platform.Desktop{Accessibility: d, Processes: Processes{}, Windows: d, Input: d, Actions: d, Events: d, Pixels: d}
 }
 
 // conns is the desktop's connections at one moment.

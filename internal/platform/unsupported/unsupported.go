@@ -9,6 +9,7 @@ package unsupported
 
 import (
 	"context"
+	"image"
 	"runtime"
 
 	"github.com/uiscope/uiscope/internal/platform"
@@ -18,7 +19,7 @@ import (
 // present, every call failing with Err.
 func Desktop() platform.Desktop {
 	var d desk
-	return platform.Desktop{Accessibility: d, Processes: d, Windows: d, Input: d, Actions: d, Events: d}
+	return platform.Desktop{Accessibility: d, Processes: d, Windows: d, Input: d, Actions: d, Events: d, Pixels: d}
 }
 
 // Err is what every call answers: it matches platform.ErrNotSupported
@@ -90,4 +91,8 @@ func (desk) SelectText(context.Context, platform.App, string, int, int) error { 
 
 func (desk) Watch(context.Context, platform.App) (<-chan struct{}, func(), error) {
 	return nil, func() {}, Err
+}
+
+func (desk) CaptureWindow(context.Context, platform.Window) (*image.RGBA, platform.Rect, error) {
+	return nil, platform.Rect{}, Err
 }

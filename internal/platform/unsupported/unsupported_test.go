@@ -46,6 +46,7 @@ func TestEveryPartAnswersNotSupported(t *testing.T) {
 	_, stop, werr := d.Events.Watch(ctx, app)
 	stop()
 	errs["Watch"] = werr
+	_, _, errs["CaptureWindow"] = d.Pixels.CaptureWindow(ctx, platform.Window{})
 	for name, err := range errs {
 		if !errors.Is(err, platform.ErrNotSupported) || !strings.Contains(err.Error(), "only on Linux") {
 			t.Errorf("%s: %v; want ErrNotSupported saying only Linux is supported", name, err)

@@ -52,6 +52,8 @@ type Conn struct {
 	resState int
 	// xtestState: 0 not yet probed, 1 XTEST usable, -1 absent (input.go).
 	xtestState int
+	// shots is what window capture remembers (capture.go).
+	shots captureState
 }
 
 // Open connects to display ("" means $DISPLAY), authenticating with the
