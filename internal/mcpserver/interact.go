@@ -174,8 +174,10 @@ func (h *handlers) interactTools() []toolDef {
 				return s.TypeText(ctx, in.Session, in.Element, in.Text)
 			}),
 		action(ToolsetKeyboard, "press_key", "Press a key chord",
-			"Press one key chord in the connected app, its window in front: Enter, Escape, Tab, Ctrl+S, Alt+F4, "+
-				"Shift+Tab, F5. Modifiers are always released afterwards.", actTimeout,
+			"Press one key chord (Enter, Escape, Tab, Ctrl+S, Alt+F4, Shift+Tab, F5) in the connected app: to element "+
+				"(focused first) when given, else to the app's window that has the focus, its dialogs included (its main "+
+				"window is raised only when none has). Chords the desktop acts on (Super+..., Alt+Tab, Ctrl+Alt+T) are "+
+				"refused unless the server allows them. Modifiers are always released afterwards.", actTimeout,
 			func(ctx context.Context, in keyArgs) (*core.ActResult, error) {
 				return s.PressKey(ctx, in.Session, in.Element, in.Keys)
 			}),
