@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/uiscope/uiscope/internal/platform"
@@ -30,19 +31,14 @@ const (
 
 // settle waits for the app to be quiet and then reads key back until want
 // holds (want nil: any read), bounded by settleCap and ctx. It returns
-// the last read (nil when every read failed) and whether want held on it.
+// the last read (nil when every read failed) and whether want held on it;
+// with want nil, an element that can no longer be read after the quiet
+// time (gone with the dialog it closed) is settled too, with no read.
 // changes are the app's events, subscribed before the action was sent;
 // a nil channel means the platform has none.
 func (m *Sessions) settle(ctx context.Context, s *Session, key string, changes <-chan struct{}, want func(*platform.Details) bool) (*platform.Details, bool) {
-	read := func() *platform.Details {
-		if key == "" {
-			return nil
-		}
-		d, err := m.desk.Accessibility.Element(ctx, s.App, key)
-		if err != nil {
-			return nil
-		}
-		return d
+	read := func() (*platform.Details, error) {
+		return m.desk.Accessibility.Element(ctx, s.App, key)
 	}
 	limit := time.NewTimer(settleCap)
 	defer limit.Stop()
@@ -62,15 +58,23 @@ func (m *Sessions) settle(ctx context.Context, s *Session, key string, changes <
 			if key == "" {
 				return nil, true
 			}
-			if d := read(); d != nil {
+			d, err := read()
+			switch {
+			case err == nil:
 				last = d
 				if want == nil || want(d) {
 					return d, true
 				}
+			case want == nil:
+				// Gone (the OK button of a dialog it closed) or not
+				// answering: settled, with nothing to show.
+				return nil, true
+			case errors.Is(err, platform.ErrElementGone):
+				return last, false
 			}
 			quiet.Reset(pollGap)
 		case <-limit.C:
-			if d := read(); d != nil {
+			if d, err := read(); err == nil {
 				last = d
 			}
 			return last, last != nil && (want == nil || want(last))

@@ -15,6 +15,7 @@ type textApp struct {
 	mu    sync.Mutex
 	text  string
 	reads int
+	gone  bool
 }
 
 func (a *textApp) set(s string) {
@@ -27,6 +28,9 @@ func (a *textApp) Element(context.Context, platform.App, string) (*platform.Deta
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.reads++
+	if a.gone {
+		return nil, platform.ErrElementGone
+	}
 	return &platform.Details{Node: platform.Node{Key: "k"}, Text: &platform.TextContent{Text: a.text}}, nil
 }
 
@@ -65,6 +69,20 @@ func TestSettleGivesUpAtTheDeadline(t *testing.T) {
 	}
 	if ctx.Err() == nil {
 		t.Errorf("settle returned before its deadline without the text")
+	}
+}
+
+// TestSettleOnAGoneElement: an action that made its element go (the OK
+// button of the dialog it closed) is settled once the app is quiet, with
+// nothing to read; an effect asked of a gone element did not show.
+func TestSettleOnAGoneElement(t *testing.T) {
+	app := &textApp{gone: true}
+	m := settleSessions(app)
+	if d, held := m.settle(context.Background(), &Session{}, "k", nil, nil); !held || d != nil {
+		t.Errorf("settle after the element went: %+v, %v; want nothing read and settled", d, held)
+	}
+	if _, held := m.settle(context.Background(), &Session{}, "k", nil, textIs("x")); held {
+		t.Errorf("settle says a gone element holds the text")
 	}
 }
 
