@@ -42,10 +42,9 @@ func BenchmarkMCPAct(b *testing.B) {
 		s.ok(b, tool, args)
 		return time.Since(start)
 	}
-	// invoke on the check button changes it: the read-back returns as soon
-	// as the app reports the change. invoke on Submit after the first time
-	// changes nothing the app reports, so the read-back waits its settle
-	// time: both are what an agent sees.
+	// invoke on the check button changes it, invoke on Submit after the
+	// first time changes nothing the app reports: either answers once the
+	// app has been quiet for the settle time, which is what an agent sees.
 	b.Run("invoke", func(b *testing.B) {
 		var runs []time.Duration
 		for range b.N {
