@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/uiscope/uiscope/internal/platform"
 	"github.com/uiscope/uiscope/internal/platform/fake"
@@ -112,5 +113,87 @@ func TestDesktopChordsRefused(t *testing.T) {
 	}
 	if k := d.Keys(d.editorWin); len(k) != 1 {
 		t.Errorf("keys sent %v, want the allowed chord", k)
+	}
+}
+
+// countingEvents counts the event watches that are open.
+type countingEvents struct {
+	platform.Events
+	mu   sync.Mutex
+	open int
+}
+
+func (c *countingEvents) Watch(ctx context.Context, a platform.App) (<-chan struct{}, func(), error) {
+	ch, stop, err := c.Events.Watch(ctx, a)
+	if err != nil {
+		return ch, stop, err
+	}
+	c.mu.Lock()
+	c.open++
+	c.mu.Unlock()
+	var once sync.Once
+	return ch, func() {
+		once.Do(func() {
+			c.mu.Lock()
+			c.open--
+			c.mu.Unlock()
+		})
+		stop()
+	}, nil
+}
+
+func (c *countingEvents) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.open
+}
+
+// TestActionsCloseTheirWatch: every action ends the event watch it opened,
+// whether it succeeds or fails early (the window cannot be activated, the
+// element does not take the focus).
+func TestActionsCloseTheirWatch(t *testing.T) {
+	d := newSafetyDesk()
+	p := d.Platform()
+	ev := &countingEvents{Events: p.Events}
+	p.Events = ev
+	m := NewSessions(p)
+	m.AllowInput = true
+	ctx := context.Background()
+	s, err := m.Connect(ctx, Target{Pid: editorPid}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, _, err := m.Fetch(ctx, s, 5*time.Second, platform.TreeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, save := refOf(t, tr, "Body"), refOf(t, tr, "Save")
+	calls := map[string]func() error{
+		"press_key":         func() error { _, err := m.PressKey(ctx, s.ID, "", "Enter"); return err },
+		"press_key element": func() error { _, err := m.PressKey(ctx, s.ID, body, "Enter"); return err },
+		"type_text":         func() error { _, err := m.TypeText(ctx, s.ID, "", "abc"); return err },
+		"type_text element": func() error { _, err := m.TypeText(ctx, s.ID, body, "abc"); return err },
+		"click":             func() error { _, err := m.Click(ctx, s.ID, save); return err },
+		"focus":             func() error { _, err := m.Focus(ctx, s.ID, body); return err },
+	}
+	for _, failing := range []bool{false, true} {
+		d.SetActive(d.otherWin)
+		if failing {
+			d.SetHook(func(ctx context.Context, c fake.Call) error {
+				if c.Name == "Activate" || c.Name == "GrabFocus" {
+					return platform.ErrNotActivated
+				}
+				return nil
+			})
+		}
+		for name, call := range calls {
+			err := call()
+			if !failing && err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
+			if n := ev.count(); n != 0 {
+				t.Errorf("%s (failing %v, err %v): %d event watches left open", name, failing, err, n)
+			}
+		}
 	}
 }
