@@ -230,6 +230,9 @@ func (t *Tree) Find(q Query) ([]*Element, FindStats, error) {
 	if err != nil {
 		return nil, FindStats{}, err
 	}
+	if q.Interface != "" && t.kind == KindVisual {
+		return nil, FindStats{}, Errorf(CodeNotSupported, "native windows have no accessibility interfaces, so the interface filter cannot match in a visual session; search by name or state here, or connect with mode \"a11y\" to filter by interface")
+	}
 	if err := t.checkPos(q.Within, "within"); err != nil {
 		return nil, FindStats{}, err
 	}

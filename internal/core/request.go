@@ -137,6 +137,9 @@ type TreeRead struct {
 // session's last read) and shapes it as req asks. req must have passed
 // Validate.
 func (m *Sessions) ReadTree(ctx context.Context, s *Session, req TreeRequest) (*TreeRead, error) {
+	if s.Mode == ModeVisual {
+		return nil, Errorf(CodeWrongTree, "session %s reads the visual (native window) tree: use get_visual_tree, or connect with mode \"a11y\" for the accessibility tree", s.ID)
+	}
 	limit, err := Timeout(req.TimeoutMs)
 	if err != nil {
 		return nil, err

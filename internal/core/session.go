@@ -108,7 +108,9 @@ func (m *Sessions) Connect(ctx context.Context, t Target, mode string) (*Session
 	switch mode {
 	case ModeA11y:
 	case ModeVisual:
-		return nil, Errorf(CodeNotSupported, "visual mode (the native X11 window tree) is not supported yet; connect with mode \"a11y\"")
+		if _, err := m.windowTree(); err != nil {
+			return nil, err
+		}
 	default:
 		return nil, Errorf(CodeInvalidArgument, "mode must be \"a11y\" or \"visual\", not %s", Quote(mode))
 	}
@@ -134,7 +136,7 @@ func (m *Sessions) Connect(ctx context.Context, t Target, mode string) (*Session
 	} else if err != nil {
 		return nil, AsError(err)
 	}
-	if !app.Accessible {
+	if !app.Accessible && mode == ModeA11y {
 		return nil, &Error{Code: CodeNotAccessible, Disposition: "terminal", Msg: fmt.Sprintf(
 			"pid %d (%s) has windows but no accessibility tree; run 'uiscope doctor --pid %d' for why (Tk and some toolkits never have one)", app.Pid, app.Name, app.Pid)}
 	}
@@ -201,7 +203,9 @@ func (m *Sessions) check(ctx context.Context, s *Session) error {
 	if p.Executable != "" && s.Identity.Executable != "" && p.Executable != s.Identity.Executable {
 		return lost(fmt.Sprintf("pid %d now runs %s", s.Identity.Pid, p.Executable))
 	}
-	if a := m.desk.Accessibility; a != nil {
+	// An app without an accessibility tree (visual sessions on Tk) has
+	// no accessibility connection to check.
+	if a := m.desk.Accessibility; a != nil && s.App.Accessible {
 		pid, err := a.Owner(ctx, s.App)
 		if err != nil && !errors.Is(err, platform.ErrTimeout) {
 			return lost("its accessibility connection closed")
@@ -239,7 +243,13 @@ func (m *Sessions) List() []*Session {
 
 // Fetch reads the application's tree afresh and makes it the session's tree:
 // refs handed out from now on point into it.
+//
+// A visual session's tree is its window hierarchy (visual.go), so that
+// find_elements, hit_test and wait_for work on it too.
 func (m *Sessions) Fetch(ctx context.Context, s *Session, timeout time.Duration, opts platform.TreeOptions) (*Tree, platform.TreeStats, error) {
+	if s.Mode == ModeVisual {
+		return m.fetchVisual(ctx, s, timeout, opts.MaxNodes)
+	}
 	a, err := m.a11y()
 	if err != nil {
 		return nil, platform.TreeStats{}, err
@@ -297,9 +307,16 @@ func (s *Session) Resolve(ref string) (*platform.Node, int, *Tree, error) {
 	if r.Tree == KindVisual && s.Mode == ModeA11y {
 		return nil, 0, nil, Errorf(CodeWrongTree, "%s is a visual-tree ref and session %s reads the accessibility tree; connect with mode \"visual\" to use it, or use a11y:eN refs from get_a11y_tree", ref, s.ID)
 	}
+	if r.Tree == KindA11y && s.Mode == ModeVisual {
+		return nil, 0, nil, Errorf(CodeWrongTree, "%s is an accessibility-tree ref and session %s reads the visual (native window) tree; use it in an a11y session, or visual:eN refs from get_visual_tree", ref, s.ID)
+	}
 	t := s.Tree()
 	if t == nil {
-		return nil, 0, nil, Errorf(CodeUnknownRef, "session %s has not read a tree yet: call get_a11y_tree or find_elements first, then use the refs they return", s.ID)
+		read := "get_a11y_tree or find_elements"
+		if s.Mode == ModeVisual {
+			read = "get_visual_tree"
+		}
+		return nil, 0, nil, Errorf(CodeUnknownRef, "session %s has not read a tree yet: call %s first, then use the refs it returns", s.ID, read)
 	}
 	n, id, err := t.Lookup(r)
 	if errors.Is(err, ErrUnknownRef) {
@@ -320,6 +337,9 @@ func (s *Session) Resolve(ref string) (*platform.Node, int, *Tree, error) {
 
 // Element reads one element of the session's app live.
 func (m *Sessions) Element(ctx context.Context, s *Session, key string) (*platform.Details, error) {
+	if s.Mode == ModeVisual {
+		return nil, Errorf(CodeWrongTree, "session %s reads the visual (native window) tree, whose windows have no accessible properties: get_visual_tree shows what there is (with correlate: true, each window's accessible counterpart), or connect with mode \"a11y\"", s.ID)
+	}
 	a, err := m.a11y()
 	if err != nil {
 		return nil, err

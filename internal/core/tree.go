@@ -59,8 +59,9 @@ type Tree struct {
 	kids   [][]int          // by id; children ids, in order
 	byKey  map[string]int
 	byNode map[*platform.Node]int
-	ext    []int       // shown id by position; nil: ids are positions
-	byExt  map[int]int // position by shown id
+	ext    []int                    // shown id by position; nil: ids are positions
+	byExt  map[int]int              // position by shown id
+	native []*platform.NativeWindow // visual trees: the window behind each position (visual.go)
 }
 
 // NewTree numbers and indexes the tree under root. kind is the tree kind and

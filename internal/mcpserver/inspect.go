@@ -58,7 +58,9 @@ func (h *handlers) inspectTools() []toolDef {
 				"title (window title substring) or window (X window id like 0x1a00003). Returns the session id " +
 				"every other tool takes. A name or title matching several windows fails with errorCode " +
 				"\"ambiguous\" and lists candidates; connect again by pid or window. mode \"a11y\" (default) reads " +
-				"the accessibility tree.",
+				"the accessibility tree; mode \"visual\" the native window tree (get_visual_tree), for apps without " +
+				"an accessibility tree (Tk) or what it hides. A session speaks one tree; two sessions (one per " +
+				"mode) on the same app are fine.",
 		}, h.connect),
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "disconnect",

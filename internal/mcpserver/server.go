@@ -60,7 +60,7 @@ type handlers struct {
 // name. It is the single place that decides what exists.
 func Inventory(cfg Config, sessions *core.Sessions) []toolDef {
 	h := &handlers{cfg: cfg, sessions: sessions}
-	tools := append(h.inspectTools(), h.interactTools()...)
+	tools := append(append(h.inspectTools(), h.visualTools()...), h.interactTools()...)
 	sort.Slice(tools, func(i, j int) bool { return tools[i].Tool.Name < tools[j].Tool.Name })
 	return tools
 }

@@ -223,11 +223,14 @@ func jsonKind(v any) string {
 // added to a result is in its schema.
 
 // schemaTypes are shapes For cannot derive alone. An element's children
-// are elements, a cycle for For: the element's schema is derived once with
+// (a window's, in the visual tree) are elements, a cycle for For: the element's schema is derived once with
 // children described as objects, and used wherever an element appears.
 var schemaTypes = map[reflect.Type]*jsonschema.Schema{
 	reflect.TypeFor[core.Element](): deriveWith[core.Element](map[reflect.Type]*jsonschema.Schema{
 		reflect.TypeFor[[]*core.Element](): {Type: "array", Items: &jsonschema.Schema{Type: "object"}},
+	}),
+	reflect.TypeFor[core.VisualElement](): deriveWith[core.VisualElement](map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[[]*core.VisualElement](): {Type: "array", Items: &jsonschema.Schema{Type: "object"}},
 	}),
 }
 

@@ -1,0 +1,100 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/uiscope/uiscope/internal/core"
+)
+
+// visualTools are the tools of visual sessions (the native window tree).
+func (h *handlers) visualTools() []toolDef {
+	return []toolDef{
+		newTool(ToolsetInspect, &mcp.Tool{
+			Name:        "get_visual_tree",
+			Annotations: readOnly("Read the native window tree"),
+			Description: "Read the native window tree (X11 window hierarchy) of an app connected with mode " +
+				"\"visual\": its top-level windows from their window-manager frames down, and its popups, each " +
+				"with ref (visual:eN), window id, name, class/instance (WM_CLASS), bounds in screen pixels, " +
+				"mapState (viewable, unviewable, unmapped), overrideRedirect, frame (a window manager's) and " +
+				"client (a managed top-level). Use it for apps without an accessibility tree (Tk) and for what " +
+				"the accessibility tree hides; click, scroll, focus, type_text and press_key act on visual refs by " +
+				"geometry. correlate: true adds a11yRef (the window's own accessible counterpart: an element showing " +
+				"exactly this window) and a11yAncestorRef (the counterpart of what it sits inside), as refs of an " +
+				"a11y session on the same app (a11ySession, else the latest open one, else one opened and " +
+				"returned); most toolkits draw widgets into one window, so most have no window of their own. " +
+				"correlationFailed says when the accessibility side could not be read.",
+		}, h.getVisualTree),
+	}
+}
+
+type visualTreeArgs struct {
+	Session     string `json:"session" jsonschema:"session id from connect with mode visual"`
+	Element     string `json:"element,omitempty" jsonschema:"ref of the subtree root (visual:eN from an earlier read); default the app"`
+	Depth       *int   `json:"depth,omitempty" jsonschema:"levels below the start element; omit for all, 0 for the element alone"`
+	MaxNodes    *int   `json:"maxNodes,omitempty" jsonschema:"most windows to return (default 2000, at most 100000)"`
+	Correlate   bool   `json:"correlate,omitempty" jsonschema:"add each window's accessible counterparts (a11yRef, a11yAncestorRef)"`
+	A11ySession string `json:"a11ySession,omitempty" jsonschema:"with correlate: the a11y session on the same app whose refs to use"`
+	TimeoutMs   *int   `json:"timeoutMs,omitempty" jsonschema:"deadline for reading the tree in ms (default 10000)"`
+}
+
+type visualTreeResult struct {
+	Session   string              `json:"session"`
+	Root      *core.VisualElement `json:"root"`
+	NodeCount int                 `json:"nodeCount"`
+	Shown     int                 `json:"shown"`
+	Omitted   int                 `json:"omitted"`
+	Truncated bool                `json:"truncated"`
+	// TruncatedReason says why the read stopped early (maxWindows, depth,
+	// deadline).
+	TruncatedReason string `json:"truncatedReason,omitempty"`
+	// A11ySession is the session whose refs the a11yRef fields are.
+	A11ySession       string      `json:"a11ySession,omitempty"`
+	CorrelationFailed bool        `json:"correlationFailed,omitempty"`
+	CorrelationError  *core.Error `json:"correlationError,omitempty"`
+	Note              string      `json:"note,omitempty"`
+	Fetch             fetchInfo   `json:"fetch"`
+}
+
+func (h *handlers) getVisualTree(ctx context.Context, _ *mcp.CallToolRequest, in visualTreeArgs) (visualTreeResult, error) {
+	req := core.VisualRequest{Element: in.Element, Depth: -1, Correlate: in.Correlate, A11ySession: in.A11ySession}
+	if in.Depth != nil {
+		if *in.Depth < 0 {
+			return visualTreeResult{}, core.Errorf(core.CodeInvalidArgument, "depth must be 0 or more (omit it for the whole tree), not %d", *in.Depth)
+		}
+		req.Depth = *in.Depth
+	}
+	if in.MaxNodes != nil {
+		if *in.MaxNodes <= 0 || *in.MaxNodes > core.MaxMaxNodes {
+			return visualTreeResult{}, core.Errorf(core.CodeInvalidArgument, "maxNodes must be between 1 and %d, not %d", core.MaxMaxNodes, *in.MaxNodes)
+		}
+		req.MaxNodes = *in.MaxNodes
+	}
+	s, limit, err := h.session(ctx, in.Session, in.TimeoutMs)
+	if err != nil {
+		return visualTreeResult{}, err
+	}
+	req.Timeout = limit
+	r, err := h.sessions.ReadVisual(ctx, s, req)
+	if err != nil {
+		return visualTreeResult{}, err
+	}
+	out := visualTreeResult{Session: s.ID, Root: r.Root, NodeCount: r.Tree.Len(), Shown: r.Render.Nodes, Omitted: r.Render.Omitted,
+		Truncated: r.Stats.Truncated, TruncatedReason: r.Stats.Reason,
+		Fetch: fetchInfo{Strategy: r.Stats.Strategy, Ms: r.Stats.Elapsed.Milliseconds()}}
+	if c := r.Correlation; c != nil {
+		out.A11ySession = c.A11ySession
+		if c.Err != nil {
+			out.CorrelationFailed, out.CorrelationError = true, c.Err
+		}
+	}
+	switch {
+	case r.Stats.Truncated:
+		out.Note = fmt.Sprintf("the window tree read was cut short (%s): windows may be missing", r.Stats.Reason)
+	case r.Render.BudgetHit:
+		out.Note = fmt.Sprintf("%d windows left out by maxNodes; narrow with element/depth or raise maxNodes", r.Render.Omitted)
+	}
+	return out, nil
+}
