@@ -1,0 +1,238 @@
+//go:build linux
+
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/testdesk"
+)
+
+// The visual-mode tests read windows through a real `uiscope mcp` and
+// compare them with what the X server says, read from the test process.
+
+// visElem is a window as get_visual_tree returns it.
+type visElem struct {
+	ID               string         `json:"id"`
+	Ref              string         `json:"ref"`
+	Key              string         `json:"key"`
+	Window           string         `json:"window"`
+	Pid              int            `json:"pid"`
+	Name             string         `json:"name"`
+	Class            string         `json:"class"`
+	Instance         string         `json:"instance"`
+	Bounds           *platform.Rect `json:"bounds"`
+	MapState         string         `json:"mapState"`
+	OverrideRedirect bool           `json:"overrideRedirect"`
+	Frame            bool           `json:"frame"`
+	Client           bool           `json:"client"`
+	A11yRef          string         `json:"a11yRef"`
+	A11yAncestorRef  string         `json:"a11yAncestorRef"`
+	ChildCount       int            `json:"childCount"`
+	Children         []*visElem     `json:"children"`
+}
+
+func (e *visElem) walk(f func(e, parent *visElem)) {
+	var rec func(e, parent *visElem)
+	rec = func(e, parent *visElem) {
+		f(e, parent)
+		for _, c := range e.Children {
+			rec(c, e)
+		}
+	}
+	rec(e, nil)
+}
+
+// visualTree calls get_visual_tree and decodes its root.
+func visualTree(t *testing.T, s *mcpServer, args map[string]any) (*visElem, map[string]any) {
+	t.Helper()
+	out := s.ok(t, "get_visual_tree", args)
+	raw, err := json.Marshal(out["root"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var root visElem
+	if err := json.Unmarshal(raw, &root); err != nil {
+		t.Fatalf("get_visual_tree root: %v\n%.2000s", err, raw)
+	}
+	return &root, out
+}
+
+// clientOf finds the client window (the managed top-level) in a visual tree.
+func clientOf(t *testing.T, root *visElem) *visElem {
+	t.Helper()
+	var found *visElem
+	root.walk(func(e, _ *visElem) {
+		if e.Client && e.MapState == "viewable" && found == nil {
+			found = e
+		}
+	})
+	if found == nil {
+		t.Fatalf("no viewable client window in the visual tree: %+v", root)
+	}
+	return found
+}
+
+// xWindow is the top-level window with id as the X server lists it now.
+func xWindow(t *testing.T, d *testdesk.Desk, id string) platform.Window {
+	t.Helper()
+	wins, err := d.X.TopLevels(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range wins {
+		if w.ID.String() == id {
+			return w
+		}
+	}
+	t.Fatalf("window %s is not a top-level window of the X server", id)
+	return platform.Window{}
+}
+
+// checkVisual checks what every visual tree must hold: refs and keys of
+// the visual kind, the frame holding the client, children inside their
+// parents' bounds when viewable.
+func checkVisual(t *testing.T, root *visElem, pid int) {
+	t.Helper()
+	seen := map[string]bool{}
+	root.walk(func(e, parent *visElem) {
+		if !strings.HasPrefix(e.Ref, "visual:e") || e.Ref != "visual:"+e.ID {
+			t.Errorf("window %s: ref %q, id %q; want visual:eN", e.Window, e.Ref, e.ID)
+		}
+		if seen[e.Ref] {
+			t.Errorf("ref %s twice in one tree", e.Ref)
+		}
+		seen[e.Ref] = true
+		if parent == nil {
+			return
+		}
+		if !strings.HasPrefix(e.Key, "x11:"+e.Window+"@") {
+			t.Errorf("window %s: key %q; want x11:<id>@<generation>", e.Window, e.Key)
+		}
+		if e.MapState == "" || e.Bounds == nil {
+			t.Errorf("window %s: no map state or bounds: %+v", e.Window, e)
+		}
+		if parent.Client && e.Pid != pid {
+			t.Errorf("window %s inside the app's client window has pid %d, want %d", e.Window, e.Pid, pid)
+		}
+	})
+}
+
+// TestVisualTree: the window hierarchy of a GTK 3 app and of a Tk app
+// (which has no accessibility tree) in visual sessions, checked against
+// the X server's own listing.
+func TestVisualTree(t *testing.T) {
+	d := testdesk.Shared(t)
+	gtk := d.Launch(t, "gtk3-widget-factory")
+	tk := d.LaunchX(t, testdesk.Python, testdesk.Fixture("tk_fixture.py"), "--title", "visual tk")
+	s := startMCP(t, d, "")
+
+	for _, c := range []struct {
+		name  string
+		pid   int
+		class string
+		title string
+		inner int // at least this many windows inside the client
+	}{
+		{"gtk3", gtk.Pid, "Gtk3-widget-factory", "", 0},
+		{"tk", tk.Pid, "Uiscope-tk-fixture", "visual tk", 3},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sess := s.connect(t, map[string]any{"pid": c.pid, "mode": "visual"})
+			root, out := visualTree(t, s, map[string]any{"session": sess})
+			if out["truncated"] != false {
+				t.Errorf("truncated read: %v", out)
+			}
+			checkVisual(t, root, c.pid)
+			client := clientOf(t, root)
+			x := xWindow(t, d, client.Window)
+			if x.Pid != c.pid || client.Class != c.class || client.Name != x.Title || *client.Bounds != x.Bounds {
+				t.Errorf("client window %+v; the X server says %+v (class want %s)", client, x, c.class)
+			}
+			if c.title != "" && client.Name != c.title {
+				t.Errorf("client name %q, want %q", client.Name, c.title)
+			}
+			// openbox reparents the client into a frame, which the tree
+			// starts from.
+			var frame *visElem
+			for _, top := range root.Children {
+				for _, ch := range top.Children {
+					if ch == client {
+						frame = top
+					}
+				}
+			}
+			if frame == nil || !frame.Frame || frame.Pid == c.pid {
+				t.Errorf("the client %s is not held by a window-manager frame at the top: %+v", client.Window, frame)
+			}
+			inner := 0
+			client.walk(func(e, _ *visElem) { inner++ })
+			if inner-1 < c.inner {
+				t.Errorf("%d windows inside the client, want at least %d", inner-1, c.inner)
+			}
+			// A second read keeps every window's ref.
+			again, _ := visualTree(t, s, map[string]any{"session": sess})
+			refs := map[string]string{}
+			again.walk(func(e, _ *visElem) { refs[e.Key] = e.Ref })
+			root.walk(func(e, _ *visElem) {
+				if r, ok := refs[e.Key]; ok && r != e.Ref {
+					t.Errorf("window %s: ref %s, then %s", e.Key, e.Ref, r)
+				}
+			})
+			// Scoped to the client, one level.
+			sub, _ := visualTree(t, s, map[string]any{"session": sess, "element": client.Ref, "depth": 0})
+			if sub.Ref != client.Ref || len(sub.Children) != 0 {
+				t.Errorf("scoped read: %+v", sub)
+			}
+		})
+	}
+	if t.Failed() {
+		sess := s.connect(t, map[string]any{"pid": tk.Pid, "mode": "visual"})
+		out := s.ok(t, "get_visual_tree", map[string]any{"session": sess})
+		b, _ := json.MarshalIndent(out, "", " ")
+		t.Logf("tk tree:\n%s", b)
+	}
+}
+
+// TestVisualRefusals: bad input, refs of the other tree and the other
+// tree's tools are refused with data that says what to do.
+func TestVisualRefusals(t *testing.T) {
+	d := testdesk.Shared(t)
+	gtk := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "visual refusals")
+	s := startMCP(t, d, "")
+	vis := s.connect(t, map[string]any{"pid": gtk.Pid, "mode": "visual"})
+	a11y := s.connect(t, map[string]any{"pid": gtk.Pid})
+	s.fail(t, "get_visual_tree", map[string]any{"session": vis, "element": "visual:e1"}, "unknownRef")
+	root, _ := visualTree(t, s, map[string]any{"session": vis})
+	client := clientOf(t, root)
+	tree := s.ok(t, "get_a11y_tree", map[string]any{"session": a11y, "format": "json", "depth": 1})
+	a11yRoot, _ := tree["root"].(map[string]any)
+	a11yRef, _ := a11yRoot["ref"].(string)
+
+	s.fail(t, "get_visual_tree", map[string]any{"session": vis, "element": a11yRef}, "wrongTree")
+	s.fail(t, "get_a11y_tree", map[string]any{"session": a11y, "element": client.Ref}, "wrongTree")
+	s.fail(t, "get_element_properties", map[string]any{"session": a11y, "element": client.Ref}, "wrongTree")
+	s.fail(t, "get_visual_tree", map[string]any{"session": a11y}, "wrongTree")
+	s.fail(t, "get_a11y_tree", map[string]any{"session": vis}, "wrongTree")
+	s.fail(t, "get_element_properties", map[string]any{"session": vis, "element": client.Ref}, "wrongTree")
+	s.fail(t, "find_elements", map[string]any{"session": vis, "interface": "action"}, "notSupported")
+	s.fail(t, "get_visual_tree", map[string]any{"session": vis, "depth": -1}, "invalidArgument")
+	s.fail(t, "get_visual_tree", map[string]any{"session": vis, "maxNodes": 0}, "invalidArgument")
+	s.fail(t, "get_visual_tree", map[string]any{"session": vis, "element": "window 3"}, "malformedRef")
+	s.fail(t, "get_visual_tree", map[string]any{"session": vis, "a11ySession": a11y}, "invalidArgument")
+	s.fail(t, "get_visual_tree", map[string]any{"session": vis, "correlate": true, "a11ySession": vis}, "invalidArgument")
+	s.fail(t, "get_visual_tree", map[string]any{"session": "s999"}, "unknownSession")
+	s.fail(t, "connect", map[string]any{"pid": gtk.Pid, "mode": "pixels"}, "invalidArgument")
+	// find_elements by name works on windows.
+	found := s.ok(t, "find_elements", map[string]any{"session": vis, "name": "visual refusals", "nameMatch": "exact"})
+	if fmt.Sprint(found["matched"]) != "1" {
+		t.Errorf("find_elements by window name in a visual session: %v", found)
+	}
+	// The server still serves.
+	visualTree(t, s, map[string]any{"session": vis})
+}
