@@ -236,3 +236,107 @@ func TestVisualRefusals(t *testing.T) {
 	// The server still serves.
 	visualTree(t, s, map[string]any{"session": vis})
 }
+
+// TestVisualCorrelation: on gtk3-widget-factory the client window's own
+// counterpart is the accessible frame, and a button, which GTK 3 draws
+// into that window without a window of its own, is nobody's own
+// counterpart: the window showing it reports the frame. The refs are the
+// a11y session's and resolve there. Tk has no accessibility tree:
+// correlationFailed.
+func TestVisualCorrelation(t *testing.T) {
+	d := testdesk.Shared(t)
+	gtk := d.Launch(t, "gtk3-widget-factory")
+	tk := d.LaunchX(t, testdesk.Python, testdesk.Fixture("tk_fixture.py"), "--title", "visual correlation tk")
+	s := startMCP(t, d, "")
+	a11y := s.connect(t, map[string]any{"pid": gtk.Pid})
+	vis := s.connect(t, map[string]any{"pid": gtk.Pid, "mode": "visual"})
+
+	tree := s.ok(t, "get_a11y_tree", map[string]any{"session": a11y, "format": "json", "depth": 1})
+	var app struct {
+		Children []struct {
+			Ref, Role, Name string
+			Bounds          *platform.Rect
+		}
+	}
+	raw, _ := json.Marshal(tree["root"])
+	if err := json.Unmarshal(raw, &app); err != nil {
+		t.Fatal(err)
+	}
+	frameRef := ""
+	for _, c := range app.Children {
+		if c.Role == "frame" {
+			frameRef = c.Ref
+		}
+	}
+	if frameRef == "" {
+		t.Fatalf("no frame among the app's top-level elements: %s", raw)
+	}
+	buttons := s.ok(t, "find_elements", map[string]any{"session": a11y, "role": "push button", "states": []string{"showing"}})
+	var btns []actElem
+	raw, _ = json.Marshal(buttons["elements"])
+	if err := json.Unmarshal(raw, &btns); err != nil {
+		t.Fatal(err)
+	}
+	var button *actElem
+	for i := range btns {
+		if b := btns[i].Bounds; b != nil && b.Width > 0 && b.Height > 0 && btns[i].Name != "" {
+			button = &btns[i]
+			break
+		}
+	}
+	if button == nil {
+		t.Fatalf("no showing push button with bounds: %s", raw)
+	}
+
+	root, out := visualTree(t, s, map[string]any{"session": vis, "correlate": true})
+	if out["a11ySession"] != a11y || out["correlationFailed"] == true {
+		t.Fatalf("correlation through session %v (want %s), failed %v: %v", out["a11ySession"], a11y, out["correlationFailed"], out["correlationError"])
+	}
+	client := clientOf(t, root)
+	if client.A11yRef != frameRef {
+		t.Errorf("the client window's own counterpart is %q, want the frame %s", client.A11yRef, frameRef)
+	}
+	props := s.ok(t, "get_element_properties", map[string]any{"session": a11y, "element": client.A11yRef})
+	if p, _ := props["properties"].(map[string]any); p["role"] != "frame" {
+		t.Errorf("a11yRef %s resolves in the a11y session to %v, want the frame", client.A11yRef, props)
+	}
+	// The window that shows the button: the deepest viewable one holding
+	// its centre.
+	cx, cy := button.Bounds.X+button.Bounds.Width/2, button.Bounds.Y+button.Bounds.Height/2
+	var shows *visElem
+	root.walk(func(e, _ *visElem) {
+		if e.Pid == gtk.Pid && e.MapState == "viewable" && e.Bounds != nil && e.Bounds.Contains(cx, cy) && !e.Frame {
+			shows = e
+		}
+		if e.A11yRef == button.Ref {
+			t.Errorf("window %s claims the button %s as its own counterpart; GTK 3 buttons have no window", e.Window, button.Ref)
+		}
+	})
+	if shows == nil {
+		t.Fatalf("no window of the app shows the button %s at %d,%d", button.Ref, cx, cy)
+	}
+	if shows.A11yRef != frameRef && shows.A11yRef != "" {
+		t.Errorf("the window showing the button (%s) has counterpart %s; want the frame %s or none", shows.Window, shows.A11yRef, frameRef)
+	}
+	if shows != client && shows.A11yAncestorRef == "" {
+		t.Errorf("window %s inside the client has no a11yAncestorRef", shows.Window)
+	}
+
+	// Without a11ySession the latest a11y session on the app is used.
+	_, out = visualTree(t, s, map[string]any{"session": vis, "correlate": true, "a11ySession": a11y})
+	if out["a11ySession"] != a11y {
+		t.Errorf("explicit a11ySession: result names %v", out["a11ySession"])
+	}
+
+	tkVis := s.connect(t, map[string]any{"pid": tk.Pid, "mode": "visual"})
+	root, out = visualTree(t, s, map[string]any{"session": tkVis, "correlate": true})
+	ce, _ := out["correlationError"].(map[string]any)
+	if out["correlationFailed"] != true || ce["errorCode"] != "notAccessible" {
+		t.Errorf("Tk correlation: failed %v, error %v; want correlationFailed with notAccessible", out["correlationFailed"], out["correlationError"])
+	}
+	root.walk(func(e, _ *visElem) {
+		if e.A11yRef != "" || e.A11yAncestorRef != "" {
+			t.Errorf("Tk window %s has accessible counterparts %q/%q", e.Window, e.A11yRef, e.A11yAncestorRef)
+		}
+	})
+}

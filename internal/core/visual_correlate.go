@@ -21,8 +21,8 @@ import (
 //     window has none: a guess would be worse than nothing.
 //   - What a window sits inside (a11yAncestorRef) is the deepest element,
 //     under that same nearest counterpart, whose bounds contain the
-//     window's; for a window with an own counterpart, the counterpart of
-//     the window it sits in.
+//     window's (stopping above two that both do); for a window with an own
+//     counterpart, the counterpart of the window it sits in.
 //
 // A window never reports an ancestor's counterpart as its own: GTK 3 draws
 // its buttons into the top-level window and gives them no window, so the
@@ -195,8 +195,9 @@ func ownCounterpart(at *Tree, anc int, w *platform.NativeWindow, claimed map[int
 }
 
 // deepestHolder is the deepest element under anc (anc included) whose
-// bounds contain r, preferring elements on screen; -1 when not even anc
-// does.
+// bounds contain r; -1 when not even anc does. Where two children contain
+// r (and being on screen does not settle it) it stops above them: which
+// one the window sits in would be a guess.
 func deepestHolder(at *Tree, anc int, r platform.Rect) int {
 	contains := func(i int) bool {
 		b := at.nodes[i].Bounds
@@ -205,17 +206,23 @@ func deepestHolder(at *Tree, anc int, r platform.Rect) int {
 	if !contains(anc) {
 		return -1
 	}
-	best := anc
 	for cur := anc; ; {
-		next := -1
+		var in, showing []int
 		for _, k := range at.kids[cur] {
-			if contains(k) && (next < 0 || at.nodes[k].States.Has(platform.StateShowing) && !at.nodes[next].States.Has(platform.StateShowing)) {
-				next = k
+			if contains(k) {
+				in = append(in, k)
+				if at.nodes[k].States.Has(platform.StateShowing) {
+					showing = append(showing, k)
+				}
 			}
 		}
-		if next < 0 {
-			return best
+		switch {
+		case len(in) == 1:
+			cur = in[0]
+		case len(showing) == 1:
+			cur = showing[0]
+		default:
+			return cur
 		}
-		best, cur = next, next
 	}
 }
