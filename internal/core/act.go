@@ -181,8 +181,9 @@ func (m *Sessions) await(ctx context.Context, t *target, want func(*platform.Det
 	}
 }
 
-// changeTime bounds await.
-const changeTime = 2 * time.Second
+// changeTime bounds await (a variable for the unit tests' sake, as
+// settleCap).
+var changeTime = 2 * time.Second
 
 // finish waits for the app to settle after the action, reads the element
 // back and builds the result. want is the effect the action claims (nil:

@@ -15,7 +15,10 @@ import (
 // an Enter sent meanwhile); answering only once it is quiet makes the
 // agent's next action land where a user's would, and makes the result's
 // `after` the state the app settled on, not its first step.
-const (
+//
+// Variables, not constants, only so that unit tests of what happens at
+// the cap need not wait for it.
+var (
 	// quietTime is how long without an event counts as settled.
 	quietTime = 200 * time.Millisecond
 	// settleCap bounds the whole wait: an app that never stops sending
