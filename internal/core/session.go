@@ -39,6 +39,8 @@ type Session struct {
 	tree     *Tree      // the last read
 	complete *Tree      // the last read that was not truncated
 	ids      IDs
+
+	live live // patches, events and the watcher that feeds them (changes_follow.go)
 }
 
 // MaxSessions bounds the sessions open at once: each holds its trees and
@@ -221,11 +223,14 @@ func (m *Sessions) check(ctx context.Context, s *Session) error {
 // that a typo is not mistaken for success.
 func (m *Sessions) Disconnect(id string) error {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	if _, ok := m.sessions[id]; !ok {
+	s, ok := m.sessions[id]
+	if !ok {
+		m.mu.Unlock()
 		return Errorf(CodeUnknownSession, "no session %s", Quote(id))
 	}
 	delete(m.sessions, id)
+	m.mu.Unlock()
+	s.live.close()
 	return nil
 }
 

@@ -1,0 +1,403 @@
+package core
+
+import (
+	"slices"
+	"sync"
+)
+
+// Tree changes (docs/api.md, "Live changes"). An agent that has read a tree
+// once should learn what changed since without reading it whole again: a
+// patch lists the elements added, removed and changed between two reads,
+// matched by durable key (an element keeps its key, and so its ref, while
+// it lives). The first patch of a feed is the whole tree as added events
+// with snapshot set, so a client can build its copy from patches alone.
+
+// Change event types.
+const (
+	ChangeAdded   = "added"
+	ChangeRemoved = "removed"
+	ChangeChanged = "changed"
+)
+
+// MaxPendingChanges caps the events a feed holds for its reader: past it
+// the pending patch is replaced by a fresh snapshot, which costs one tree
+// however many changes were missed.
+const MaxPendingChanges = 10000
+
+// Change is one event of a patch.
+type Change struct {
+	Type string `json:"type"` // added, removed or changed
+	Key  string `json:"key"`
+	Ref  string `json:"ref,omitempty"` // in the read the event comes from (the old one for removed)
+	// ParentKey and Index place the element among its parent's children in
+	// the view (the old place for removed); the root has neither.
+	ParentKey string `json:"parentKey,omitempty"`
+	Index     int    `json:"index"`
+	// Path is the element's place from the root: child indexes in the view.
+	Path []int `json:"path"`
+	// Element is the added element (without children).
+	Element *Element `json:"element,omitempty"`
+	// Changes lists a changed element's fields, each {old, new}. A move
+	// shows as parentKey (another parent) or index (reordered among the
+	// siblings it had).
+	Changes map[string]FieldChange `json:"changes,omitempty"`
+
+	old *Element // a removed element as last read (for events.go)
+}
+
+// FieldChange is one field's old and new value.
+type FieldChange struct {
+	Old any `json:"old"`
+	New any `json:"new"`
+}
+
+// flatNode is one element of a tree as a diff sees it.
+type flatNode struct {
+	el        *Element
+	parentKey string
+	index     int
+	path      []int
+}
+
+// flatTree is a tree in one view, by key, in pre-order.
+type flatTree struct {
+	order []string
+	nodes map[string]*flatNode
+	kids  map[string][]string // children keys by parent key, in order
+}
+
+// flatten lists the elements of t that the view keeps, keyed. Elements
+// without a key, and a key seen twice, cannot be followed from one read to
+// the next and are left out; their kept descendants hang from the nearest
+// kept ancestor, as the view renders them.
+func flatten(t *Tree, view string) *flatTree {
+	f := &flatTree{nodes: map[string]*flatNode{}, kids: map[string][]string{}}
+	if t == nil || t.Len() == 0 {
+		return f
+	}
+	keep := t.keepSet(view)
+	type item struct {
+		id     int
+		parent string
+		path   []int
+	}
+	var walk func(it item)
+	walk = func(it item) {
+		n := t.nodes[it.id]
+		parent, path := it.parent, it.path
+		if n.Key != "" && f.nodes[n.Key] == nil {
+			idx := len(f.kids[it.parent])
+			p := append(slices.Clip(it.path), idx)
+			if it.id == 0 {
+				p = []int{}
+				idx = 0
+			}
+			f.nodes[n.Key] = &flatNode{el: t.element(it.id), parentKey: it.parent, index: idx, path: p}
+			f.order = append(f.order, n.Key)
+			if it.id != 0 {
+				f.kids[it.parent] = append(f.kids[it.parent], n.Key)
+			}
+			parent, path = n.Key, p
+		}
+		for _, c := range t.viewKids(it.id, keep) {
+			walk(item{c, parent, path})
+		}
+	}
+	walk(item{0, "", []int{}})
+	return f
+}
+
+// event is the node's event of a type: where it is, and for added, what.
+func (fn *flatNode) event(typ, key string) Change {
+	c := Change{Type: typ, Key: key, Ref: fn.el.Ref, ParentKey: fn.parentKey, Index: fn.index, Path: fn.path}
+	switch typ {
+	case ChangeAdded:
+		c.Element = fn.el
+	case ChangeRemoved:
+		c.old = fn.el
+	}
+	return c
+}
+
+// snapshotOf is a whole tree as added events, parents before children.
+func snapshotOf(f *flatTree) []Change {
+	out := make([]Change, 0, len(f.order))
+	for _, k := range f.order {
+		out = append(out, f.nodes[k].event(ChangeAdded, k))
+	}
+	return out
+}
+
+// diff lists what changed from old to cur: removed elements (in the old
+// pre-order), then added and changed ones (in the new pre-order, so a new
+// parent comes before its children).
+func diff(old, cur *flatTree) []Change {
+	var out []Change
+	for _, k := range old.order {
+		if cur.nodes[k] == nil {
+			out = append(out, old.nodes[k].event(ChangeRemoved, k))
+		}
+	}
+	reordered := reorders(old, cur)
+	for _, k := range cur.order {
+		n := cur.nodes[k]
+		o := old.nodes[k]
+		if o == nil {
+			out = append(out, n.event(ChangeAdded, k))
+			continue
+		}
+		fields := fieldChanges(o.el, n.el)
+		if o.parentKey != n.parentKey {
+			fields = put(fields, "parentKey", o.parentKey, n.parentKey)
+			fields = put(fields, "index", o.index, n.index)
+		} else if reordered[k] {
+			fields = put(fields, "index", o.index, n.index)
+		}
+		if len(fields) > 0 {
+			c := n.event(ChangeChanged, k)
+			c.Changes = fields
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func put(m map[string]FieldChange, field string, old, cur any) map[string]FieldChange {
+	if m == nil {
+		m = map[string]FieldChange{}
+	}
+	m[field] = FieldChange{Old: old, New: cur}
+	return m
+}
+
+// reorders finds the elements that changed places among siblings they
+// kept: for each parent, the children in both reads form a sequence, and
+// those outside its longest run kept in order moved. An element inserted
+// or removed beside others shifts their indexes without moving them, and
+// is not reported as their change.
+func reorders(old, cur *flatTree) map[string]bool {
+	moved := map[string]bool{}
+	for parent, kids := range cur.kids {
+		oldKids := old.kids[parent]
+		if len(oldKids) == 0 {
+			continue
+		}
+		pos := make(map[string]int, len(oldKids))
+		for i, k := range oldKids {
+			pos[k] = i
+		}
+		var seq []string
+		for _, k := range kids {
+			if _, ok := pos[k]; ok && old.nodes[k].parentKey == parent {
+				seq = append(seq, k)
+			}
+		}
+		keep := increasing(seq, pos)
+		for _, k := range seq {
+			if !keep[k] {
+				moved[k] = true
+			}
+		}
+	}
+	return moved
+}
+
+// increasing returns the keys of a longest subsequence of seq whose old
+// positions increase (patience sorting, O(n log n)).
+func increasing(seq []string, pos map[string]int) map[string]bool {
+	var tails []int // index into seq of the smallest tail of each length
+	prev := make([]int, len(seq))
+	for i, k := range seq {
+		p := pos[k]
+		j, _ := slices.BinarySearchFunc(tails, p, func(t, v int) int { return pos[seq[t]] - v })
+		if j > 0 {
+			prev[i] = tails[j-1]
+		} else {
+			prev[i] = -1
+		}
+		if j == len(tails) {
+			tails = append(tails, i)
+		} else {
+			tails[j] = i
+		}
+	}
+	keep := map[string]bool{}
+	if len(tails) == 0 {
+		return keep
+	}
+	for i := tails[len(tails)-1]; i >= 0; i = prev[i] {
+		keep[seq[i]] = true
+	}
+	return keep
+}
+
+// fieldChanges compares the fields of one element in two reads. Its ref
+// and id are the same while its key is (ids.go); its child count shows in
+// the children's own added and removed events.
+func fieldChanges(o, n *Element) map[string]FieldChange {
+	var m map[string]FieldChange
+	str := func(field, a, b string) {
+		if a != b {
+			m = put(m, field, a, b)
+		}
+	}
+	list := func(field string, a, b []string) {
+		if !slices.Equal(a, b) {
+			m = put(m, field, nonNil(a), nonNil(b))
+		}
+	}
+	str("role", o.Role, n.Role)
+	str("name", o.Name, n.Name)
+	str("description", o.Description, n.Description)
+	str("accessibleId", o.AccessibleID, n.AccessibleID)
+	str("error", o.Error, n.Error)
+	list("states", o.States, n.States)
+	list("interfaces", o.Interfaces, n.Interfaces)
+	list("actions", o.Actions, n.Actions)
+	if o.Redacted != n.Redacted {
+		m = put(m, "redacted", o.Redacted, n.Redacted)
+	}
+	switch {
+	case o.Bounds == nil && n.Bounds == nil:
+	case o.Bounds == nil || n.Bounds == nil || *o.Bounds != *n.Bounds:
+		m = put(m, "bounds", o.Bounds, n.Bounds)
+	}
+	return m
+}
+
+// Patch is what a feed hands its reader: the events since the last take,
+// or, with Snapshot, the whole tree as added events.
+type Patch struct {
+	Snapshot bool
+	Events   []Change
+	// Tree is the read the patch brings the reader to.
+	Tree *Tree
+	View string
+}
+
+// Feed follows one tree in one view for one reader: it keeps the last
+// tree it saw and the events its reader has not taken, in order. A new
+// feed, a feed whose view changed and a feed past MaxPendingChanges owe
+// their reader a snapshot. Safe for concurrent use.
+type Feed struct {
+	mu       sync.Mutex
+	view     string
+	base     *flatTree // the last tree seen; nil before the first
+	tree     *Tree
+	pending  []Change
+	snapshot bool // the reader is owed a snapshot of base instead of pending
+	// Overflows counts the times the cap turned the pending events into a
+	// snapshot.
+	overflows int
+}
+
+// NewFeed starts a feed in a view (raw when empty).
+func NewFeed(view string) *Feed {
+	if view == "" {
+		view = ViewRaw
+	}
+	return &Feed{view: view, snapshot: true}
+}
+
+// View is the feed's view.
+func (f *Feed) View() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.view
+}
+
+// SetView changes the view; a different one restarts the feed with a
+// snapshot.
+func (f *Feed) SetView(view string) {
+	if view == "" {
+		view = ViewRaw
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if view != f.view {
+		f.view, f.base, f.tree, f.pending, f.snapshot = view, nil, nil, nil, true
+	}
+}
+
+// Update diffs t against the last tree the feed saw and appends the
+// events; it returns how many there were (the size of the whole tree when
+// the feed owes a snapshot and has never seen one). A truncated read is
+// skipped: elements missing from it are not gone.
+func (f *Feed) Update(t *Tree) int {
+	_, n := f.update(t)
+	return n
+}
+
+// update is Update that also returns the diff's events (nil when there
+// was nothing to diff against).
+func (f *Feed) update(t *Tree) ([]Change, int) {
+	if t == nil || t.Truncated {
+		return nil, 0
+	}
+	cur := flatten(t, f.View())
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	old := f.base
+	f.base, f.tree = cur, t
+	if old == nil {
+		f.snapshot, f.pending = true, nil
+		return nil, len(cur.order)
+	}
+	evs := diff(old, cur)
+	switch {
+	case f.snapshot:
+		// The reader is owed a snapshot anyway: it will be of this read.
+	case len(f.pending)+len(evs) > MaxPendingChanges:
+		f.snapshot, f.pending = true, nil
+		f.overflows++
+	default:
+		f.pending = append(f.pending, evs...)
+	}
+	return evs, len(evs)
+}
+
+// Pending is how many events wait for the reader (a snapshot counts its
+// elements).
+func (f *Feed) Pending() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.snapshot && f.base != nil {
+		return len(f.base.order)
+	}
+	return len(f.pending)
+}
+
+// Overflows is how many times the cap replaced the pending events by a
+// snapshot.
+func (f *Feed) Overflows() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.overflows
+}
+
+// Take hands the reader what is pending and clears it. Before the feed
+// has seen a tree it returns a patch with no tree.
+func (f *Feed) Take() Patch {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p := Patch{Tree: f.tree, View: f.view, Events: f.pending}
+	if f.base == nil {
+		p.Snapshot, p.Events = true, []Change{}
+		return p
+	}
+	if f.snapshot {
+		p.Snapshot, p.Events = true, snapshotOf(f.base)
+	}
+	if p.Events == nil {
+		p.Events = []Change{}
+	}
+	f.pending, f.snapshot = nil, false
+	return p
+}
+
+// Reset makes the feed forget its tree: the next patch is a snapshot.
+func (f *Feed) Reset() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.base, f.tree, f.pending, f.snapshot = nil, nil, nil, true
+}

@@ -1,0 +1,240 @@
+package core
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/uiscope/uiscope/internal/platform"
+)
+
+// Following an application (docs/api.md, "Live changes"). A session's
+// watcher re-reads its application as soon as the platform reports a
+// change (Events.Watch: every event of a burst collapses into one pending
+// hint, so a dialog opening that raises dozens of events costs one or two
+// reads) and diffs the read into the session's resource feed and its event
+// log, then tells its listeners. A slow poll (FollowPoll) is the safety
+// net for toolkits that raise no events. The patch is cached before the
+// listeners hear of it, so the read that follows a notification is
+// instant.
+//
+// One watcher per session, however many listeners: it starts with the
+// first (Follow) and stops with the last, with Disconnect, or when the
+// application is gone (ownershipLost); nothing of it outlives its session.
+
+// FollowPoll is the safety-net poll of a watcher. (A variable for tests.)
+var FollowPoll = 2 * time.Second
+
+// followReadTimeout bounds one read of a watcher.
+const followReadTimeout = 10 * time.Second
+
+// live is a session's live state.
+type live struct {
+	mu        sync.Mutex
+	tool      *Feed     // get_a11y_tree_changes
+	res       *Feed     // the session's resource, raw view
+	log       *EventLog // get_events
+	logHeld   bool      // get_events keeps the watcher running
+	listeners map[int]func()
+	nextTok   int
+	cancel    context.CancelFunc // the running watcher's; nil when none
+	done      chan struct{}      // closed when the running watcher ends
+	err       error              // why the last watcher ended by itself
+	closed    bool
+	reads     int // reads the watchers made (tests)
+}
+
+// feeds returns the session's feeds and log, created on first use.
+func (l *live) feeds() (tool, res *Feed, log *EventLog) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.tool == nil {
+		l.tool, l.res, l.log = NewFeed(ViewRaw), NewFeed(ViewRaw), NewEventLog(MaxEvents)
+	}
+	return l.tool, l.res, l.log
+}
+
+// close ends the session's live state: the watcher stops (and is waited
+// for), listeners are dropped.
+func (l *live) close() {
+	l.mu.Lock()
+	l.closed = true
+	l.listeners = nil
+	cancel, done := l.cancel, l.done
+	l.cancel, l.done = nil, nil
+	l.mu.Unlock()
+	if cancel != nil {
+		cancel()
+		<-done
+	}
+}
+
+// TreeChanges is get_a11y_tree_changes: it reads the session's tree afresh
+// and returns what changed since the last call in the same view (the first
+// call, and a call in another view, get the whole tree as a snapshot).
+// The read becomes the session's last read, so the events' refs resolve.
+func (m *Sessions) TreeChanges(ctx context.Context, s *Session, view string, timeout time.Duration) (Patch, error) {
+	if err := ValidateView(view); err != nil {
+		return Patch{}, AsError(err)
+	}
+	tool, _, _ := s.live.feeds()
+	tool.SetView(view)
+	t, _, err := m.Fetch(ctx, s, timeout, platform.TreeOptions{})
+	if err != nil {
+		return Patch{}, err
+	}
+	if t.Truncated {
+		return Patch{}, Errorf(CodeTimeout, "the tree read was cut short, so what is missing from it may not be gone: no patch was made; retry with a larger timeoutMs")
+	}
+	tool.Update(t)
+	return tool.Take(), nil
+}
+
+// ResourcePatch takes what the session's resource feed holds. Without a
+// running watcher it reads the tree first (a client may read a resource
+// without subscribing); with one, it answers from what the watcher cached.
+func (m *Sessions) ResourcePatch(ctx context.Context, s *Session, timeout time.Duration) (Patch, error) {
+	_, res, _ := s.live.feeds()
+	s.live.mu.Lock()
+	running := s.live.cancel != nil
+	s.live.mu.Unlock()
+	if !running {
+		t, _, err := m.Fetch(ctx, s, timeout, platform.TreeOptions{})
+		if err != nil {
+			return Patch{}, err
+		}
+		m.record(s, t)
+	}
+	return res.Take(), nil
+}
+
+// Follow calls notify after every change of the session's application
+// has been diffed into its resource feed and event log, until stop. The
+// watcher runs while anyone follows. It fails on a disconnected session.
+func (m *Sessions) Follow(s *Session, notify func()) (stop func(), err error) {
+	s.live.feeds()
+	l := &s.live
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return nil, Errorf(CodeUnknownSession, "session %s is disconnected", Quote(s.ID))
+	}
+	if l.listeners == nil {
+		l.listeners = map[int]func(){}
+	}
+	tok := l.nextTok
+	l.nextTok++
+	l.listeners[tok] = notify
+	m.startLocked(s)
+	var once sync.Once
+	return func() { once.Do(func() { m.unfollow(s, tok) }) }, nil
+}
+
+// unfollow drops a listener and stops the watcher when none is left.
+func (m *Sessions) unfollow(s *Session, tok int) {
+	l := &s.live
+	l.mu.Lock()
+	delete(l.listeners, tok)
+	var cancel context.CancelFunc
+	var done chan struct{}
+	if len(l.listeners) == 0 && !l.logHeld {
+		cancel, done = l.cancel, l.done
+		l.cancel, l.done = nil, nil
+	}
+	l.mu.Unlock()
+	if cancel != nil {
+		cancel()
+		<-done
+	}
+}
+
+// startLocked starts the watcher unless it runs; l.mu is held.
+func (m *Sessions) startLocked(s *Session) {
+	l := &s.live
+	if l.cancel != nil || l.closed {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	l.cancel, l.done, l.err = cancel, done, nil
+	go m.follow(ctx, s, done)
+}
+
+// Following reports whether a watcher runs for the session.
+func (m *Sessions) Following(s *Session) bool {
+	s.live.mu.Lock()
+	defer s.live.mu.Unlock()
+	return s.live.cancel != nil
+}
+
+// follow is the watcher.
+func (m *Sessions) follow(ctx context.Context, s *Session, done chan struct{}) {
+	defer close(done)
+	changes, stop := m.Watch(ctx, s)
+	defer stop()
+	poll := time.NewTimer(FollowPoll)
+	defer poll.Stop()
+	for {
+		t, _, err := m.Fetch(ctx, s, followReadTimeout, platform.TreeOptions{})
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			if e := AsError(err); e.Code == CodeOwnershipLost {
+				// The application is gone: the watcher ends, and its
+				// listeners hear of it once more, so that their next read
+				// says so.
+				s.live.mu.Lock()
+				s.live.err = e
+				if s.live.done == done {
+					s.live.cancel, s.live.done = nil, nil
+				}
+				s.live.mu.Unlock()
+				m.tell(s)
+				return
+			}
+		} else if m.record(s, t) {
+			m.tell(s)
+		}
+		poll.Reset(FollowPoll)
+		select {
+		case <-ctx.Done():
+			return
+		case <-changes:
+		case <-poll.C:
+		}
+	}
+}
+
+// record diffs a read into the session's resource feed and event log; it
+// reports whether anything changed.
+func (m *Sessions) record(s *Session, t *Tree) bool {
+	_, res, log := s.live.feeds()
+	s.live.mu.Lock()
+	s.live.reads++
+	s.live.mu.Unlock()
+	evs, n := res.update(t)
+	log.derive(evs, t)
+	return n > 0
+}
+
+// tell calls the session's listeners.
+func (m *Sessions) tell(s *Session) {
+	s.live.mu.Lock()
+	fns := make([]func(), 0, len(s.live.listeners))
+	for _, f := range s.live.listeners {
+		fns = append(fns, f)
+	}
+	s.live.mu.Unlock()
+	for _, f := range fns {
+		f()
+	}
+}
+
+// FollowErr is why the session's last watcher ended by itself (the
+// application is gone), or nil.
+func (m *Sessions) FollowErr(s *Session) error {
+	s.live.mu.Lock()
+	defer s.live.mu.Unlock()
+	return s.live.err
+}

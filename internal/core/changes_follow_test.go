@@ -1,0 +1,235 @@
+package core
+
+import (
+	"context"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/uiscope/uiscope/internal/platform/fake"
+)
+
+const livePid = 4242
+
+func liveDesk(label string) *fake.Desktop {
+	d := fake.New()
+	d.AddApp(fake.App{Pid: livePid, Name: "ticker", Tree: appTree(label)})
+	return d
+}
+
+func liveSession(t *testing.T, d *fake.Desktop) (*Sessions, *Session) {
+	t.Helper()
+	m := NewSessions(d.Platform())
+	s, err := m.Connect(context.Background(), Target{Pid: livePid}, "")
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { _ = m.Disconnect(s.ID) }) // stops a watcher a failed test left
+	return m, s
+}
+
+// recv waits for a notification (never on a fixed sleep: the condition).
+func recv(t *testing.T, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("no notification: %s", what)
+	}
+}
+
+func TestFollowCachesThePatchBeforeNotifying(t *testing.T) {
+	d := liveDesk("Tick 0")
+	m, s := liveSession(t, d)
+	notified := make(chan struct{}, 16)
+	var mu sync.Mutex
+	var sawAtNotify []int
+	stop, err := m.Follow(s, func() {
+		_, res, _ := s.live.feeds()
+		mu.Lock()
+		sawAtNotify = append(sawAtNotify, res.Pending())
+		mu.Unlock()
+		notified <- struct{}{}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	recv(t, notified, "the first read")
+	p, err := m.ResourcePatch(context.Background(), s, time.Second)
+	if err != nil || !p.Snapshot || len(p.Events) != 5 {
+		t.Fatalf("first resource read: %v snapshot=%v %d events", err, p.Snapshot, len(p.Events))
+	}
+	d.SetTree(livePid, appTree("Tick 1"))
+	recv(t, notified, "after the label changed")
+	p, _ = m.ResourcePatch(context.Background(), s, time.Second)
+	if len(p.Events) != 1 || p.Events[0].Changes["name"].New != "Tick 1" {
+		t.Fatalf("after a rename: %q", summaries(p.Events))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for i, n := range sawAtNotify {
+		if n == 0 {
+			t.Fatalf("notification %d came before its patch was cached", i)
+		}
+	}
+	// The semantic log saw the rename.
+	_, _, log := s.live.feeds()
+	r := log.Take(nil, 10)
+	if len(r.Events) != 1 || r.Events[0].Type != EventNameChanged || *r.Events[0].New != "Tick 1" {
+		t.Fatalf("events: %+v", r.Events)
+	}
+}
+
+func TestFollowStopsWithDisconnectAndUnfollow(t *testing.T) {
+	d := liveDesk("x")
+	m, s := liveSession(t, d)
+	first := make(chan struct{}, 16)
+	stop, err := m.Follow(s, func() { first <- struct{}{} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	recv(t, first, "the first read") // the watch is open by then
+	stop2, _ := m.Follow(s, func() {})
+	if !m.Following(s) || d.Watchers(livePid) != 1 {
+		t.Fatalf("two listeners: following=%v, %d watches; want one watcher", m.Following(s), d.Watchers(livePid))
+	}
+	stop()
+	if !m.Following(s) {
+		t.Fatal("the watcher stopped while a listener remained")
+	}
+	stop2()
+	if m.Following(s) || d.Watchers(livePid) != 0 {
+		t.Fatalf("after the last unfollow: following=%v, %d watches", m.Following(s), d.Watchers(livePid))
+	}
+	if _, err := m.Follow(s, func() {}); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Disconnect(s.ID); err != nil {
+		t.Fatal(err)
+	}
+	if m.Following(s) || d.Watchers(livePid) != 0 {
+		t.Fatalf("after disconnect: following=%v, %d watches", m.Following(s), d.Watchers(livePid))
+	}
+	if _, err := m.Follow(s, func() {}); err == nil || AsError(err).Code != CodeUnknownSession {
+		t.Fatalf("following a disconnected session: %v", err)
+	}
+}
+
+func TestFollowEndsWhenTheAppExits(t *testing.T) {
+	old := FollowPoll
+	FollowPoll = 20 * time.Millisecond // the exit raises no event in the fake
+	defer func() { FollowPoll = old }()
+	d := liveDesk("x")
+	m, s := liveSession(t, d)
+	notified := make(chan struct{}, 16)
+	stop, _ := m.Follow(s, func() { notified <- struct{}{} })
+	defer stop()
+	recv(t, notified, "the first read")
+	d.Exit(livePid)
+	recv(t, notified, "the app's exit")
+	deadline := time.Now().Add(10 * time.Second)
+	for m.Following(s) && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if m.Following(s) {
+		t.Fatal("the watcher outlived its application")
+	}
+	if e := m.FollowErr(s); e == nil || AsError(e).Code != CodeOwnershipLost {
+		t.Fatalf("FollowErr = %v", e)
+	}
+}
+
+func TestFollowLeavesNoGoroutines(t *testing.T) {
+	d := liveDesk("x")
+	m := NewSessions(d.Platform())
+	before := runtime.NumGoroutine()
+	for i := range 200 {
+		s, err := m.Connect(context.Background(), Target{Pid: livePid}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		notified := make(chan struct{}, 1)
+		stop, _ := m.Follow(s, func() {
+			select {
+			case notified <- struct{}{}:
+			default:
+			}
+		})
+		recv(t, notified, "a cycle's first read")
+		if i%2 == 0 {
+			stop()
+		}
+		if err := m.Disconnect(s.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	after := runtime.NumGoroutine()
+	if after > before || d.Watchers(livePid) != 0 {
+		t.Fatalf("after 200 cycles: %d goroutines (from %d), %d watches open", after, before, d.Watchers(livePid))
+	}
+}
+
+func TestTreeChangesTool(t *testing.T) {
+	d := liveDesk("Tick 0")
+	m, s := liveSession(t, d)
+	ctx := context.Background()
+	p, err := m.TreeChanges(ctx, s, "", time.Second)
+	if err != nil || !p.Snapshot || len(p.Events) != 5 {
+		t.Fatalf("first call: %v snapshot=%v %d", err, p.Snapshot, len(p.Events))
+	}
+	d.SetTree(livePid, appTree("Tick 1"))
+	p, _ = m.TreeChanges(ctx, s, "", time.Second)
+	if p.Snapshot || len(p.Events) != 1 {
+		t.Fatalf("second call: %q", summaries(p.Events))
+	}
+	// The event's ref resolves in the session.
+	if n, _, _, err := s.Resolve(p.Events[0].Ref); err != nil || n.Name != "Tick 1" {
+		t.Fatalf("resolving %s: %v", p.Events[0].Ref, err)
+	}
+	if p, _ = m.TreeChanges(ctx, s, ViewControl, time.Second); !p.Snapshot {
+		t.Fatal("another view did not start a snapshot")
+	}
+	if _, err := m.TreeChanges(ctx, s, "bogus", time.Second); err == nil || !strings.Contains(err.Error(), "view") {
+		t.Fatalf("bad view: %v", err)
+	}
+}
+
+func TestEventLogDerivesAndBounds(t *testing.T) {
+	var ids IDs
+	f := NewFeed("")
+	log := NewEventLog(3)
+	root := appTree("x")
+	f.update(numbered(&ids, root))
+	dlg := kd("dlg", "dialog", "Save changes?", kd("yes", "push button", "Yes"))
+	dlg.Children[0].States = states("enabled", "focused")
+	root = appTree("y")
+	root.Children = append(root.Children, dlg)
+	t2 := numbered(&ids, root)
+	evs, _ := f.update(t2)
+	log.derive(evs, t2)
+	r := log.Take(nil, 10)
+	var got []string
+	for _, e := range r.Events {
+		got = append(got, e.Type+" "+e.Name)
+	}
+	want := "nameChanged y,windowOpened Save changes?,focusMoved Yes"
+	if strings.Join(got, ",") != want {
+		t.Fatalf("events %q, want %q", strings.Join(got, ","), want)
+	}
+	// The dialog closes: one more event, and the log keeps the last three.
+	t3 := numbered(&ids, appTree("y"))
+	evs, _ = f.update(t3)
+	log.derive(evs, t3)
+	r = log.Take(nil, 10)
+	if len(r.Events) != 1 || r.Events[0].Type != EventWindowClosed || r.Events[0].Name != "Save changes?" {
+		t.Fatalf("after close: %+v", r.Events)
+	}
+	since := int64(0)
+	r = log.Take(&since, 10)
+	if !r.Missed || len(r.Events) != 3 || r.Events[0].Seq != 2 {
+		t.Fatalf("from the start of a bounded log: missed=%v %d events first %d", r.Missed, len(r.Events), r.Events[0].Seq)
+	}
+}
