@@ -356,6 +356,13 @@ func (f *Feed) update(t *Tree) ([]Change, int) {
 	return evs, len(evs)
 }
 
+// seen reports whether the feed has seen a tree.
+func (f *Feed) seen() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.base != nil
+}
+
 // Pending is how many events wait for the reader (a snapshot counts its
 // elements).
 func (f *Feed) Pending() int {

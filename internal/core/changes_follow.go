@@ -22,6 +22,8 @@ import (
 // first (Follow) and stops with the last, with Disconnect, or when the
 // application is gone (ownershipLost); nothing of it outlives its session.
 
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
 // FollowPoll is the safety-net poll of a watcher. (A variable for tests.)
 var FollowPoll = 2 * time.Second
 
@@ -39,6 +41,7 @@ type live struct {
 	nextTok   int
 	cancel    context.CancelFunc // the running watcher's; nil when none
 	done      chan struct{}      // closed when the running watcher ends
+	ready     chan struct{}      // closed once the running watcher watches
 	err       error              // why the last watcher ended by itself
 	closed    bool
 	reads     int // reads the watchers made (tests)
@@ -98,7 +101,8 @@ func (m *Sessions) ResourcePatch(ctx context.Context, s *Session, timeout time.D
 	s.live.mu.Lock()
 	running := s.live.cancel != nil
 	s.live.mu.Unlock()
-	if !running {
+	// A watcher that has not read yet has nothing to answer with.
+	if !running || !res.seen() {
 		t, _, err := m.Fetch(ctx, s, timeout, platform.TreeOptions{})
 		if err != nil {
 			return Patch{}, err
@@ -115,8 +119,8 @@ func (m *Sessions) Follow(s *Session, notify func()) (stop func(), err error) {
 	s.live.feeds()
 	l := &s.live
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	if l.closed {
+		l.mu.Unlock()
 		return nil, Errorf(CodeUnknownSession, "session %s is disconnected", Quote(s.ID))
 	}
 	if l.listeners == nil {
@@ -125,7 +129,11 @@ func (m *Sessions) Follow(s *Session, notify func()) (stop func(), err error) {
 	tok := l.nextTok
 	l.nextTok++
 	l.listeners[tok] = notify
-	m.startLocked(s)
+	ready := m.startLocked(s)
+	l.mu.Unlock()
+	// Changes are watched once Follow returns: what the caller does next
+	// is seen.
+	<-ready
 	var once sync.Once
 	return func() { once.Do(func() { m.unfollow(s, tok) }) }, nil
 }
@@ -148,16 +156,21 @@ func (m *Sessions) unfollow(s *Session, tok int) {
 	}
 }
 
-// startLocked starts the watcher unless it runs; l.mu is held.
-func (m *Sessions) startLocked(s *Session) {
+// startLocked starts the watcher unless it runs; l.mu is held. The
+// channel it returns is closed once the watcher watches.
+func (m *Sessions) startLocked(s *Session) <-chan struct{} {
 	l := &s.live
-	if l.cancel != nil || l.closed {
-		return
+	if l.cancel != nil {
+		return l.ready
+	}
+	if l.closed {
+		return closedChan
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	l.cancel, l.done, l.err = cancel, done, nil
-	go m.follow(ctx, s, done)
+	done, ready := make(chan struct{}), make(chan struct{})
+	l.cancel, l.done, l.ready, l.err = cancel, done, ready, nil
+	go m.follow(ctx, s, done, ready)
+	return ready
 }
 
 // Following reports whether a watcher runs for the session.
@@ -168,10 +181,11 @@ func (m *Sessions) Following(s *Session) bool {
 }
 
 // follow is the watcher.
-func (m *Sessions) follow(ctx context.Context, s *Session, done chan struct{}) {
+func (m *Sessions) follow(ctx context.Context, s *Session, done, ready chan struct{}) {
 	defer close(done)
 	changes, stop := m.Watch(ctx, s)
 	defer stop()
+	close(ready)
 	poll := time.NewTimer(FollowPoll)
 	defer poll.Stop()
 	for {
@@ -237,4 +251,22 @@ func (m *Sessions) FollowErr(s *Session) error {
 	s.live.mu.Lock()
 	defer s.live.mu.Unlock()
 	return s.live.err
+}
+
+// Events is get_events: it takes events from the session's log (see
+// EventLog.Take). The first call starts the session's watcher, which
+// then runs until the session ends, and says so (started): events are
+// only seen while someone watches.
+func (m *Sessions) Events(s *Session, since *int64, limit int) (r EventsRead, started bool, err error) {
+	_, _, log := s.live.feeds()
+	s.live.mu.Lock()
+	if s.live.closed {
+		s.live.mu.Unlock()
+		return EventsRead{}, false, Errorf(CodeUnknownSession, "session %s is disconnected", Quote(s.ID))
+	}
+	started = !s.live.logHeld
+	s.live.logHeld = true
+	m.startLocked(s)
+	s.live.mu.Unlock()
+	return log.Take(since, limit), started, nil
 }

@@ -173,6 +173,7 @@ func (h *handlers) connect(ctx context.Context, _ *mcp.CallToolRequest, in conne
 		return connectResult{}, err
 	}
 	fws, _ := h.sessions.Frameworks(ctx, s) // what could be read; the session is open either way
+	h.res.opened(s)
 	return connectResult{Session: s.ID, Mode: s.Mode, Pid: s.App.Pid, Name: s.App.Name, Executable: s.App.Executable,
 		Toolkit: s.App.Toolkit, ToolkitVersion: s.App.ToolkitVersion, Window: s.Identity.Window,
 		Windows: core.Summarize(s.App).Windows, Frameworks: fws}, nil
@@ -190,6 +191,7 @@ func (h *handlers) disconnect(ctx context.Context, _ *mcp.CallToolRequest, in se
 	if err := h.sessions.Disconnect(in.Session); err != nil {
 		return sessionResult{}, err
 	}
+	h.res.closed(in.Session)
 	return sessionResult(in), nil
 }
 

@@ -54,13 +54,18 @@ func (t toolDef) mutating() bool { return t.Toolset != ToolsetInspect }
 type handlers struct {
 	cfg      Config
 	sessions *core.Sessions
+	res      *resources // the sessions' resources (changes.go); nil in Inventory alone
 }
 
 // Inventory lists every tool the server knows, registered or not, sorted by
 // name. It is the single place that decides what exists.
 func Inventory(cfg Config, sessions *core.Sessions) []toolDef {
-	h := &handlers{cfg: cfg, sessions: sessions}
+	return inventory(&handlers{cfg: cfg, sessions: sessions})
+}
+
+func inventory(h *handlers) []toolDef {
 	tools := append(append(h.inspectTools(), h.visualTools()...), h.interactTools()...)
+	tools = append(tools, h.liveTools()...)
 	sort.Slice(tools, func(i, j int) bool { return tools[i].Tool.Name < tools[j].Tool.Name })
 	return tools
 }
@@ -80,13 +85,16 @@ func Enabled(cfg Config, tools []toolDef) []toolDef {
 
 // New builds the server with the enabled tools.
 func New(cfg Config, sessions *core.Sessions) *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "uiscope", Title: "uiscope", Version: Version},
-		&mcp.ServerOptions{Instructions: instructions})
+	res := newResources(sessions)
+	opts := &mcp.ServerOptions{Instructions: instructions}
+	res.options(opts)
+	s := mcp.NewServer(&mcp.Implementation{Name: "uiscope", Title: "uiscope", Version: Version}, opts)
+	res.bind(s)
 	logw := cfg.Log
 	if logw == nil {
 		logw = os.Stderr
 	}
-	for _, t := range Enabled(cfg, Inventory(cfg, sessions)) {
+	for _, t := range Enabled(cfg, inventory(&handlers{cfg: cfg, sessions: sessions, res: res})) {
 		t.register(s, t.Tool, logw)
 	}
 	return s

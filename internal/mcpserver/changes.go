@@ -1,0 +1,356 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/uiscope/uiscope/internal/core"
+)
+
+// Live changes (README, "Live changes"): the get_a11y_tree_changes and
+// get_events tools, and one subscribable resource per session,
+// uiscope://session/<id>/a11y-tree. Subscriptions go through the SDK's own
+// machinery in both protocol eras: resources/subscribe and unsubscribe
+// (2025-11-25) and subscriptions/listen (2026-07-28) both end in the
+// server's SubscribeHandler and UnsubscribeHandler, and
+// Server.ResourceUpdated sends notifications/resources/updated to whoever
+// subscribed, as each era wants it.
+
+// resourcePrefix begins every session resource's URI.
+const resourcePrefix = "uiscope://session/"
+
+// resourceURI is a session's tree resource.
+func resourceURI(session string) string { return resourcePrefix + session + "/a11y-tree" }
+
+// resourceReadTimeout bounds the tree read behind a resources/read that
+// no watcher answers from its cache.
+const resourceReadTimeout = 10 * time.Second
+
+// resources keeps the sessions' resources and their subscriptions. One
+// watcher runs per subscribed session (core.Follow), for as long as any
+// client is subscribed; it stops with the last unsubscribe, with the
+// session's disconnect, and with the end of every subscriber's MCP session
+// (a closed transport).
+type resources struct {
+	sessions *core.Sessions
+
+	mu      sync.Mutex
+	srv     *mcp.Server
+	subs    map[string]*subscription    // by URI
+	watched map[*mcp.ServerSession]bool // MCP sessions whose end is watched
+}
+
+type subscription struct {
+	stop    func()
+	clients map[*mcp.ServerSession]bool
+}
+
+func newResources(sessions *core.Sessions) *resources {
+	return &resources{sessions: sessions, subs: map[string]*subscription{}, watched: map[*mcp.ServerSession]bool{}}
+}
+
+// options are the server options that serve subscriptions.
+func (r *resources) options(o *mcp.ServerOptions) {
+	o.SubscribeHandler = r.subscribe
+	o.UnsubscribeHandler = r.unsubscribe
+	// Resources come and go with sessions, so the capability is declared
+	// rather than inferred from what exists at connect. (Declaring any
+	// capability drops the SDK's default "logging", which the server never
+	// used: it sends no log messages.)
+	o.Capabilities = &mcp.ServerCapabilities{
+		Resources: &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},
+	}
+}
+
+// bind gives r its server; sessions opened from now on get resources.
+func (r *resources) bind(s *mcp.Server) {
+	r.mu.Lock()
+	r.srv = s
+	r.mu.Unlock()
+}
+
+// opened adds a new session's resource.
+func (r *resources) opened(s *core.Session) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	srv := r.srv
+	r.mu.Unlock()
+	if srv == nil {
+		return
+	}
+	srv.AddResource(&mcp.Resource{
+		URI:      resourceURI(s.ID),
+		Name:     s.ID + "-a11y-tree",
+		Title:    fmt.Sprintf("%s (pid %d): accessibility tree", s.App.Name, s.App.Pid),
+		MIMEType: "application/json",
+		Description: "The accessibility tree of session " + s.ID + " as {tree, snapshot, events}: tree is its outline; " +
+			"events are the changes since this resource was last read (the whole tree as added events when snapshot " +
+			"is true). Subscribe to be told of changes (notifications/resources/updated).",
+	}, r.read)
+}
+
+// closed removes a disconnected session's resource and its subscriptions
+// (the session's watcher has stopped with it).
+func (r *resources) closed(id string) {
+	if r == nil {
+		return
+	}
+	uri := resourceURI(id)
+	r.mu.Lock()
+	sub := r.subs[uri]
+	delete(r.subs, uri)
+	srv := r.srv
+	r.mu.Unlock()
+	if sub != nil {
+		sub.stop()
+	}
+	if srv != nil {
+		srv.RemoveResources(uri)
+	}
+}
+
+// sessionOf parses a resource URI into its session.
+func (r *resources) sessionOf(ctx context.Context, uri string) (*core.Session, error) {
+	rest, ok := strings.CutPrefix(uri, resourcePrefix)
+	id, kind, ok2 := strings.Cut(rest, "/")
+	if !ok || !ok2 || kind != "a11y-tree" {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	s, err := r.sessions.Get(ctx, id)
+	if err != nil {
+		if core.AsError(err).Code == core.CodeUnknownSession {
+			return nil, mcp.ResourceNotFoundError(uri)
+		}
+		return nil, err
+	}
+	return s, nil
+}
+
+// treeContents is what resources/read returns, as JSON.
+type treeContents struct {
+	Session  string `json:"session"`
+	View     string `json:"view"`
+	Snapshot bool   `json:"snapshot"`
+	// Tree is the outline of the tree the events bring the reader to.
+	Tree      string        `json:"tree"`
+	NodeCount int           `json:"nodeCount"`
+	Events    []core.Change `json:"events"`
+}
+
+func (r *resources) read(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	uri := req.Params.URI
+	s, err := r.sessionOf(ctx, uri)
+	if err != nil {
+		return nil, err
+	}
+	p, err := r.sessions.ResourcePatch(ctx, s, resourceReadTimeout)
+	if err != nil {
+		return nil, fmt.Errorf("%s [%s]", core.AsError(err).Msg, core.AsError(err).Code)
+	}
+	out := treeContents{Session: s.ID, View: p.View, Snapshot: p.Snapshot, Events: p.Events}
+	if p.Tree != nil {
+		out.NodeCount = p.Tree.Len()
+		out.Tree, _, _ = p.Tree.Outline(core.ViewOptions{View: p.View, Depth: -1})
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(b)}}}, nil
+}
+
+func (r *resources) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
+	uri := req.Params.URI
+	s, err := r.sessionOf(ctx, uri)
+	if err != nil {
+		return err
+	}
+	ss := req.Session
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	sub := r.subs[uri]
+	if sub == nil {
+		srv := r.srv
+		stop, err := r.sessions.Follow(s, func() {
+			// The patch is cached by now: a read that follows is instant.
+			_ = srv.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: uri})
+		})
+		if err != nil {
+			return mcp.ResourceNotFoundError(uri)
+		}
+		sub = &subscription{stop: stop, clients: map[*mcp.ServerSession]bool{}}
+		r.subs[uri] = sub
+	}
+	sub.clients[ss] = true
+	if ss != nil && !r.watched[ss] {
+		r.watched[ss] = true
+		go func() {
+			_ = ss.Wait()
+			r.gone(ss)
+		}()
+	}
+	return nil
+}
+
+func (r *resources) unsubscribe(_ context.Context, req *mcp.UnsubscribeRequest) error {
+	r.drop(req.Params.URI, req.Session)
+	return nil
+}
+
+// drop ends one client's subscription, and the watcher with the last.
+func (r *resources) drop(uri string, ss *mcp.ServerSession) {
+	r.mu.Lock()
+	sub := r.subs[uri]
+	if sub == nil {
+		r.mu.Unlock()
+		return
+	}
+	delete(sub.clients, ss)
+	if len(sub.clients) > 0 {
+		r.mu.Unlock()
+		return
+	}
+	delete(r.subs, uri)
+	r.mu.Unlock()
+	sub.stop()
+}
+
+// gone drops every subscription of an MCP session that ended.
+func (r *resources) gone(ss *mcp.ServerSession) {
+	r.mu.Lock()
+	delete(r.watched, ss)
+	var uris []string
+	for uri, sub := range r.subs {
+		if sub.clients[ss] {
+			uris = append(uris, uri)
+		}
+	}
+	r.mu.Unlock()
+	for _, uri := range uris {
+		r.drop(uri, ss)
+	}
+}
+
+// Subscribed is how many resources have a running subscription (tests).
+func (r *resources) Subscribed() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.subs)
+}
+
+func (h *handlers) liveTools() []toolDef {
+	return []toolDef{
+		newTool(ToolsetInspect, &mcp.Tool{
+			Name:        "get_a11y_tree_changes",
+			Annotations: readOnlySession("What changed in the tree"),
+			Description: "What changed in the connected app's accessibility tree since this tool's last call for the " +
+				"session: events \"added\" (with the element), \"removed\" and \"changed\" (fields as {old, new}; " +
+				"a move shows as parentKey or index), keyed by durable key, each with ref, parentKey, index and path " +
+				"(child indexes from the root). The first call, and the first in another view, return the whole tree " +
+				"as added events with snapshot true. Cheaper than re-reading the tree to spot what an app did. " +
+				"Subscribing to the session's resource uiscope://session/<id>/a11y-tree pushes the same patches.",
+		}, h.treeChanges),
+		newTool(ToolsetInspect, &mcp.Tool{
+			Name:        "get_events",
+			Annotations: readOnlySession("What happened since the last call"),
+			Description: "Drain the session's queue of events: focusMoved (to which ref), windowOpened / windowClosed " +
+				"(title in name), nameChanged (old, new) and stateChanged (state, on). The first call starts " +
+				"listening and returns what happened since then on later calls; without since, each call returns " +
+				"what the previous one did not; since (a seq) re-reads from there. The queue keeps the last " +
+				"1000 events (missed says some were dropped).",
+		}, h.getEvents),
+	}
+}
+
+type changesArgs struct {
+	Session   string `json:"session" jsonschema:"session id from connect"`
+	View      string `json:"view,omitempty" jsonschema:"raw (default), control or content; another view than the last call's starts a snapshot"`
+	TimeoutMs *int   `json:"timeoutMs,omitempty" jsonschema:"deadline for reading the tree in ms (default 10000)"`
+}
+
+type changesResult struct {
+	Session   string        `json:"session"`
+	View      string        `json:"view"`
+	Snapshot  bool          `json:"snapshot"`
+	Events    []core.Change `json:"events"`
+	Count     int           `json:"count"`
+	NodeCount int           `json:"nodeCount"`
+}
+
+func (h *handlers) treeChanges(ctx context.Context, _ *mcp.CallToolRequest, in changesArgs) (changesResult, error) {
+	if err := core.ValidateView(in.View); err != nil {
+		return changesResult{}, err
+	}
+	s, limit, err := h.session(ctx, in.Session, in.TimeoutMs)
+	if err != nil {
+		return changesResult{}, err
+	}
+	p, err := h.sessions.TreeChanges(ctx, s, in.View, limit)
+	if err != nil {
+		return changesResult{}, err
+	}
+	out := changesResult{Session: s.ID, View: p.View, Snapshot: p.Snapshot, Events: p.Events, Count: len(p.Events)}
+	if p.Tree != nil {
+		out.NodeCount = p.Tree.Len()
+	}
+	return out, nil
+}
+
+// Bounds of get_events.
+const (
+	defaultEventsLimit = 100
+	maxEventsLimit     = core.MaxEvents
+)
+
+type eventsArgs struct {
+	Session string `json:"session" jsonschema:"session id from connect"`
+	Since   *int64 `json:"since,omitempty" jsonschema:"return events after this seq (default: after what the last call returned)"`
+	Limit   *int   `json:"limit,omitempty" jsonschema:"most events to return (default 100, at most 1000)"`
+}
+
+type eventsResult struct {
+	Session string       `json:"session"`
+	Events  []core.Event `json:"events"`
+	// Next is the seq to pass as since to read on from here.
+	Next   int64  `json:"next"`
+	More   bool   `json:"more,omitempty"`
+	Missed bool   `json:"missed,omitempty"`
+	Note   string `json:"note,omitempty"`
+}
+
+func (h *handlers) getEvents(ctx context.Context, _ *mcp.CallToolRequest, in eventsArgs) (eventsResult, error) {
+	limit := defaultEventsLimit
+	if in.Limit != nil {
+		if *in.Limit < 1 || *in.Limit > maxEventsLimit {
+			return eventsResult{}, core.Errorf(core.CodeInvalidArgument, "limit must be between 1 and %d, not %d", maxEventsLimit, *in.Limit)
+		}
+		limit = *in.Limit
+	}
+	if in.Since != nil && *in.Since < 0 {
+		return eventsResult{}, core.Errorf(core.CodeInvalidArgument, "since must be 0 or more (a seq from an earlier call), not %d", *in.Since)
+	}
+	s, _, err := h.session(ctx, in.Session, nil)
+	if err != nil {
+		return eventsResult{}, err
+	}
+	r, started, err := h.sessions.Events(s, in.Since, limit)
+	if err != nil {
+		return eventsResult{}, err
+	}
+	out := eventsResult{Session: s.ID, Events: r.Events, Next: r.Next, More: r.More, Missed: r.Missed}
+	switch {
+	case started:
+		out.Note = "listening from now on: call again to learn what happened since"
+	case r.Missed:
+		out.Note = "some events were dropped for room before they were read (the queue keeps the last 1000); read the tree again to be sure of its state"
+	}
+	return out, nil
+}

@@ -1,0 +1,268 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/uiscope/uiscope/internal/core"
+	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/platform/fake"
+)
+
+const tickerPid = 5151
+
+func tickerTree(label string) *platform.Node {
+	shown := fakeStates("enabled", "sensitive", "showing", "visible")
+	lbl := &platform.Node{Key: "t/label", Role: fakeRole("label"), Name: label, States: shown}
+	frame := &platform.Node{Key: "t/frame", Role: fakeRole("frame"), Name: "Ticker", States: shown, ChildCount: 1, Children: []*platform.Node{lbl}}
+	return &platform.Node{Key: "t/root", Role: platform.RoleApplication, Name: "ticker", ChildCount: 1, Children: []*platform.Node{frame}}
+}
+
+// liveServer is a server over a fake desktop whose ticker app the test
+// changes, and a way to connect clients to it.
+type liveServer struct {
+	acks     chan struct{} // the last client's
+	desk     *fake.Desktop
+	sessions *core.Sessions
+	srv      *mcp.Server
+}
+
+func newLiveServer() *liveServer {
+	d := fake.New()
+	d.AddApp(fake.App{Pid: tickerPid, Name: "ticker", Tree: tickerTree("Tick 0")})
+	m := core.NewSessions(d.Platform())
+	return &liveServer{desk: d, sessions: m, srv: New(Config{}, m)}
+}
+
+// client connects a client in an era; updates receives the URIs of
+// notifications/resources/updated.
+func (l *liveServer) client(t *testing.T, version string) (*mcp.ClientSession, chan string, func()) {
+	t.Helper()
+	ctx := context.Background()
+	t1, t2 := mcp.NewInMemoryTransports()
+	ss, err := l.srv.Connect(ctx, t1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	updates := make(chan string, 64)
+	c := mcp.NewClient(&mcp.Implementation{Name: "unit", Version: "1"}, &mcp.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) {
+			select {
+			case updates <- r.Params.URI:
+			default:
+			}
+		},
+	})
+	// A 2026-07-28 subscription is a subscriptions/listen request that
+	// stays open: the server says it holds with
+	// notifications/subscriptions/acknowledged, after which updates flow.
+	acks := make(chan struct{}, 64)
+	c.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "notifications/subscriptions/acknowledged" {
+				acks <- struct{}{}
+			}
+			return next(ctx, method, req)
+		}
+	})
+	l.acks = acks
+	cs, err := c.Connect(ctx, t2, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := false
+	end := func() {
+		if !closed {
+			closed = true
+			cs.Close()
+			ss.Wait()
+		}
+	}
+	t.Cleanup(end)
+	return cs, updates, end
+}
+
+func readTree(t *testing.T, cs *mcp.ClientSession, uri string) treeContents {
+	t.Helper()
+	res, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri})
+	if err != nil {
+		t.Fatalf("read %s: %v", uri, err)
+	}
+	var out treeContents
+	if err := json.Unmarshal([]byte(res.Contents[0].Text), &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// subscribe subscribes in the client's era and returns once the server
+// holds the subscription.
+func (l *liveServer) subscribe(t *testing.T, cs *mcp.ClientSession, version, uri string) {
+	t.Helper()
+	if err := cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: uri}); err != nil {
+		t.Fatalf("subscribe %s: %v", uri, err)
+	}
+	if version == "2025-11-25" {
+		return // the answer to resources/subscribe says so
+	}
+	select {
+	case <-l.acks:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("subscribe %s: no notifications/subscriptions/acknowledged", uri)
+	}
+}
+
+func waitUpdate(t *testing.T, updates chan string, uri string) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case u := <-updates:
+			if u == uri {
+				return
+			}
+		case <-deadline:
+			buf := make([]byte, 1<<20)
+			t.Fatalf("no notifications/resources/updated for %s\n%s", uri, buf[:runtime.Stack(buf, true)])
+		}
+	}
+}
+
+func TestResourceSubscriptionBothEras(t *testing.T) {
+	for _, era := range eras {
+		t.Run(era.name, func(t *testing.T) {
+			l := newLiveServer()
+			cs, updates, _ := l.client(t, era.version)
+			ctx := context.Background()
+			id := mustOK(t, cs, "connect", map[string]any{"pid": tickerPid})["session"].(string)
+			uri := resourceURI(id)
+			found := false
+			for r, err := range cs.Resources(ctx, nil) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				found = found || r.URI == uri
+			}
+			if !found {
+				t.Fatalf("resources/list lacks %s", uri)
+			}
+			l.subscribe(t, cs, era.version, uri)
+			first := readTree(t, cs, uri)
+			if !first.Snapshot || len(first.Events) != 3 {
+				t.Fatalf("first read: snapshot=%v %d events", first.Snapshot, len(first.Events))
+			}
+			l.desk.SetTree(tickerPid, tickerTree("Tick 1"))
+			waitUpdate(t, updates, uri)
+			got := readTree(t, cs, uri)
+			if got.Snapshot || len(got.Events) != 1 || got.Events[0].Key != "t/label" ||
+				fmt.Sprint(got.Events[0].Changes["name"]) != "{Tick 0 Tick 1}" {
+				t.Fatalf("after the change: %+v", got)
+			}
+			if err := cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri}); err != nil {
+				t.Fatalf("unsubscribe: %v", err)
+			}
+			s, _ := l.sessions.Get(ctx, id)
+			deadline := time.Now().Add(10 * time.Second)
+			for l.sessions.Following(s) && time.Now().Before(deadline) {
+				time.Sleep(time.Millisecond)
+			}
+			if l.sessions.Following(s) || l.desk.Watchers(tickerPid) != 0 {
+				t.Fatal("the watcher outlived the unsubscribe")
+			}
+			// Disconnect removes the resource.
+			mustOK(t, cs, "disconnect", map[string]any{"session": id})
+			if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri}); err == nil {
+				t.Fatal("a disconnected session's resource still reads")
+			}
+		})
+	}
+}
+
+func TestTreeChangesAndEventsTools(t *testing.T) {
+	l := newLiveServer()
+	cs, _, _ := l.client(t, "")
+	id := mustOK(t, cs, "connect", map[string]any{"pid": tickerPid})["session"].(string)
+	out := mustOK(t, cs, "get_a11y_tree_changes", map[string]any{"session": id})
+	if out["snapshot"] != true || out["count"].(float64) != 3 {
+		t.Fatalf("first call: %v", out)
+	}
+	ev := mustOK(t, cs, "get_events", map[string]any{"session": id})
+	if ev["note"] == nil {
+		t.Fatalf("first get_events did not say it started listening: %v", ev)
+	}
+	l.desk.SetTree(tickerPid, tickerTree("Tick 1"))
+	out = mustOK(t, cs, "get_a11y_tree_changes", map[string]any{"session": id})
+	evs := out["events"].([]any)
+	if out["snapshot"] != false || len(evs) != 1 {
+		t.Fatalf("after a change: %v", out)
+	}
+	// get_events sees the rename once its watcher has read it.
+	deadline := time.Now().Add(10 * time.Second)
+	var got []any
+	for len(got) == 0 && time.Now().Before(deadline) {
+		got = mustOK(t, cs, "get_events", map[string]any{"session": id})["events"].([]any)
+	}
+	if len(got) != 1 || got[0].(map[string]any)["type"] != core.EventNameChanged || got[0].(map[string]any)["new"] != "Tick 1" {
+		t.Fatalf("events: %v", got)
+	}
+	mustFail(t, cs, "get_a11y_tree_changes", map[string]any{"session": id, "view": "bogus"}, core.CodeInvalidArgument)
+	mustFail(t, cs, "get_events", map[string]any{"session": id, "limit": 0}, core.CodeInvalidArgument)
+	mustFail(t, cs, "get_events", map[string]any{"session": "nope"}, core.CodeUnknownSession)
+}
+
+// TestSubscriptionsLeaveNothingBehind: 200 connect, subscribe, disconnect
+// cycles, half ended by unsubscribe and the disconnect tool, half by the
+// client's transport closing first, leave no goroutine and no watch.
+func TestSubscriptionsLeaveNothingBehind(t *testing.T) {
+	l := newLiveServer()
+	ctx := context.Background()
+	runtime.GC()
+	before := runtime.NumGoroutine()
+	for i := range 200 {
+		version := eras[i%2].version
+		cs, updates, end := l.client(t, version)
+		id := mustOK(t, cs, "connect", map[string]any{"pid": tickerPid})["session"].(string)
+		uri := resourceURI(id)
+		l.subscribe(t, cs, version, uri)
+		if first := readTree(t, cs, uri); !first.Snapshot {
+			t.Fatalf("cycle %d: the first read is no snapshot", i)
+		}
+		l.desk.SetTree(tickerPid, tickerTree(fmt.Sprint("Tick ", i+1)))
+		waitUpdate(t, updates, uri)
+		if i%4 < 2 {
+			if err := cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri}); err != nil {
+				t.Fatal(err)
+			}
+			mustOK(t, cs, "disconnect", map[string]any{"session": id})
+			end()
+		} else {
+			end() // the transport closes with the subscription open
+			deadline := time.Now().Add(10 * time.Second)
+			for l.desk.Watchers(tickerPid) != 0 && time.Now().Before(deadline) {
+				time.Sleep(time.Millisecond)
+			}
+			if l.desk.Watchers(tickerPid) != 0 {
+				t.Fatalf("cycle %d: the watcher outlived its client's transport", i)
+			}
+			if err := l.sessions.Disconnect(id); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	after := runtime.NumGoroutine()
+	for after > before && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+		after = runtime.NumGoroutine()
+	}
+	if after > before || l.desk.Watchers(tickerPid) != 0 {
+		buf := make([]byte, 1<<20)
+		t.Fatalf("after 200 cycles: %d goroutines (from %d), %d watches\n%s", after, before, l.desk.Watchers(tickerPid), buf[:runtime.Stack(buf, true)])
+	}
+}
