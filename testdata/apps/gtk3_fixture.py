@@ -19,6 +19,10 @@ Options:
   --title T            window title (default "uiscope GTK3 fixture")
   --rows N             add a scrolled list "Rows" (tree table) with rows "Row 1".."Row N"
   --timer-label MS     add a label "Tick 0" whose number goes up every MS ms
+  --tick-log FILE      with --timer-label: append "N TIME_NS" to FILE at each tick, N the new number
+                       and TIME_NS the wall clock in Unix nanoseconds just after the label changed
+  --many-labels N      add N labels "Item 1".."Item N" in a scrolled box; on SIGUSR2 each is renamed
+                       "Item I (K)", K counting the signals (N changes at once)
   --delayed-dialog MS  after MS ms open a dialog "Delayed dialog" with an "OK" button (closes it)
   --removable-label    add a label "Removable" just before "Tree", destroyed on SIGUSR1 (an
                        element before others disappears, at a moment the test chooses)
@@ -27,6 +31,7 @@ Options:
 import argparse
 import signal
 import sys
+import time
 
 import gi
 
@@ -117,12 +122,34 @@ def build(args):
         box.pack_start(tick, False, False, 0)
         count = [0]
 
+        log = open(args.tick_log, "a", buffering=1) if args.tick_log else None
+
         def on_tick():
             count[0] += 1
             tick.set_text("Tick %d" % count[0])
+            if log:
+                log.write("%d %d\n" % (count[0], time.time_ns()))
             return GLib.SOURCE_CONTINUE
 
         GLib.timeout_add(args.timer_label, on_tick)
+
+    if args.many_labels is not None:
+        items = Gtk.Box(orientation=Gtk.Orientation.VERTICAL)
+        labels = [Gtk.Label(label="Item %d" % (i + 1), xalign=0) for i in range(args.many_labels)]
+        for lbl in labels:
+            items.pack_start(lbl, False, False, 0)
+        scroller = Gtk.ScrolledWindow(min_content_height=100)
+        scroller.add(items)
+        box.pack_start(scroller, True, True, 0)
+        renamed = [0]
+
+        def rename_all():
+            renamed[0] += 1
+            for i, lbl in enumerate(labels):
+                lbl.set_text("Item %d (%d)" % (i + 1, renamed[0]))
+            return GLib.SOURCE_CONTINUE
+
+        GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGUSR2, rename_all)
 
     if args.delayed_dialog is not None:
         def open_dialog():
@@ -144,6 +171,8 @@ def main():
     p.add_argument("--title", default="uiscope GTK3 fixture")
     p.add_argument("--rows", type=int, metavar="N")
     p.add_argument("--timer-label", type=int, metavar="MS")
+    p.add_argument("--tick-log", metavar="FILE")
+    p.add_argument("--many-labels", type=int, metavar="N")
     p.add_argument("--delayed-dialog", type=int, metavar="MS")
     p.add_argument("--removable-label", action="store_true")
     p.add_argument("--x", type=int, default=40)
