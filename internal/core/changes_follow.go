@@ -72,13 +72,19 @@ func (l *live) close() {
 	}
 }
 
-// TreeChanges is get_a11y_tree_changes: it reads the session's tree afresh
-// and returns what changed since the last call in the same view (the first
-// call, and a call in another view, get the whole tree as a snapshot).
-// The read becomes the session's last read, so the events' refs resolve.
-func (m *Sessions) TreeChanges(ctx context.Context, s *Session, view string, timeout time.Duration) (Patch, error) {
+// TreeChanges is get_a11y_tree_changes and get_visual_tree_changes (kind
+// says which tree the caller asked for; "" for the session's): it reads
+// the session's tree afresh and returns what changed since the last call
+// in the same view (the first call, and a call in another view, get the
+// whole tree as a snapshot). The read becomes the session's last read, so
+// the events' refs resolve.
+func (m *Sessions) TreeChanges(ctx context.Context, s *Session, kind, view string, timeout time.Duration) (Patch, error) {
 	if err := ValidateView(view); err != nil {
 		return Patch{}, AsError(err)
+	}
+	if kind != "" && kind != s.Mode {
+		other := map[string]string{KindA11y: "get_a11y_tree_changes", KindVisual: "get_visual_tree_changes"}[s.Mode]
+		return Patch{}, Errorf(CodeWrongTree, "session %s reads the %s tree: its changes come from %s (or connect with mode %s)", s.ID, s.Mode, other, Quote(kind))
 	}
 	tool, _, _ := s.live.feeds()
 	tool.SetView(view)

@@ -182,12 +182,12 @@ func TestTreeChangesTool(t *testing.T) {
 	d := liveDesk("Tick 0")
 	m, s := liveSession(t, d)
 	ctx := context.Background()
-	p, err := m.TreeChanges(ctx, s, "", time.Second)
+	p, err := m.TreeChanges(ctx, s, KindA11y, "", time.Second)
 	if err != nil || !p.Snapshot || len(p.Events) != 5 {
 		t.Fatalf("first call: %v snapshot=%v %d", err, p.Snapshot, len(p.Events))
 	}
 	d.SetTree(livePid, appTree("Tick 1"))
-	p, _ = m.TreeChanges(ctx, s, "", time.Second)
+	p, _ = m.TreeChanges(ctx, s, KindA11y, "", time.Second)
 	if p.Snapshot || len(p.Events) != 1 {
 		t.Fatalf("second call: %q", summaries(p.Events))
 	}
@@ -195,10 +195,10 @@ func TestTreeChangesTool(t *testing.T) {
 	if n, _, _, err := s.Resolve(p.Events[0].Ref); err != nil || n.Name != "Tick 1" {
 		t.Fatalf("resolving %s: %v", p.Events[0].Ref, err)
 	}
-	if p, _ = m.TreeChanges(ctx, s, ViewControl, time.Second); !p.Snapshot {
+	if p, _ = m.TreeChanges(ctx, s, KindA11y, ViewControl, time.Second); !p.Snapshot {
 		t.Fatal("another view did not start a snapshot")
 	}
-	if _, err := m.TreeChanges(ctx, s, "bogus", time.Second); err == nil || !strings.Contains(err.Error(), "view") {
+	if _, err := m.TreeChanges(ctx, s, KindA11y, "bogus", time.Second); err == nil || !strings.Contains(err.Error(), "view") {
 		t.Fatalf("bad view: %v", err)
 	}
 }

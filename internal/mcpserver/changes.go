@@ -13,9 +13,10 @@ import (
 	"github.com/uiscope/uiscope/internal/core"
 )
 
-// Live changes (README, "Live changes"): the get_a11y_tree_changes and
-// get_events tools, and one subscribable resource per session,
-// uiscope://session/<id>/a11y-tree. Subscriptions go through the SDK's own
+// Live changes (README, "Live changes"): the get_a11y_tree_changes,
+// get_visual_tree_changes and get_events tools, and one subscribable
+// resource per session, uiscope://session/<id>/a11y-tree (visual-tree for
+// a visual session). Subscriptions go through the SDK's own
 // machinery in both protocol eras: resources/subscribe and unsubscribe
 // (2025-11-25) and subscriptions/listen (2026-07-28) both end in the
 // server's SubscribeHandler and UnsubscribeHandler, and
@@ -25,8 +26,9 @@ import (
 // resourcePrefix begins every session resource's URI.
 const resourcePrefix = "uiscope://session/"
 
-// resourceURI is a session's tree resource.
-func resourceURI(session string) string { return resourcePrefix + session + "/a11y-tree" }
+// resourceURI is a session's tree resource: a11y-tree or visual-tree,
+// after the session's mode.
+func resourceURI(session, mode string) string { return resourcePrefix + session + "/" + mode + "-tree" }
 
 // resourceReadTimeout bounds the tree read behind a resources/read that
 // no watcher answers from its cache.
@@ -86,12 +88,16 @@ func (r *resources) opened(s *core.Session) {
 	if srv == nil {
 		return
 	}
+	what := "accessibility tree"
+	if s.Mode == core.ModeVisual {
+		what = "native window tree"
+	}
 	srv.AddResource(&mcp.Resource{
-		URI:      resourceURI(s.ID),
-		Name:     s.ID + "-a11y-tree",
-		Title:    fmt.Sprintf("%s (pid %d): accessibility tree", s.App.Name, s.App.Pid),
+		URI:      resourceURI(s.ID, s.Mode),
+		Name:     s.ID + "-" + s.Mode + "-tree",
+		Title:    fmt.Sprintf("%s (pid %d): %s", s.App.Name, s.App.Pid, what),
 		MIMEType: "application/json",
-		Description: "The accessibility tree of session " + s.ID + " as {tree, snapshot, events}: tree is its outline; " +
+		Description: "The " + what + " of session " + s.ID + " as {tree, snapshot, events}: tree is its outline; " +
 			"events are the changes since this resource was last read (the whole tree as added events when snapshot " +
 			"is true). Subscribe to be told of changes (notifications/resources/updated).",
 	}, r.read)
@@ -103,25 +109,27 @@ func (r *resources) closed(id string) {
 	if r == nil {
 		return
 	}
-	uri := resourceURI(id)
-	r.mu.Lock()
-	sub := r.subs[uri]
-	delete(r.subs, uri)
-	srv := r.srv
-	r.mu.Unlock()
-	if sub != nil {
-		sub.stop()
-	}
-	if srv != nil {
-		srv.RemoveResources(uri)
+	for _, mode := range []string{core.ModeA11y, core.ModeVisual} {
+		uri := resourceURI(id, mode)
+		r.mu.Lock()
+		sub := r.subs[uri]
+		delete(r.subs, uri)
+		srv := r.srv
+		r.mu.Unlock()
+		if sub != nil {
+			sub.stop()
+		}
+		if srv != nil {
+			srv.RemoveResources(uri)
+		}
 	}
 }
 
 // sessionOf parses a resource URI into its session.
 func (r *resources) sessionOf(ctx context.Context, uri string) (*core.Session, error) {
 	rest, ok := strings.CutPrefix(uri, resourcePrefix)
-	id, kind, ok2 := strings.Cut(rest, "/")
-	if !ok || !ok2 || kind != "a11y-tree" {
+	id, _, ok2 := strings.Cut(rest, "/")
+	if !ok || !ok2 {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
 	s, err := r.sessions.Get(ctx, id)
@@ -130,6 +138,9 @@ func (r *resources) sessionOf(ctx context.Context, uri string) (*core.Session, e
 			return nil, mcp.ResourceNotFoundError(uri)
 		}
 		return nil, err
+	}
+	if uri != resourceURI(s.ID, s.Mode) {
+		return nil, mcp.ResourceNotFoundError(uri)
 	}
 	return s, nil
 }
@@ -257,7 +268,14 @@ func (h *handlers) liveTools() []toolDef {
 				"(child indexes from the root). The first call, and the first in another view, return the whole tree " +
 				"as added events with snapshot true. Cheaper than re-reading the tree to spot what an app did. " +
 				"Subscribing to the session's resource uiscope://session/<id>/a11y-tree pushes the same patches.",
-		}, h.treeChanges),
+		}, h.treeChanges(core.KindA11y)),
+		newTool(ToolsetInspect, &mcp.Tool{
+			Name:        "get_visual_tree_changes",
+			Annotations: readOnlySession("What changed in the window tree"),
+			Description: "get_a11y_tree_changes for a visual session (connect with mode \"visual\"): what changed in the " +
+				"app's native window tree since this tool's last call, as added, removed and changed events by window " +
+				"key, the first call a snapshot. Subscribing to uiscope://session/<id>/visual-tree pushes the same patches.",
+		}, h.treeChanges(core.KindVisual)),
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "get_events",
 			Annotations: readOnlySession("What happened since the last call"),
@@ -285,23 +303,25 @@ type changesResult struct {
 	NodeCount int           `json:"nodeCount"`
 }
 
-func (h *handlers) treeChanges(ctx context.Context, _ *mcp.CallToolRequest, in changesArgs) (changesResult, error) {
-	if err := core.ValidateView(in.View); err != nil {
-		return changesResult{}, err
+func (h *handlers) treeChanges(kind string) handlerFunc[changesArgs, changesResult] {
+	return func(ctx context.Context, _ *mcp.CallToolRequest, in changesArgs) (changesResult, error) {
+		if err := core.ValidateView(in.View); err != nil {
+			return changesResult{}, err
+		}
+		s, limit, err := h.session(ctx, in.Session, in.TimeoutMs)
+		if err != nil {
+			return changesResult{}, err
+		}
+		p, err := h.sessions.TreeChanges(ctx, s, kind, in.View, limit)
+		if err != nil {
+			return changesResult{}, err
+		}
+		out := changesResult{Session: s.ID, View: p.View, Snapshot: p.Snapshot, Events: p.Events, Count: len(p.Events)}
+		if p.Tree != nil {
+			out.NodeCount = p.Tree.Len()
+		}
+		return out, nil
 	}
-	s, limit, err := h.session(ctx, in.Session, in.TimeoutMs)
-	if err != nil {
-		return changesResult{}, err
-	}
-	p, err := h.sessions.TreeChanges(ctx, s, in.View, limit)
-	if err != nil {
-		return changesResult{}, err
-	}
-	out := changesResult{Session: s.ID, View: p.View, Snapshot: p.Snapshot, Events: p.Events, Count: len(p.Events)}
-	if p.Tree != nil {
-		out.NodeCount = p.Tree.Len()
-	}
-	return out, nil
 }
 
 // Bounds of get_events.

@@ -141,7 +141,7 @@ func TestResourceSubscriptionBothEras(t *testing.T) {
 			cs, updates, _ := l.client(t, era.version)
 			ctx := context.Background()
 			id := mustOK(t, cs, "connect", map[string]any{"pid": tickerPid})["session"].(string)
-			uri := resourceURI(id)
+			uri := resourceURI(id, core.ModeA11y)
 			found := false
 			for r, err := range cs.Resources(ctx, nil) {
 				if err != nil {
@@ -212,6 +212,7 @@ func TestTreeChangesAndEventsTools(t *testing.T) {
 		t.Fatalf("events: %v", got)
 	}
 	mustFail(t, cs, "get_a11y_tree_changes", map[string]any{"session": id, "view": "bogus"}, core.CodeInvalidArgument)
+	mustFail(t, cs, "get_visual_tree_changes", map[string]any{"session": id}, core.CodeWrongTree)
 	mustFail(t, cs, "get_events", map[string]any{"session": id, "limit": 0}, core.CodeInvalidArgument)
 	mustFail(t, cs, "get_events", map[string]any{"session": "nope"}, core.CodeUnknownSession)
 }
@@ -228,7 +229,7 @@ func TestSubscriptionsLeaveNothingBehind(t *testing.T) {
 		version := eras[i%2].version
 		cs, updates, end := l.client(t, version)
 		id := mustOK(t, cs, "connect", map[string]any{"pid": tickerPid})["session"].(string)
-		uri := resourceURI(id)
+		uri := resourceURI(id, core.ModeA11y)
 		l.subscribe(t, cs, version, uri)
 		if first := readTree(t, cs, uri); !first.Snapshot {
 			t.Fatalf("cycle %d: the first read is no snapshot", i)
