@@ -340,3 +340,101 @@ func TestVisualCorrelation(t *testing.T) {
 		}
 	})
 }
+
+// tkTitle is the title of the Tk app's top-level window, read from the X
+// server by the test process.
+func tkTitle(ctx context.Context, d *testdesk.Desk, pid int) string {
+	wins, err := d.X.TopLevels(ctx)
+	if err != nil {
+		return "(X: " + err.Error() + ")"
+	}
+	for _, w := range wins {
+		if w.Pid == pid && w.Mapped {
+			return w.Title
+		}
+	}
+	return "(no window)"
+}
+
+// tkButton finds the Tk fixture's button in its visual tree: Tk gives
+// every widget a window; inside the client the frame holds the label
+// (above) and the button (below).
+func tkButton(t *testing.T, root *visElem) *visElem {
+	t.Helper()
+	client := clientOf(t, root)
+	var leaves []*visElem
+	client.walk(func(e, _ *visElem) {
+		if len(e.Children) == 0 && e != client && e.MapState == "viewable" {
+			leaves = append(leaves, e)
+		}
+	})
+	if len(leaves) != 2 {
+		t.Fatalf("want the label's and the button's windows inside the Tk client, got %d: %+v", len(leaves), leaves)
+	}
+	if leaves[0].Bounds.Y > leaves[1].Bounds.Y {
+		return leaves[0]
+	}
+	return leaves[1]
+}
+
+// TestVisualActTk: Tk has no accessibility tree; in a visual session its
+// button is clicked by geometry and the effect read back through X (the
+// fixture's title follows its label, and "p" presses the button). Keys
+// reach it too; semantic actions and the other tree's refs are refused and
+// press nothing.
+func TestVisualActTk(t *testing.T) {
+	d := testdesk.Shared(t)
+	tk := d.LaunchX(t, testdesk.Python, testdesk.Fixture("tk_fixture.py"), "--title", "visual act tk", "--title-follows")
+	s := startMCP(t, d, "", "--allow-input")
+	vis := s.connect(t, map[string]any{"pid": tk.Pid, "mode": "visual"})
+	root, _ := visualTree(t, s, map[string]any{"session": vis})
+	button := tkButton(t, root)
+
+	out := s.ok(t, "click", map[string]any{"session": vis, "element": button.Ref})
+	if out["method"] != "pointer" || out["element"] != button.Ref {
+		t.Errorf("click in a visual session: %v", out)
+	}
+	until(t, "Tk title after one click", func(ctx context.Context) (bool, string) {
+		got := tkTitle(ctx, d, tk.Pid)
+		return got == "Pressed 1", got
+	})
+
+	// Keys reach the Tk window ("p" presses the button in the fixture):
+	// to the app as a whole, and typed into its top-level window's ref.
+	s.ok(t, "press_key", map[string]any{"session": vis, "keys": "p"})
+	until(t, "Tk title after press_key p", func(ctx context.Context) (bool, string) {
+		got := tkTitle(ctx, d, tk.Pid)
+		return got == "Pressed 2", got
+	})
+	client := clientOf(t, root)
+	s.ok(t, "type_text", map[string]any{"session": vis, "element": client.Ref, "text": "pp"})
+	until(t, "Tk title after type_text pp", func(ctx context.Context) (bool, string) {
+		got := tkTitle(ctx, d, tk.Pid)
+		return got == "Pressed 4", got
+	})
+
+	// focus activates the window holding the button.
+	out = s.ok(t, "focus", map[string]any{"session": vis, "element": button.Ref})
+	active, err := d.X.ActiveWindow(context.Background())
+	if err != nil || fmt.Sprintf("0x%x", active) != client.Window {
+		t.Errorf("after focus the active window is 0x%x (%v), want the Tk client %s: %v", active, err, client.Window, out)
+	}
+
+	for _, tool := range []string{"toggle", "invoke", "set_expanded", "select", "select_text"} {
+		args := map[string]any{"session": vis, "element": button.Ref}
+		switch tool {
+		case "set_expanded":
+			args["expanded"] = true
+		}
+		s.fail(t, tool, args, "notSupported")
+	}
+	s.fail(t, "set_value", map[string]any{"session": vis, "element": button.Ref, "value": "x"}, "notSupported")
+	s.fail(t, "click", map[string]any{"session": vis, "element": "a11y:e3"}, "wrongTree")
+	s.fail(t, "scroll", map[string]any{"session": vis, "element": button.Ref, "direction": "intoView"}, "invalidArgument")
+	s.fail(t, "wait_for", map[string]any{"session": vis, "name": "x", "until": "property", "property": "text", "value": "y"}, "notSupported")
+	// wait_for works on windows: the title of the client.
+	s.ok(t, "wait_for", map[string]any{"session": vis, "name": "Pressed 4", "nameMatch": "exact", "until": "appears", "timeoutMs": 5000})
+	if got := tkTitle(context.Background(), d, tk.Pid); got != "Pressed 4" {
+		t.Errorf("after the refused calls the title is %q: something was pressed", got)
+	}
+}

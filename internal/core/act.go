@@ -96,6 +96,9 @@ type target struct {
 	// once marks an action that must not simply be repeated when its
 	// effect did not show (a toggle, typing): it may yet take effect.
 	once bool
+	// visual is set for a window of a visual session's tree (node nil):
+	// it is aimed at by geometry (visual_act.go).
+	visual *visualTarget
 }
 
 // done ends the target's event watch.
@@ -122,6 +125,9 @@ func (m *Sessions) prepare(ctx context.Context, sessionID, ref string) (*target,
 	s, err := m.Get(ctx, sessionID)
 	if err != nil {
 		return nil, err
+	}
+	if s.Mode == ModeVisual {
+		return nil, semanticInVisual(s)
 	}
 	a, err := m.actor()
 	if err != nil {
@@ -261,6 +267,9 @@ var clickActions = []string{"click", "press", "activate", "jump", "open", "toggl
 // pointer click at its centre after checking the window is in front and
 // nothing covers the point.
 func (m *Sessions) Click(ctx context.Context, sessionID, ref string) (*ActResult, error) {
+	if m.modeOf(sessionID) == ModeVisual {
+		return m.clickVisual(ctx, sessionID, ref)
+	}
 	t, err := m.prepare(ctx, sessionID, ref)
 	if err != nil {
 		return nil, err
@@ -681,6 +690,9 @@ func (m *Sessions) focus(ctx context.Context, t *target) error {
 
 // Focus gives an element the keyboard focus.
 func (m *Sessions) Focus(ctx context.Context, sessionID, ref string) (*ActResult, error) {
+	if m.modeOf(sessionID) == ModeVisual {
+		return m.focusVisual(ctx, sessionID, ref)
+	}
 	t, err := m.prepare(ctx, sessionID, ref)
 	if err != nil {
 		return nil, err
@@ -742,6 +754,9 @@ func (m *Sessions) Scroll(ctx context.Context, sessionID, ref, direction string,
 	case "intoView":
 	default:
 		return nil, Errorf(CodeInvalidArgument, "direction must be up, down, left, right or intoView, not %s", Quote(direction))
+	}
+	if m.modeOf(sessionID) == ModeVisual {
+		return m.scrollVisual(ctx, sessionID, ref, direction, dx, dy, amount)
 	}
 	t, err := m.prepare(ctx, sessionID, ref)
 	if err != nil {
@@ -913,6 +928,9 @@ func (m *Sessions) PressKey(ctx context.Context, sessionID, ref, keys string) (*
 // keyboardTarget resolves where keys go: an element, or with ref empty the
 // session's app as a whole. It only reads; withKeyboard aims.
 func (m *Sessions) keyboardTarget(ctx context.Context, sessionID, ref string) (*target, error) {
+	if ref != "" && m.modeOf(sessionID) == ModeVisual {
+		return m.prepareVisual(ctx, sessionID, ref)
+	}
 	if ref != "" {
 		return m.prepare(ctx, sessionID, ref)
 	}
@@ -939,7 +957,11 @@ func (m *Sessions) withKeyboard(ctx context.Context, t *target, send func(win pl
 	}
 	defer unlock()
 	var win platform.Window
-	if t.node != nil {
+	if t.visual != nil {
+		if win, err = m.aimKeysVisual(ctx, t); err != nil {
+			return err
+		}
+	} else if t.node != nil {
 		if win, err = m.activate(ctx, t); err != nil {
 			return err
 		}

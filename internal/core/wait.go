@@ -98,6 +98,9 @@ func (m *Sessions) WaitFor(ctx context.Context, s *Session, r WaitRequest) (*Wai
 	if err := r.Validate(); err != nil {
 		return nil, err
 	}
+	if s.Mode == ModeVisual && r.Until == UntilProperty && r.Property != "name" && r.Property != "state" && r.Property != "role" {
+		return nil, Errorf(CodeNotSupported, "windows of the visual tree have a name and states (showing, visible) but no %s; wait for name or state here, or connect with mode \"a11y\"", r.Property)
+	}
 	r.Query.Limit = MaxFindLimit
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, r.Timeout)

@@ -9,6 +9,9 @@ Window: a label "Hello from Tk" and a button "Press" that changes the label to "
 Options:
   --title T     window title (default "uiscope Tk fixture")
   --x X --y Y   window position (default 80, 80)
+  --title-follows  the window title follows the label ("Pressed 1", ...), so that a press
+                can be read back through X (Tk has no accessibility tree to read it from);
+                the key "p" in the window presses the button too
 """
 import argparse
 import signal
@@ -20,6 +23,7 @@ def main():
     p.add_argument("--title", default="uiscope Tk fixture")
     p.add_argument("--x", type=int, default=80)
     p.add_argument("--y", type=int, default=80)
+    p.add_argument("--title-follows", action="store_true")
     args = p.parse_args()
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -34,8 +38,12 @@ def main():
     def press():
         count[0] += 1
         label.configure(text="Pressed %d" % count[0])
+        if args.title_follows:
+            root.title("Pressed %d" % count[0])
 
     tk.Button(root, text="Press", command=press).pack(padx=10, pady=10)
+    if args.title_follows:
+        root.bind("<Key-p>", lambda _e: press())
     root.mainloop()
 
 

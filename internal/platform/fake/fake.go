@@ -80,6 +80,7 @@ type Desktop struct {
 	keys   map[platform.WindowID][]string
 	clicks []Click
 	calls  []Call
+	kids   map[platform.WindowID][]*platform.NativeWindow // child windows (tree.go)
 }
 
 // New returns an empty desktop with a 1920x1080 screen.
