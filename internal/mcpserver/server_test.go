@@ -1,5 +1,3 @@
-//go:build linux
-
 package mcpserver
 
 import (
@@ -25,8 +23,6 @@ import (
 
 	"github.com/uiscope/uiscope/internal/core"
 	"github.com/uiscope/uiscope/internal/platform"
-	"github.com/uiscope/uiscope/internal/platform/linux"
-	"github.com/uiscope/uiscope/internal/procinfo"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/tools/*.json and the README tool table")
@@ -90,11 +86,11 @@ func (fakeDesk) Apps(context.Context) ([]platform.App, error) {
 		return []platform.Window{{ID: id, Pid: self, Title: title, Bounds: platform.Rect{Width: 400, Height: 300}, Mapped: true}}
 	}
 	return []platform.App{
-		{Pid: self, Name: fakeApp, Executable: procinfo.Executable(self), Toolkit: "GTK", ToolkitVersion: "3.24",
+		{Pid: self, Name: fakeApp, Executable: hostExecutable(self), Toolkit: "GTK", ToolkitVersion: "3.24",
 			Accessible: true, BusName: ":1.1", Windows: win(0x400001, "Fake fixture")},
 		{Pid: 1<<22 + 1, Name: "twin", Executable: "/usr/bin/twin", Accessible: true, BusName: ":1.2", Windows: win(0x500001, "Twin one")},
 		// Connecting needs a live process: the test runner's parent will do.
-		{Pid: os.Getppid(), Name: "twin", Executable: procinfo.Executable(os.Getppid()), Accessible: true, BusName: ":1.3", Windows: win(0x600001, "Twin two")},
+		{Pid: os.Getppid(), Name: "twin", Executable: hostExecutable(os.Getppid()), Accessible: true, BusName: ":1.3", Windows: win(0x600001, "Twin two")},
 	}, nil
 }
 
@@ -138,7 +134,7 @@ func (fakeDesk) Owner(_ context.Context, app platform.App) (int, error) { return
 // fakePlatform is fakeDesk with this machine's real processes, which the
 // identity checks read.
 func fakePlatform() platform.Desktop {
-	return platform.Desktop{Accessibility: fakeDesk{}, Processes: linux.Processes{}}
+	return platform.Desktop{Accessibility: fakeDesk{}, Processes: hostProcesses()}
 }
 
 // connectClient serves New(cfg) over in-memory transports and returns a
