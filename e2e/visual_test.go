@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/uiscope/uiscope/internal/platform"
 	"github.com/uiscope/uiscope/internal/testdesk"
@@ -436,5 +437,39 @@ func TestVisualActTk(t *testing.T) {
 	s.ok(t, "wait_for", map[string]any{"session": vis, "name": "Pressed 4", "nameMatch": "exact", "until": "appears", "timeoutMs": 5000})
 	if got := tkTitle(context.Background(), d, tk.Pid); got != "Pressed 4" {
 		t.Errorf("after the refused calls the title is %q: something was pressed", got)
+	}
+}
+
+// TestVisualCLI: 'uiscope tree --visual' prints a Tk app's windows, as an
+// outline and as JSON, and scopes to a ref of its own numbering.
+func TestVisualCLI(t *testing.T) {
+	d := testdesk.Shared(t)
+	tk := d.LaunchX(t, testdesk.Python, testdesk.Fixture("tk_fixture.py"), "--title", "visual cli tk")
+	pid := fmt.Sprint(tk.Pid)
+	r := runCLI(t, d, 30*time.Second, "tree", "--visual", "--pid", pid)
+	if r.code != 0 || !strings.Contains(r.stdout, `window "visual cli tk" [visual:e`) || !strings.Contains(r.stdout, " client") ||
+		!strings.Contains(r.stdout, " frame") || !strings.HasPrefix(r.stdout, "application ") {
+		t.Fatalf("tree --visual: exit %d\n%s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	j := runCLI(t, d, 30*time.Second, "tree", "--visual", "--pid", pid, "--format", "json")
+	var out struct {
+		Root *visElem `json:"root"`
+	}
+	if err := json.Unmarshal([]byte(j.stdout), &out); err != nil || out.Root == nil {
+		t.Fatalf("tree --visual --format json: %v\n%s", err, j.stdout)
+	}
+	checkVisual(t, out.Root, tk.Pid)
+	client := clientOf(t, out.Root)
+	x := xWindow(t, d, client.Window)
+	if client.Name != "visual cli tk" || *client.Bounds != x.Bounds {
+		t.Errorf("client %+v; the X server says %+v", client, x)
+	}
+	sub := runCLI(t, d, 30*time.Second, "tree", "--visual", "--pid", pid, "--element", client.Ref, "--depth", "0")
+	if sub.code != 0 || strings.Count(strings.TrimSpace(sub.stdout), "\n") != 0 || !strings.Contains(sub.stdout, "["+client.Ref+"]") {
+		t.Errorf("tree --visual --element %s --depth 0: exit %d\n%s%s", client.Ref, sub.code, sub.stdout, sub.stderr)
+	}
+	bad := runCLI(t, d, 30*time.Second, "tree", "--visual", "--pid", pid, "--view", "control")
+	if bad.code != 1 || !strings.Contains(bad.stderr, "invalidArgument") {
+		t.Errorf("tree --visual --view control: exit %d, stderr %q", bad.code, bad.stderr)
 	}
 }

@@ -54,6 +54,12 @@ var desktopOpener = openDesktop
 // target application, with the identity checks every MCP session has. The
 // caller closes the desktop with done; on error nothing is left open.
 func openSession(ctx context.Context, t *core.Target) (sessions *core.Sessions, s *core.Session, done func(), err error) {
+	return openSessionMode(ctx, t, core.ModeA11y)
+}
+
+// openSessionMode is openSession in a given mode (core.ModeVisual for the
+// window tree).
+func openSessionMode(ctx context.Context, t *core.Target, mode string) (sessions *core.Sessions, s *core.Session, done func(), err error) {
 	ctx, cancel := context.WithTimeout(ctx, listTimeout)
 	defer cancel()
 	d, done, err := desktopOpener(ctx)
@@ -61,7 +67,7 @@ func openSession(ctx context.Context, t *core.Target) (sessions *core.Sessions, 
 		return nil, nil, nil, core.AsError(err)
 	}
 	sessions = core.NewSessions(d)
-	s, err = sessions.Connect(ctx, *t, core.ModeA11y)
+	s, err = sessions.Connect(ctx, *t, mode)
 	if err != nil {
 		done()
 		return nil, nil, nil, err

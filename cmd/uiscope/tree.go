@@ -31,7 +31,7 @@ type fetchInfo struct {
 }
 
 func runTree(ctx context.Context, c *cli, args []string) error {
-	fs := newFlags(c, "tree", "TARGET [--format json|outline] [--view raw|control|content] [--depth N] [--element REF] [--max-nodes N] [--timeout-ms N]")
+	fs := newFlags(c, "tree", "TARGET [--visual] [--format json|outline] [--view raw|control|content] [--depth N] [--element REF] [--max-nodes N] [--timeout-ms N]")
 	t := targetFlags(fs, true)
 	format := fs.String("format", core.FormatOutline, "json or outline")
 	view := fs.String("view", core.ViewRaw, "raw, control or content")
@@ -39,8 +39,12 @@ func runTree(ctx context.Context, c *cli, args []string) error {
 	element := fs.String("element", "", "start at this element ref (a11y:eN)")
 	maxNodes := fs.Int("max-nodes", core.DefaultMaxNodes, "most nodes to print")
 	timeoutMs := fs.Int("timeout-ms", core.DefaultTimeoutMs, "deadline for reading the tree")
+	visual := fs.Bool("visual", false, "print the native window tree (X11 windows, refs visual:eN) instead")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *visual {
+		return runTreeVisual(ctx, c, t, visualFlags{format: *format, view: *view, depth: *depth, element: *element, maxNodes: *maxNodes, timeoutMs: *timeoutMs})
 	}
 	req := core.TreeRequest{Element: *element, View: *view, Format: *format, MaxNodes: maxNodes, TimeoutMs: timeoutMs, Fresh: true}
 	if *depth != -1 {

@@ -200,6 +200,10 @@ type VisualRequest struct {
 	// session A11ySession (or one found or opened on the same process).
 	Correlate   bool
 	A11ySession string
+	// Fresh resolves Element in the tree this call reads rather than the
+	// session's earlier read: for one-shot commands ('uiscope tree
+	// --visual --element visual:e3'), whose numbering starts afresh.
+	Fresh bool
 }
 
 // VisualRead is the outcome of a VisualRequest.
@@ -240,7 +244,7 @@ func (m *Sessions) ReadVisual(ctx context.Context, s *Session, req VisualRequest
 		}
 	}
 	var key string
-	if req.Element != "" {
+	if req.Element != "" && !req.Fresh {
 		n, _, _, err := s.Resolve(req.Element)
 		if err != nil {
 			return nil, err
@@ -252,7 +256,13 @@ func (m *Sessions) ReadVisual(ctx context.Context, s *Session, req VisualRequest
 		return nil, err
 	}
 	scope := 0
-	if req.Element != "" {
+	if req.Element != "" && req.Fresh {
+		_, pos, err := t.LookupString(req.Element)
+		if err != nil {
+			return nil, AsError(err)
+		}
+		scope = pos
+	} else if req.Element != "" {
 		pos, ok := t.ByKey(key)
 		if !ok {
 			return nil, Errorf(CodeElementGone, "window %s is no longer there (it was destroyed, or the UI changed): read the tree again without element, then use the new refs", Quote(req.Element))
