@@ -24,29 +24,101 @@ const MaxLineBytes = mcp.DefaultMaxLineLength
 //
 // The SDK's own stdio connection ends the session on the first line it
 // cannot decode — one stray line would end the server, and with --sandbox
-// the desktop and its apps. Here every line is checked before the SDK sees
-// it: a line that is not JSON (invalid UTF-8 included), or longer than
-// maxLine, is answered with a JSON-RPC parse error (-32700, id null); JSON
-// that is not a JSON-RPC message object (a batch among them: MCP removed
-// batches in 2025-06-18) with an invalid-request error (-32600). Either
-// way the next line is served. Only well-formed messages reach the SDK,
-// one per line, through a pipe.
+// the desktop and its apps. Here every line is checked on its own: a line
+// that is not JSON (invalid UTF-8 included), or longer than maxLine, is
+// answered with a JSON-RPC parse error (-32700, id null); JSON that is not
+// a JSON-RPC message object (a batch among them: MCP removed batches in
+// 2025-06-18) with an invalid-request error (-32600). Either way the next
+// line is served.
+//
+// Writing, a successful response is framed around the result the SDK has
+// already encoded, rather than encoded once more as a whole: a tree read's
+// result is megabytes, and every encoding pass over it costs.
 type lineTransport struct {
 	in      io.Reader
 	out     io.Writer
 	maxLine int
 }
 
-func (t *lineTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	pr, pw := io.Pipe()
-	out := &lineWriter{w: t.out}
-	go t.filter(pw, out)
-	// The SDK's frame limit is ours already, enforced before the pipe.
-	return (&mcp.IOTransport{Reader: pr, Writer: out, MaxLineLength: -1}).Connect(ctx)
+func (t *lineTransport) Connect(context.Context) (mcp.Connection, error) {
+	c := &lineConn{
+		out:      &lineWriter{w: t.out},
+		incoming: make(chan jsonrpc.Message),
+		eof:      make(chan struct{}),
+		closed:   make(chan struct{}),
+	}
+	go c.readLoop(t.in, t.maxLine)
+	return c, nil
 }
 
-// lineWriter serializes writes: the SDK writes each message with one Write
-// call, and so does the filter, so lines never interleave.
+// lineConn is the connection lineTransport makes.
+type lineConn struct {
+	out      *lineWriter
+	incoming chan jsonrpc.Message
+	eof      chan struct{} // closed when the input ends; readErr says how
+	readErr  error
+	closed   chan struct{}
+	once     sync.Once
+}
+
+func (c *lineConn) SessionID() string { return "" }
+
+func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case m := <-c.incoming:
+		return m, nil
+	case <-c.eof:
+		return nil, c.readErr
+	case <-c.closed:
+		return nil, io.EOF
+	}
+}
+
+func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	b, err := encodeLine(msg)
+	if err != nil {
+		return err
+	}
+	_, err = c.out.Write(b)
+	return err
+}
+
+// Close stops reading. The input (stdin) cannot be unblocked portably: the
+// reading goroutine ends with the input or the process, as the SDK's does.
+func (c *lineConn) Close() error {
+	c.once.Do(func() { close(c.closed) })
+	return nil
+}
+
+// encodeLine renders one message and its newline.
+func encodeLine(msg jsonrpc.Message) ([]byte, error) {
+	if r, ok := msg.(*jsonrpc.Response); ok && r.Error == nil && r.ID.IsValid() && len(r.Result) > 0 &&
+		bytes.IndexByte(r.Result, '\n') < 0 {
+		// The SDK encoded the result with encoding/json: compact, valid.
+		id, err := json.Marshal(r.ID.Raw())
+		if err != nil {
+			return nil, err
+		}
+		b := make([]byte, 0, len(r.Result)+len(id)+32)
+		b = append(b, `{"jsonrpc":"2.0","id":`...)
+		b = append(b, id...)
+		b = append(b, `,"result":`...)
+		b = append(b, r.Result...)
+		return append(b, "}\n"...), nil
+	}
+	b, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return nil, fmt.Errorf("encoding a JSON-RPC message: %w", err)
+	}
+	return append(b, '\n'), nil
+}
+
+// lineWriter serializes writes, so lines never interleave.
 type lineWriter struct {
 	mu sync.Mutex
 	w  io.Writer
@@ -58,41 +130,35 @@ func (l *lineWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-// Close leaves the underlying writer (stdout) open, as the SDK's stdio
-// transport does.
-func (l *lineWriter) Close() error { return nil }
-
-// filter copies well-formed lines to pw and answers the others on out. It
-// ends at the end of the input, or when the SDK closes its side of the pipe.
-func (t *lineTransport) filter(pw *io.PipeWriter, out io.Writer) {
-	br := bufio.NewReaderSize(t.in, 64<<10)
+// readLoop hands well-formed messages to Read and answers the other lines.
+// It ends at the end of the input, or when the connection is closed.
+func (c *lineConn) readLoop(in io.Reader, maxLine int) {
+	br := bufio.NewReaderSize(in, 64<<10)
 	for {
-		line, tooLong, err := readLine(br, t.maxLine)
+		line, tooLong, err := readLine(br, maxLine)
 		var reply []byte
 		switch {
 		case tooLong:
-			reply = rpcError(nil, jsonrpc.CodeParseError, fmt.Sprintf("Parse error: a line longer than %d bytes was dropped", t.maxLine))
+			reply = rpcError(nil, jsonrpc.CodeParseError, fmt.Sprintf("Parse error: a line longer than %d bytes was dropped", maxLine))
 		case len(line) > 0:
-			var fwd []byte
-			fwd, reply = checkLine(line)
-			if fwd != nil {
-				if _, werr := pw.Write(fwd); werr != nil {
-					return // the SDK closed the connection
+			var msg jsonrpc.Message
+			msg, reply = checkLine(line)
+			if msg != nil {
+				select {
+				case c.incoming <- msg:
+				case <-c.closed:
+					return
 				}
 			}
 		}
 		if reply != nil {
-			if _, werr := out.Write(reply); werr != nil {
-				pw.CloseWithError(werr)
-				return
+			if _, werr := c.out.Write(reply); werr != nil {
+				err = werr
 			}
 		}
 		if err != nil {
-			if errors.Is(err, io.EOF) {
-				pw.Close()
-			} else {
-				pw.CloseWithError(err)
-			}
+			c.readErr = err
+			close(c.eof)
 			return
 		}
 	}
@@ -118,9 +184,9 @@ func readLine(br *bufio.Reader, max int) (line []byte, tooLong bool, err error) 
 	}
 }
 
-// checkLine decides what becomes of one non-empty line: the bytes to hand
-// to the SDK (the message and a newline), or the error reply to send.
-func checkLine(line []byte) (fwd, reply []byte) {
+// checkLine decides what becomes of one non-empty line: the message to
+// hand to the SDK, or the error reply to send.
+func checkLine(line []byte) (msg jsonrpc.Message, reply []byte) {
 	if !utf8.Valid(line) {
 		return nil, rpcError(nil, jsonrpc.CodeParseError, "Parse error: the line is not valid UTF-8")
 	}
@@ -130,7 +196,8 @@ func checkLine(line []byte) (fwd, reply []byte) {
 	if line[0] != '{' {
 		return nil, rpcError(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: a message must be one JSON object (batches are not supported)")
 	}
-	if _, err := jsonrpc.DecodeMessage(line); err != nil {
+	msg, err := jsonrpc.DecodeMessage(line)
+	if err != nil {
 		// Answer under the request's id when it has a usable one, so a
 		// client waiting on it is not left hanging.
 		var probe struct {
@@ -143,7 +210,7 @@ func checkLine(line []byte) (fwd, reply []byte) {
 		}
 		return nil, rpcError(probe.ID, jsonrpc.CodeInvalidRequest, "Invalid Request: not a JSON-RPC 2.0 request, notification or response")
 	}
-	return append(line, '\n'), nil
+	return msg, nil
 }
 
 // rpcError renders one JSON-RPC error response line. id nil is JSON null.

@@ -5,9 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/uiscope/uiscope/internal/core"
 	"github.com/uiscope/uiscope/internal/platform"
@@ -129,4 +132,39 @@ func TestLineTransportKeepsServing(t *testing.T) {
 func jsonInt(i int) string {
 	b, _ := json.Marshal(i)
 	return string(b)
+}
+
+// TestEncodeLine: the framed response is the message the SDK would write.
+func TestEncodeLine(t *testing.T) {
+	id, _ := jsonrpc.MakeID(float64(7))
+	sid, _ := jsonrpc.MakeID("abc")
+	msgs := []jsonrpc.Message{
+		&jsonrpc.Response{ID: id, Result: json.RawMessage(`{"content":[{"type":"text","text":"{\"ok\":true}"}],"structuredContent":{"ok":true}}`)},
+		&jsonrpc.Response{ID: sid, Result: json.RawMessage(`{}`)},
+		&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: -32602, Message: "bad"}},
+		&jsonrpc.Response{ID: id, Result: json.RawMessage("{\n\"a\": 1}")},
+		&jsonrpc.Request{ID: id, Method: "ping"},
+		&jsonrpc.Request{Method: "notifications/progress", Params: json.RawMessage(`{"progress":1}`)},
+	}
+	for _, m := range msgs {
+		got, err := encodeLine(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := jsonrpc.EncodeMessage(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) == 0 || got[len(got)-1] != '\n' || strings.Count(string(got), "\n") != 1 {
+			t.Errorf("%s: not one line: %q", want, got)
+		}
+		var g, w any
+		if err := json.Unmarshal(got, &g); err != nil {
+			t.Fatalf("%q: %v", got, err)
+		}
+		json.Unmarshal(want, &w)
+		if !reflect.DeepEqual(g, w) {
+			t.Errorf("encodeLine = %s, the SDK's encoding = %s", got, want)
+		}
+	}
 }
