@@ -19,7 +19,9 @@ import (
 // and a real `uiscope mcp` process on gtk4-widget-factory and
 // gtk3-widget-factory: "cold" is the first call after connect in a fresh
 // server process, "warm" a repeated call on one session once it is in a
-// steady state (which GTK 3's mirror serves). It reports, never asserts.
+// steady state (which GTK 3's mirror serves). The warm json read is set
+// against pyatspi's walk of the same app in the same run (cache kept). It
+// reports, never asserts.
 //
 //	go test -run '^$' -bench MCPTree -benchtime 5x ./e2e/
 func BenchmarkMCPTree(b *testing.B) {
@@ -94,7 +96,19 @@ func benchMCPTree(b *testing.B, d *testdesk.Desk, app *testdesk.App, appName str
 			for range b.N {
 				runs = append(runs, once(b, s, session, c.tool, c.args))
 			}
+			b.StopTimer()
 			reportMCP(b, appName, "warm", c.name, runs)
+			if c.name == "json" {
+				// pyatspi's walk of the same app in the same run, with its
+				// client cache kept (a warm read, like this one) and cleared.
+				for _, keep := range []bool{true, false} {
+					peer := runPeer(b, d, app.Pid, keep)
+					kind := map[bool]string{true: "kept", false: "cleared"}[keep]
+					b.ReportMetric(peer.MedianMs/medianMs(runs), "ratio-pyatspi-cache-"+kind)
+					fmt.Fprintf(os.Stderr, "pyatspi walk (cache %s) on %s: median %.1f ms (%d nodes, %d runs); ratio to the warm MCP json read %.1f\n",
+						kind, appName, peer.MedianMs, peer.Nodes, len(peer.RunsMs), peer.MedianMs/medianMs(runs))
+				}
+			}
 		})
 	}
 }
