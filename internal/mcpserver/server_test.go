@@ -25,7 +25,7 @@ import (
 	"github.com/uiscope/uiscope/internal/platform"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/tools/*.json and the README tool table")
+var update = flag.Bool("update", false, "rewrite testdata/tools/*.json, the server sections of testdata/transcripts/*.txtar and the README tool table")
 
 // eras are the protocol versions every in-memory test runs under: the
 // legacy initialize handshake and the SDK's default (2026-07-28).

@@ -1,0 +1,266 @@
+package mcpserver
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/uiscope/uiscope/internal/core"
+	"github.com/uiscope/uiscope/internal/procinfo"
+)
+
+// Transcript tests: JSON-RPC exchanges with the server, kept in txtar files
+// under testdata/transcripts (the go-sdk's server conformance tests are the
+// model). Each file has a comment, an optional "config" section
+// ("allowInput"), a "client" section — the lines sent, one message (or one
+// malformed line) per line, as the stdio transport reads them — and a
+// "server" section: every message the server wrote, indented. Run with
+// -update to rewrite the server sections, and review the diff.
+//
+// The server is the real one over the stdio framing (lineTransport), on
+// pipes, with the fake desktop of server_test.go. What varies from run to
+// run is normalized: this process's pid ($PID) and executable ($EXE),
+// durations (0), the instructions (their file name), a tool result's text
+// block once checked equal to its structuredContent, tools/list's schemas
+// (testdata/tools holds them).
+
+func TestTranscripts(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "transcripts", "*.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no transcripts in testdata/transcripts")
+	}
+	for _, path := range files {
+		t.Run(filepath.Base(path), func(t *testing.T) { runTranscript(t, path) })
+	}
+}
+
+func runTranscript(t *testing.T, path string) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ar := parseTxtar(raw)
+	client, ok := ar.file("client")
+	if !ok {
+		t.Fatalf("%s has no client section", path)
+	}
+	var cfg Config
+	if c, _ := ar.file("config"); strings.Contains(string(c), "allowInput") {
+		cfg.AllowInput = true
+	}
+
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ss, err := New(cfg, core.NewSessions(fakePlatform())).Connect(ctx, &lineTransport{in: inR, out: outW, maxLine: 1 << 20}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { inW.Close(); ss.Wait(); outW.Close() }()
+	lines := make(chan []byte, 16)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(outR)
+		sc.Buffer(nil, 16<<20)
+		for sc.Scan() {
+			lines <- bytes.Clone(sc.Bytes())
+		}
+	}()
+
+	var got bytes.Buffer
+	for _, line := range strings.Split(string(client), "\n") {
+		line = strings.ReplaceAll(line, "$PID", fmt.Sprint(os.Getpid()))
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if _, err := io.WriteString(inW, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		for range expectedReplies(line) {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					t.Fatalf("the server closed its output after %q", line)
+				}
+				got.Write(normalize(t, l))
+			case <-time.After(30 * time.Second):
+				t.Fatalf("no reply to %.200q within 30 s", line)
+			}
+		}
+	}
+
+	server, _ := ar.file("server")
+	if *update {
+		ar.set("server", got.Bytes())
+		if err := os.WriteFile(path, ar.format(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if !bytes.Equal(got.Bytes(), server) {
+		t.Errorf("%s: the server's messages differ (run with -update if the change is intended, and review the diff):\n got:\n%s\nwant:\n%s", path, got.Bytes(), server)
+	}
+}
+
+// expectedReplies is how many messages the server answers a line with: one
+// for a request or a line that is no message, none for a notification or
+// a response.
+func expectedReplies(line string) int {
+	var m map[string]json.RawMessage
+	if json.Unmarshal([]byte(line), &m) != nil || m == nil {
+		return 1
+	}
+	_, hasID := m["id"]
+	_, hasMethod := m["method"]
+	if hasMethod && !hasID {
+		return 0
+	}
+	if !hasMethod && hasID && (m["result"] != nil || m["error"] != nil) {
+		return 0
+	}
+	return 1
+}
+
+// normalize indents one server message with what varies replaced.
+func normalize(t *testing.T, line []byte) []byte {
+	t.Helper()
+	var msg any
+	if err := json.Unmarshal(line, &msg); err != nil {
+		t.Fatalf("the server wrote a line that is not JSON: %q", line)
+	}
+	exe := procinfo.Executable(os.Getpid())
+	var walk func(v any) any
+	walk = func(v any) any {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				switch {
+				case k == "pid" && x == float64(os.Getpid()):
+					v[k] = "$PID"
+				case k == "executable" && x == exe:
+					v[k] = "$EXE"
+				case k == "ms" || k == "waitedMs":
+					v[k] = 0
+				case k == "instructions" && x == instructions:
+					v[k] = "(instructions.md)"
+				default:
+					v[k] = walk(x)
+				}
+			}
+			// tools/list: names only, the schemas are in testdata/tools.
+			if tools, ok := v["tools"].([]any); ok {
+				for i, tool := range tools {
+					if m, ok := tool.(map[string]any); ok && m["inputSchema"] != nil {
+						tools[i] = m["name"]
+					}
+				}
+			}
+			// A tool result: its text block is its structuredContent.
+			if sc, ok := v["structuredContent"]; ok {
+				if content, _ := v["content"].([]any); len(content) == 1 {
+					if tc, _ := content[0].(map[string]any); tc["type"] == "text" {
+						var text any
+						if json.Unmarshal([]byte(tc["text"].(string)), &text) == nil && jsonEqual(walk(text), sc) {
+							tc["text"] = "(= structuredContent)"
+						}
+					}
+				}
+			}
+			return v
+		case []any:
+			for i, x := range v {
+				v[i] = walk(x)
+			}
+			return v
+		}
+		return v
+	}
+	out, err := json.MarshalIndent(walk(msg), "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(out, '\n')
+}
+
+func jsonEqual(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return bytes.Equal(x, y)
+}
+
+// A txtar archive (the format of golang.org/x/tools/txtar): a comment, then
+// files, each introduced by a "-- name --" line.
+type txtar struct {
+	comment []byte
+	files   []txtarFile
+}
+
+type txtarFile struct {
+	name string
+	data []byte
+}
+
+func parseTxtar(b []byte) *txtar {
+	ar := &txtar{}
+	cur := &ar.comment
+	for len(b) > 0 {
+		line := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line, b = b[:i+1], b[i+1:]
+		} else {
+			b = nil
+		}
+		s := strings.TrimRight(string(line), "\n")
+		if strings.HasPrefix(s, "-- ") && strings.HasSuffix(s, " --") && len(s) > 6 {
+			ar.files = append(ar.files, txtarFile{name: strings.TrimSpace(s[3 : len(s)-3])})
+			cur = &ar.files[len(ar.files)-1].data
+			continue
+		}
+		*cur = append(*cur, line...)
+	}
+	return ar
+}
+
+func (ar *txtar) file(name string) ([]byte, bool) {
+	for _, f := range ar.files {
+		if f.name == name {
+			return f.data, true
+		}
+	}
+	return nil, false
+}
+
+func (ar *txtar) set(name string, data []byte) {
+	for i := range ar.files {
+		if ar.files[i].name == name {
+			ar.files[i].data = data
+			return
+		}
+	}
+	ar.files = append(ar.files, txtarFile{name: name, data: data})
+}
+
+func (ar *txtar) format() []byte {
+	var b bytes.Buffer
+	b.Write(ar.comment)
+	for _, f := range ar.files {
+		fmt.Fprintf(&b, "-- %s --\n", f.name)
+		b.Write(f.data)
+		if len(f.data) > 0 && f.data[len(f.data)-1] != '\n' {
+			b.WriteByte('\n')
+		}
+	}
+	return b.Bytes()
+}
