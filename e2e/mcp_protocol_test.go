@@ -157,7 +157,7 @@ func TestMCPWaitForFrozenApp(t *testing.T) {
 	d := testdesk.Shared(t)
 	// The ticking label keeps the app reporting changes, so the wait polls
 	// back to back and is reading matches live most of the time.
-	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "frozen wait", "--rows", "300", "--timer-label", "100")
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "frozen wait", "--rows", "300", "--timer-label", "300")
 	s := startMCP(t, d, "")
 	session := s.connect(t, map[string]any{"pid": app.Pid})
 	found := s.ok(t, "find_elements", map[string]any{"session": session, "name": "Row ", "limit": 1000, "timeoutMs": 60000})
