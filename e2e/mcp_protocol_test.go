@@ -155,14 +155,19 @@ func jsonNumber(i int) string {
 // handler's context, up to 3 s each: 300 matches, minutes.
 func TestMCPWaitForFrozenApp(t *testing.T) {
 	d := testdesk.Shared(t)
-	// The ticking label keeps the app reporting changes, so the wait polls
-	// back to back and is reading matches live most of the time.
-	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "frozen wait", "--rows", "300", "--timer-label", "300")
+	// A ticking label keeps the app reporting changes, so the wait polls
+	// back to back and is reading matches live most of the time. It starts
+	// once the app has been read (SIGUSR2).
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "frozen wait", "--rows", "300",
+		"--timer-label", "100", "--tick-on-signal")
 	s := startMCP(t, d, "")
 	session := s.connect(t, map[string]any{"pid": app.Pid})
 	found := s.ok(t, "find_elements", map[string]any{"session": session, "name": "Row ", "limit": 1000, "timeoutMs": 60000})
 	if n, _ := found["matched"].(float64); n < 100 {
 		t.Fatalf("want the fixture's rows, found %v", found["matched"])
+	}
+	if err := syscall.Kill(app.Pid, syscall.SIGUSR2); err != nil {
+		t.Fatal(err)
 	}
 	defer syscall.Kill(app.Pid, syscall.SIGCONT)
 	const timeoutMs = 4000

@@ -23,6 +23,9 @@ Options:
                        and TIME_NS the wall clock in Unix nanoseconds just after the label changed
   --many-labels N      add N labels "Item 1".."Item N" in a scrolled box; on SIGUSR2 each is renamed
                        "Item I (K)", K counting the signals (N changes at once)
+  --tick-on-signal     with --timer-label: start ticking on SIGUSR2 only (the app reports
+                       changes from a moment the test chooses, once it has been read); not
+                       with --many-labels, which SIGUSR2 drives too
   --delayed-dialog MS  after MS ms open a dialog "Delayed dialog" with an "OK" button (closes it)
   --removable-label    add a label "Removable" just before "Tree", destroyed on SIGUSR1 (an
                        element before others disappears, at a moment the test chooses)
@@ -131,7 +134,14 @@ def build(args):
                 log.write("%d %d\n" % (count[0], time.time_ns()))
             return GLib.SOURCE_CONTINUE
 
-        GLib.timeout_add(args.timer_label, on_tick)
+        if args.tick_on_signal:
+            def start():
+                GLib.timeout_add(args.timer_label, on_tick)
+                return GLib.SOURCE_REMOVE
+
+            GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGUSR2, start)
+        else:
+            GLib.timeout_add(args.timer_label, on_tick)
 
     if args.many_labels is not None:
         items = Gtk.Box(orientation=Gtk.Orientation.VERTICAL)
@@ -173,6 +183,7 @@ def main():
     p.add_argument("--timer-label", type=int, metavar="MS")
     p.add_argument("--tick-log", metavar="FILE")
     p.add_argument("--many-labels", type=int, metavar="N")
+    p.add_argument("--tick-on-signal", action="store_true")
     p.add_argument("--delayed-dialog", type=int, metavar="MS")
     p.add_argument("--removable-label", action="store_true")
     p.add_argument("--x", type=int, default=40)
