@@ -1,8 +1,20 @@
-// Package mcpserver is uiscope's MCP surface: the tool inventory, the
-// handlers that turn tool calls into core calls, and the output contract
-// (JSON text equal to structuredContent, an anyOf success/failure schema,
-// failures as data). It holds no platform code: everything goes through
-// internal/core.
+// Package mcpserver is uiscope's MCP surface (docs/api.md): the tool
+// inventory, the handlers, and the output contract.
+//
+// Handlers parse arguments, call internal/core, and shape its answer: the
+// behaviour (reads, waits, actions, identity checks) is the core's. Each
+// tool's success shape is a Go struct; its output schema is derived from it
+// and wrapped with the shared failure branch into {"type":"object","anyOf":
+// [success, failure]} (outputSchemaFor). serveTool runs every handler: it
+// checks the arguments against the input schema itself (a wrongly typed or
+// unknown argument is invalidArgument data, not the SDK's bare error text),
+// turns errors into failure data and panics into internal failures, and
+// writes the one JSON text the result carries twice (text block and
+// structuredContent). Over stdio, lineTransport frames the lines: a line it
+// cannot decode gets a JSON-RPC error and the server goes on.
+//
+// The package imports the core, the SDK and the standard library only
+// (TestLayers).
 package mcpserver
 
 import (
