@@ -473,3 +473,52 @@ func TestVisualCLI(t *testing.T) {
 		t.Errorf("tree --visual --view control: exit %d, stderr %q", bad.code, bad.stderr)
 	}
 }
+
+// TestVisualPopup: a GTK 3 combo box's open menu is an override-redirect
+// window of the app, in its visual tree at the top level; a click on it in
+// a visual session (no activation: a window manager never manages a menu)
+// chooses the item under the pointer, read back over AT-SPI.
+func TestVisualPopup(t *testing.T) {
+	d := testdesk.Shared(t)
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "visual popup")
+	s := startMCP(t, d, "", "--allow-input")
+	a11y := s.connect(t, map[string]any{"pid": app.Pid})
+	vis := s.connect(t, map[string]any{"pid": app.Pid, "mode": "visual"})
+	combo := findOne(t, s, a11y, map[string]any{"name": "Color", "role": "combo box"})
+	selected := func(ctx context.Context) string {
+		sel, err := d.A11y.SelectedChildren(ctx, combo.Key)
+		if err != nil {
+			return ""
+		}
+		return fmt.Sprint(sel)
+	}
+	before := selected(context.Background())
+	if before == "" || before == "[]" {
+		t.Fatalf("the combo box reports no selected item before the test (%q)", before)
+	}
+	s.ok(t, "click", map[string]any{"session": a11y, "element": combo.Ref})
+
+	var popup *visElem
+	until(t, "the combo's menu in the visual tree", func(ctx context.Context) (bool, string) {
+		root, _ := visualTree(t, s, map[string]any{"session": vis})
+		popup = nil
+		for _, top := range root.Children {
+			if top.OverrideRedirect && top.MapState == "viewable" && top.Pid == app.Pid && top.Bounds.Height > 20 {
+				popup = top
+			}
+		}
+		return popup != nil, fmt.Sprintf("%d top-level windows", len(root.Children))
+	})
+	if popup.Frame || popup.Client {
+		t.Errorf("the popup is marked frame/client: %+v", popup)
+	}
+	s.fail(t, "focus", map[string]any{"session": vis, "element": popup.Ref}, "invalidArgument")
+	out := s.ok(t, "click", map[string]any{"session": vis, "element": popup.Ref})
+	if out["method"] != "pointer" {
+		t.Errorf("click on the popup: %v", out)
+	}
+	until(t, "the combo's choice changed by the click on its menu", func(ctx context.Context) (bool, string) {
+		now := selected(ctx)
+		return now != before && now != "" && now != "[]", now
+	})
+}

@@ -39,10 +39,13 @@ func semanticInVisual(s *Session) error {
 }
 
 // visualTarget is a window of the visual tree, read live, and the
-// top-level window that holds it.
+// top-level window that holds it: a client window the window manager
+// manages, or one of the app's popups (override-redirect: a menu, which
+// is never activated and never takes the focus).
 type visualTarget struct {
-	win *platform.NativeWindow
-	top platform.Window
+	win   *platform.NativeWindow
+	top   platform.Window
+	popup bool
 }
 
 // prepareVisual checks the gate and the session, resolves a visual ref and
@@ -64,7 +67,7 @@ func (m *Sessions) prepareVisual(ctx context.Context, sessionID, ref string) (*t
 		return nil, err
 	}
 	r := t.RefString(id)
-	w, top, err := m.liveWindow(ctx, s, n.Key)
+	w, top, popup, err := m.liveWindow(ctx, s, n.Key)
 	if err != nil {
 		return nil, err
 	}
@@ -77,49 +80,60 @@ func (m *Sessions) prepareVisual(ctx context.Context, sessionID, ref string) (*t
 	if top.ID == 0 {
 		return nil, Errorf(CodeNotActivated, "window %s is in no top-level window of the application the window manager manages (a popup holds it?); nothing was done", r)
 	}
-	return &target{s: s, ref: r, actor: a, visual: &visualTarget{win: w, top: top}, stop: func() {}}, nil
+	return &target{s: s, ref: r, actor: a, visual: &visualTarget{win: w, top: top, popup: popup}, stop: func() {}}, nil
 }
 
 // liveWindow reads the session's window tree again and finds the window
-// with key, and the client window holding it (the window itself for a
-// client; a zero Window for a popup or a frame). It does not change the
-// session's tree: refs stay those of the last get_visual_tree.
-func (m *Sessions) liveWindow(ctx context.Context, s *Session, key string) (*platform.NativeWindow, platform.Window, error) {
+// with key, and the top-level window holding it: the client window (the
+// window itself for a client), else the app's popup it is in (popup
+// true); a zero Window for a frame. It does not change the session's tree:
+// refs stay those of the last get_visual_tree.
+func (m *Sessions) liveWindow(ctx context.Context, s *Session, key string) (*platform.NativeWindow, platform.Window, bool, error) {
 	wt, err := m.windowTree()
 	if err != nil {
-		return nil, platform.Window{}, err
+		return nil, platform.Window{}, false, err
 	}
 	nt, err := wt.WindowTree(ctx, s.App.Pid, platform.WindowTreeOptions{})
 	if err != nil {
 		if cerr := m.check(ctx, s); cerr != nil {
-			return nil, platform.Window{}, cerr
+			return nil, platform.Window{}, false, cerr
 		}
-		return nil, platform.Window{}, mapActErr(err)
+		return nil, platform.Window{}, false, mapActErr(err)
+	}
+	asWindow := func(c *platform.NativeWindow) platform.Window {
+		return platform.Window{ID: c.ID, Pid: c.Pid, Title: c.Name, Class: c.Class, Instance: c.Instance, Bounds: c.Bounds, Mapped: c.Viewable()}
 	}
 	var found *platform.NativeWindow
 	var top platform.Window
-	var walk func(ws []*platform.NativeWindow, client *platform.NativeWindow) bool
-	walk = func(ws []*platform.NativeWindow, client *platform.NativeWindow) bool {
+	popup := false
+	var walk func(ws []*platform.NativeWindow, client, root *platform.NativeWindow) bool
+	walk = func(ws []*platform.NativeWindow, client, root *platform.NativeWindow) bool {
 		for _, w := range ws {
-			c := client
+			c, r := client, root
 			if w.Client {
 				c = w
 			}
+			if r == nil {
+				r = w
+			}
 			if w.Key == key {
 				found = w
-				if c != nil {
-					top = platform.Window{ID: c.ID, Pid: c.Pid, Title: c.Name, Class: c.Class, Instance: c.Instance, Bounds: c.Bounds, Mapped: c.Viewable()}
+				switch {
+				case c != nil:
+					top = asWindow(c)
+				case r.OverrideRedirect && r.Pid == s.App.Pid:
+					top, popup = asWindow(r), true
 				}
 				return true
 			}
-			if walk(w.Children, c) {
+			if walk(w.Children, c, r) {
 				return true
 			}
 		}
 		return false
 	}
-	walk(nt.Roots, nil)
-	return found, top, nil
+	walk(nt.Roots, nil, nil)
+	return found, top, popup, nil
 }
 
 // aimVisual brings the target's top-level window to the front and checks
@@ -135,8 +149,12 @@ func (m *Sessions) aimVisual(ctx context.Context, t *target) (x, y int, err erro
 	} else if !scr.Contains(x, y) {
 		return 0, 0, Errorf(CodeOffscreen, "the centre %d,%d of %s is outside the screen; nothing was sent", x, y, t.ref)
 	}
-	if err := t.actor.Activate(ctx, v.top); err != nil {
-		return 0, 0, mapActErr(err)
+	// A popup (a menu) is above everything already and is never
+	// activated: a window manager does not manage it.
+	if !v.popup {
+		if err := t.actor.Activate(ctx, v.top); err != nil {
+			return 0, 0, mapActErr(err)
+		}
 	}
 	on, err := t.actor.TopmostAt(ctx, x, y)
 	if err != nil {
@@ -157,7 +175,7 @@ func (m *Sessions) aimVisual(ctx context.Context, t *target) (x, y int, err erro
 func (m *Sessions) visualResult(ctx context.Context, t *target, method, detail string) (*ActResult, error) {
 	m.settle(ctx, t.s, "", nil, nil)
 	r := &ActResult{Element: t.ref, Method: method, Detail: detail, Before: windowSummary(t.visual.win)}
-	w, top, err := m.liveWindow(ctx, t.s, t.visual.win.Key)
+	w, top, _, err := m.liveWindow(ctx, t.s, t.visual.win.Key)
 	switch {
 	case err != nil:
 		var e *Error
@@ -240,6 +258,9 @@ func (m *Sessions) focusVisual(ctx context.Context, sessionID, ref string) (*Act
 	if err != nil {
 		return nil, err
 	}
+	if t.visual.popup {
+		return nil, Errorf(CodeInvalidArgument, "%s is in a popup (a menu or tooltip), which never takes the keyboard focus: the keys for it go to the app's focused window (press_key without element)", t.ref)
+	}
 	unlock, err := lockInput(ctx)
 	if err != nil {
 		return nil, err
@@ -261,6 +282,9 @@ func (m *Sessions) focusVisual(ctx context.Context, sessionID, ref string) (*Act
 // user gives a field the focus. The caller holds the input lock.
 func (m *Sessions) aimKeysVisual(ctx context.Context, t *target) (platform.Window, error) {
 	v := t.visual
+	if v.popup {
+		return v.top, Errorf(CodeInvalidArgument, "%s is in a popup (a menu or tooltip), which never takes the keyboard focus; nothing was sent: give no element, and the keys go to the app's focused window, which drives its menus", t.ref)
+	}
 	if v.win.ID == v.top.ID {
 		if err := t.actor.Activate(ctx, v.top); err != nil {
 			return v.top, mapActErr(err)
