@@ -113,7 +113,8 @@ func (h *handlers) interactTools() []toolDef {
 		action(ToolsetInteract, "click", "Click an element",
 			"Press an element: through its own action (click/press/activate) when it has one, else a real "+
 				"left click at its centre — only after bringing its window to the front and checking nothing covers "+
-				"the point. method says which way it went (action or pointer); before/after show its states.", actTimeout,
+				"the point. method says which way it went (action or pointer); before/after show its states. In a visual "+
+				"session (visual:eN refs) it clicks the window's centre, after the same checks.", actTimeout,
 			func(ctx context.Context, in elementArgs) (*core.ActResult, error) {
 				return s.Click(ctx, in.Session, in.Element)
 			}),
@@ -147,7 +148,8 @@ func (h *handlers) interactTools() []toolDef {
 				return s.Select(ctx, in.Session, in.Element, in.Mode)
 			}),
 		action(ToolsetInteract, "focus", "Focus an element",
-			"Give an element the keyboard focus (Component.GrabFocus).", actTimeout,
+			"Give an element the keyboard focus (Component.GrabFocus). In a visual session it activates the "+
+				"top-level window holding the element; click a field to focus it.", actTimeout,
 			func(ctx context.Context, in elementArgs) (*core.ActResult, error) {
 				return s.Focus(ctx, in.Session, in.Element)
 			}),
@@ -162,14 +164,16 @@ func (h *handlers) interactTools() []toolDef {
 			}),
 		action(ToolsetInteract, "scroll", "Scroll",
 			"Scroll an element into view (direction intoView, semantic) or turn the mouse wheel over it (up, "+
-				"down, left, right; its window is brought to the front first).", actTimeout,
+				"down, left, right; its window is brought to the front first). In a visual session: the wheel over "+
+				"the window's centre.", actTimeout,
 			func(ctx context.Context, in scrollArgs) (*core.ActResult, error) {
 				return s.Scroll(ctx, in.Session, in.Element, in.Direction, in.Amount)
 			}),
 		action(ToolsetKeyboard, "type_text", "Type text",
 			"Type text with real key presses into the connected app — into element (focused first) when given. "+
 				"The app's window is brought to the front and checked again before every few keys; if it loses the "+
-				"front, typing stops and fails rather than type into another window. Prefer set_value for entries.", 2*actTimeout,
+				"front, typing stops and fails rather than type into another window. Prefer set_value for entries. In a "+
+				"visual session a window inside the app's top-level window is clicked first, as a user focuses a field.", 2*actTimeout,
 			func(ctx context.Context, in typeArgs) (*core.ActResult, error) {
 				return s.TypeText(ctx, in.Session, in.Element, in.Text)
 			}),
