@@ -26,7 +26,7 @@ func liveSession(t *testing.T, d *fake.Desktop) (*Sessions, *Session) {
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}
-	t.Cleanup(func() { _ = m.Disconnect(s.ID) }) // stops a watcher a failed test left
+	t.Cleanup(func() { _ = m.Disconnect(context.Background(), s.ID) }) // stops a watcher a failed test left
 	return m, s
 }
 
@@ -107,7 +107,7 @@ func TestFollowStopsWithDisconnectAndUnfollow(t *testing.T) {
 	if _, err := m.Follow(s, func() {}); err != nil {
 		t.Fatal(err)
 	}
-	if err := m.Disconnect(s.ID); err != nil {
+	if err := m.Disconnect(context.Background(), s.ID); err != nil {
 		t.Fatal(err)
 	}
 	if m.Following(s) || d.Watchers(livePid) != 0 {
@@ -162,7 +162,7 @@ func TestFollowLeavesNoGoroutines(t *testing.T) {
 		if i%2 == 0 {
 			stop()
 		}
-		if err := m.Disconnect(s.ID); err != nil {
+		if err := m.Disconnect(context.Background(), s.ID); err != nil {
 			t.Fatal(err)
 		}
 	}

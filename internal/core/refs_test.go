@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -77,7 +78,7 @@ func TestRefsUniqueAcrossSessions(t *testing.T) {
 	if n, _, _, err := s2.Resolve(refB); err == nil {
 		t.Errorf("session 1's %s resolved in session 2 to %q", refB, n.Name)
 	}
-	if err := m.Disconnect(s1.ID); err != nil {
+	if err := m.Disconnect(context.Background(), s1.ID); err != nil {
 		t.Fatal(err)
 	}
 	s3 := openSession(t, m)
@@ -180,10 +181,10 @@ func TestSessionCap(t *testing.T) {
 	if e := AsError(err); e == nil || e.Code != CodeTooManySessions || !strings.Contains(e.Msg, "disconnect") {
 		t.Fatalf("session %d: %v, want %s saying to disconnect one", MaxSessions+1, err, CodeTooManySessions)
 	}
-	if len(m.List()) != MaxSessions {
-		t.Errorf("%d sessions open after a refused connect", len(m.List()))
+	if len(m.List(context.Background())) != MaxSessions {
+		t.Errorf("%d sessions open after a refused connect", len(m.List(context.Background())))
 	}
-	if err := m.Disconnect(first.ID); err != nil {
+	if err := m.Disconnect(context.Background(), first.ID); err != nil {
 		t.Fatal(err)
 	}
 	openSession(t, m)

@@ -34,6 +34,8 @@ type Session struct {
 	App      platform.App
 	Identity Identity
 	Created  time.Time
+	// Client opened the session and alone may use it (client.go).
+	Client Client
 
 	mu       sync.Mutex // guards tree, complete and ids
 	tree     *Tree      // the last read
@@ -59,7 +61,6 @@ type Sessions struct {
 
 	mu       sync.Mutex
 	sessions map[string]*Session
-	next     int
 	numbers  Counter // element ids, for the whole run: see ids.go
 }
 
@@ -142,7 +143,7 @@ func (m *Sessions) Connect(ctx context.Context, t Target, mode string) (*Session
 		return nil, &Error{Code: CodeNotAccessible, Disposition: "terminal", Msg: fmt.Sprintf(
 			"pid %d (%s) has windows but no accessibility tree; run 'uiscope doctor --pid %d' for why (Tk and some toolkits never have one)", app.Pid, app.Name, app.Pid)}
 	}
-	s := &Session{Mode: mode, App: app, Created: time.Now(), Identity: Identity{
+	s := &Session{Mode: mode, App: app, Created: time.Now(), Client: ClientOf(ctx), Identity: Identity{
 		Pid: app.Pid, StartTime: pi.StartTime, Executable: app.Executable, Bus: app.BusName}}
 	if win != nil {
 		s.Identity.Window = win.ID.String()
@@ -162,21 +163,20 @@ func (m *Sessions) add(s *Session) error {
 		return &Error{Code: CodeTooManySessions, Disposition: "transient", Msg: fmt.Sprintf(
 			"%d sessions are open, the most one server holds: disconnect one you no longer use (disconnect {session}), then connect again", len(m.sessions))}
 	}
-	m.next++
-	s.ID = fmt.Sprintf("s%d", m.next)
+	for s.ID == "" || m.sessions[s.ID] != nil {
+		s.ID = newSessionID()
+	}
 	s.ids.Counter = &m.numbers
 	m.sessions[s.ID] = s
 	return nil
 }
 
-// Get returns an open session after checking that its application is still
-// the one it was opened on.
+// Get returns an open session of the calling client (ClientOf(ctx)) after
+// checking that its application is still the one it was opened on.
 func (m *Sessions) Get(ctx context.Context, id string) (*Session, error) {
-	m.mu.Lock()
-	s, ok := m.sessions[id]
-	m.mu.Unlock()
-	if !ok {
-		return nil, Errorf(CodeUnknownSession, "no session %s; open one with connect (sessions end with disconnect or when the server restarts)", Quote(id))
+	s, err := m.lookup(ctx, id)
+	if err != nil {
+		return nil, err
 	}
 	if err := m.check(ctx, s); err != nil {
 		return nil, err
@@ -219,14 +219,14 @@ func (m *Sessions) check(ctx context.Context, s *Session) error {
 	return nil
 }
 
-// Disconnect closes a session. Closing an unknown session is an error, so
-// that a typo is not mistaken for success.
-func (m *Sessions) Disconnect(id string) error {
+// Disconnect closes a session of the calling client. Closing an unknown
+// session is an error, so that a typo is not mistaken for success.
+func (m *Sessions) Disconnect(ctx context.Context, id string) error {
 	m.mu.Lock()
 	s, ok := m.sessions[id]
-	if !ok {
+	if !ok || s.Client != ClientOf(ctx) {
 		m.mu.Unlock()
-		return Errorf(CodeUnknownSession, "no session %s", Quote(id))
+		return unknownSession(id)
 	}
 	delete(m.sessions, id)
 	m.mu.Unlock()
@@ -234,13 +234,15 @@ func (m *Sessions) Disconnect(id string) error {
 	return nil
 }
 
-// List returns the open sessions in creation order.
-func (m *Sessions) List() []*Session {
+// List returns the calling client's open sessions in creation order.
+func (m *Sessions) List(ctx context.Context) []*Session {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	out := make([]*Session, 0, len(m.sessions))
 	for _, s := range m.sessions {
-		out = append(out, s)
+		if s.Client == ClientOf(ctx) {
+			out = append(out, s)
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Created.Before(out[j].Created) })
 	return out

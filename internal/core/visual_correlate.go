@@ -80,7 +80,7 @@ func (m *Sessions) companion(ctx context.Context, vs *Session, id string) (*Sess
 		return s, nil
 	}
 	var found *Session
-	for _, s := range m.List() {
+	for _, s := range m.List(ctx) {
 		if s.Mode == ModeA11y && same(s) {
 			found = s // List is in creation order: the latest wins
 		}
@@ -97,7 +97,7 @@ func (m *Sessions) companion(ctx context.Context, vs *Session, id string) (*Sess
 		return nil, err
 	}
 	if !same(s) {
-		_ = m.Disconnect(s.ID)
+		_ = m.Disconnect(ctx, s.ID)
 		return nil, Errorf(CodeOwnershipLost, "pid %d now runs another process", vs.Identity.Pid)
 	}
 	return s, nil

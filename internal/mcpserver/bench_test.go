@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -96,10 +97,17 @@ func BenchmarkServeTreeJSON(b *testing.B) {
 				b.Fatal(err)
 			}
 			conn := roundTrip(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"connect","arguments":{"pid":%d}}}`, os.Getpid()))
-			if !bytes.Contains(conn, []byte(`"session":"s1"`)) {
+			var connected struct {
+				Result struct {
+					StructuredContent struct {
+						Session string `json:"session"`
+					} `json:"structuredContent"`
+				} `json:"result"`
+			}
+			if err := json.Unmarshal(conn, &connected); err != nil || connected.Result.StructuredContent.Session == "" {
 				b.Fatalf("connect: %s", conn)
 			}
-			req := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_a11y_tree","arguments":{"session":"s1","format":"json","maxNodes":100000}}}`
+			req := fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_a11y_tree","arguments":{"session":%q,"format":"json","maxNodes":100000}}}`, connected.Result.StructuredContent.Session)
 			first := roundTrip(req)
 			if !bytes.Contains(first, []byte(`"ok":true`)) || !bytes.Contains(first, []byte(fmt.Sprintf(`"nodeCount":%d`, count))) {
 				b.Fatalf("get_a11y_tree: %.500s", first)

@@ -188,7 +188,7 @@ type sessionResult struct {
 }
 
 func (h *handlers) disconnect(ctx context.Context, _ *mcp.CallToolRequest, in sessionArgs) (sessionResult, error) {
-	if err := h.sessions.Disconnect(in.Session); err != nil {
+	if err := h.sessions.Disconnect(ctx, in.Session); err != nil {
 		return sessionResult{}, err
 	}
 	h.res.closed(in.Session)

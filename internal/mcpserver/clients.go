@@ -1,0 +1,126 @@
+package mcpserver
+
+import (
+	"context"
+	"crypto/rand"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/uiscope/uiscope/internal/core"
+)
+
+// Telling clients apart (README, "Security"). Every request is stamped with
+// the client that sent it (core.WithClient) before any handler runs, and the
+// core lets a client use only the sessions it opened. Who the client is
+// depends on how it reached the server:
+//
+//   - stdio, and streamable HTTP in a protocol era with sessions (up to
+//     2025-11-25, where the SDK keeps one MCP session per Mcp-Session-Id):
+//     the MCP session itself. Each MCP session gets its own random client
+//     name the first time it is seen; the SDK already refuses an
+//     Mcp-Session-Id presented with another bearer identity, and the name
+//     dies with the MCP session, whose uiscope sessions are then closed.
+//   - streamable HTTP in 2026-07-28, which has no MCP session (every request
+//     is served by a throwaway one and there is no Mcp-Session-Id): the
+//     bearer identity the request authenticated with (auth.TokenInfo.UserID,
+//     see httpauth.go). Two clients presenting the same credential are the
+//     same client; a client that wants to be told apart from others holding
+//     the run's token presents its own client key with it. Isolation never
+//     rests on an Mcp-Session-Id, nor on the TCP connection (a client may
+//     use several, and drop and reopen them between calls).
+//
+// Either way a session id is 128 random bits, never listed to another
+// client (resources/list is filtered here), so a client that may not use a
+// session cannot name it either.
+type clients struct {
+	sessions *core.Sessions
+	res      *resources
+
+	mu    sync.Mutex
+	names map[*mcp.ServerSession]core.Client
+}
+
+func newClients(sessions *core.Sessions, res *resources) *clients {
+	return &clients{sessions: sessions, res: res, names: map[*mcp.ServerSession]core.Client{}}
+}
+
+// middleware stamps every request with its client, and keeps other
+// clients' session resources out of resources/list. It must be the
+// outermost receiving middleware (added last), so that everything inside it
+// can read core.ClientOf.
+func (c *clients) middleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		ctx = core.WithClient(ctx, c.identify(req))
+		res, err := next(ctx, method, req)
+		if list, ok := res.(*mcp.ListResourcesResult); ok && err == nil {
+			list.Resources = c.visible(ctx, list.Resources)
+		}
+		return res, err
+	}
+}
+
+// sessionless reports whether a request came over streamable HTTP with no
+// MCP session to tell its client by: 2026-07-28 requests, each served by a
+// throwaway server session without an id. (stdio's one session has no id
+// either, but its requests carry no HTTP header.)
+func sessionless(ss *mcp.ServerSession, extra *mcp.RequestExtra) bool {
+	return extra != nil && extra.Header != nil && ss.ID() == ""
+}
+
+// identify names the client of one request.
+func (c *clients) identify(req mcp.Request) core.Client {
+	ss, _ := req.GetSession().(*mcp.ServerSession)
+	if ss == nil {
+		return ""
+	}
+	if extra := req.GetExtra(); sessionless(ss, extra) {
+		if extra.TokenInfo != nil && extra.TokenInfo.UserID != "" {
+			return core.Client("bearer:" + extra.TokenInfo.UserID)
+		}
+		// Unreachable behind httpauth; a handler mounted without it would
+		// make every sessionless caller one client.
+		return "bearer:"
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if name, ok := c.names[ss]; ok {
+		return name
+	}
+	name := core.Client("mcp:" + strings.ToLower(rand.Text()))
+	c.names[ss] = name
+	go func() {
+		_ = ss.Wait()
+		c.gone(ss, name)
+	}()
+	return name
+}
+
+// gone forgets an MCP session that ended and closes the sessions its client
+// opened: nobody can use them any more.
+func (c *clients) gone(ss *mcp.ServerSession, name core.Client) {
+	c.mu.Lock()
+	delete(c.names, ss)
+	c.mu.Unlock()
+	for _, id := range c.sessions.CloseClient(name) {
+		c.res.closed(id)
+	}
+}
+
+// visible keeps the resources the calling client may read: its own
+// sessions' and any that are not a session's.
+func (c *clients) visible(ctx context.Context, list []*mcp.Resource) []*mcp.Resource {
+	out := list[:0]
+	for _, r := range list {
+		rest, ok := strings.CutPrefix(r.URI, resourcePrefix)
+		if ok {
+			id, _, _ := strings.Cut(rest, "/")
+			if !c.sessions.Owns(ctx, id) {
+				continue
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
