@@ -474,3 +474,82 @@ func TestLiveOverflow(t *testing.T) {
 		}
 	}
 }
+
+// TestLiveWatchCLI: `uiscope watch` prints a snapshot and then the label's
+// ticks, as JSON lines and with --outline; Ctrl+C ends it with 0, the
+// application's exit with 1.
+func TestLiveWatchCLI(t *testing.T) {
+	d := testdesk.Shared(t)
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "live watch", "--timer-label", "300")
+	start := func(args ...string) (*exec.Cmd, *bufio.Scanner, *syncBuffer) {
+		cmd := exec.Command(uiscopeBin, append([]string{"watch", "--pid", strconv.Itoa(app.Pid)}, args...)...)
+		cmd.Env = d.Env()
+		stderr := &syncBuffer{}
+		cmd.Stderr = stderr
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		sc := bufio.NewScanner(out)
+		sc.Buffer(make([]byte, 1<<20), 16<<20)
+		return cmd, sc, stderr
+	}
+	line := func(sc *bufio.Scanner, stderr *syncBuffer) string {
+		t.Helper()
+		got := make(chan bool, 1)
+		go func() { got <- sc.Scan() }()
+		select {
+		case ok := <-got:
+			if !ok {
+				t.Fatalf("uiscope watch ended; stderr:\n%s", stderr.String())
+			}
+			return sc.Text()
+		case <-time.After(60 * time.Second):
+			t.Fatalf("uiscope watch printed nothing for 60 s; stderr:\n%s", stderr.String())
+		}
+		return ""
+	}
+
+	cmd, sc, stderr := start()
+	var first struct {
+		Snapshot bool         `json:"snapshot"`
+		Events   []liveChange `json:"events"`
+	}
+	if err := json.Unmarshal([]byte(line(sc, stderr)), &first); err != nil || !first.Snapshot {
+		t.Fatalf("first line: %v snapshot=%v", err, first.Snapshot)
+	}
+	key, n := tickLabel(t, liveTree{Snapshot: true, Events: first.Events})
+	for start := n; n < start+2; {
+		var p liveTree
+		if err := json.Unmarshal([]byte(line(sc, stderr)), &p); err != nil {
+			t.Fatal(err)
+		}
+		n = checkTicks(t, p, key, n)
+	}
+	_ = cmd.Process.Signal(os.Interrupt)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("watch after Ctrl+C: %v; stderr:\n%s", err, stderr.String())
+	}
+
+	cmd, sc, stderr = start("--outline")
+	if l := line(sc, stderr); !strings.HasPrefix(l, "# snapshot, ") {
+		t.Fatalf("outline's first line: %q", l)
+	}
+	tick := regexp.MustCompile(`^~ \[a11y:e\d+\] name "Tick \d+" -> "Tick \d+"$`)
+	for seen := 0; seen < 2; {
+		if l := line(sc, stderr); tick.MatchString(l) {
+			seen++
+		} else if strings.HasPrefix(l, "~") || strings.HasPrefix(l, "+") || strings.HasPrefix(l, "-") {
+			t.Fatalf("a change that is not the tick: %q", l)
+		}
+	}
+	_ = app.Proc.Stop()
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(stderr.String(), "[ownershipLost]") {
+		t.Fatalf("watch after the app exited: %v; stderr:\n%s", err, stderr.String())
+	}
+}

@@ -276,3 +276,15 @@ func (m *Sessions) Events(s *Session, since *int64, limit int) (r EventsRead, st
 	s.live.mu.Unlock()
 	return log.Take(since, limit), started, nil
 }
+
+// SetResourceView changes the view of the session's resource feed (raw
+// by default); another view starts it over with a snapshot. uiscope watch
+// follows a view this way.
+func (m *Sessions) SetResourceView(s *Session, view string) error {
+	if err := ValidateView(view); err != nil {
+		return AsError(err)
+	}
+	_, res, _ := s.live.feeds()
+	res.SetView(view)
+	return nil
+}
