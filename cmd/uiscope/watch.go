@@ -86,11 +86,9 @@ func runWatch(ctx context.Context, c *cli, args []string) error {
 }
 
 // printPatch writes one patch: a JSON line, or with outline the snapshot's
-// outline and then one line per change:
-//
-//	+ push button "OK" [a11y:e41] at 1.0.3
-//	- [a11y:e12] atspi::1.2/org/a11y/atspi/accessible/35
-//	~ [a11y:e9] name "Tick 2" -> "Tick 3"
+// outline and then one line per change, marked + (added, with its role,
+// name, ref and path), - (removed: ref and key) or ~ (changed: ref, then
+// each field's old and new value), as the README shows.
 func printPatch(w io.Writer, p core.Patch, outline bool) error {
 	if !outline {
 		b, err := json.Marshal(watchLine{Time: time.Now().UTC().Format(time.RFC3339Nano), Snapshot: p.Snapshot, Events: p.Events})
