@@ -29,7 +29,9 @@ import (
 //
 // The server is the real one over the stdio framing (lineTransport), on
 // pipes, with the fake desktop of server_test.go. What varies from run to
-// run is normalized: this process's pid ($PID) and executable ($EXE),
+// run is normalized: session ids ($S1, $S2… in the order they appear; the
+// client lines use the same names), this process's pid ($PID) and
+// executable ($EXE),
 // durations (0), the instructions (their file name), a tool result's text
 // block once checked equal to its structuredContent, tools/list's schemas
 // (testdata/tools holds them). Notifications the server sends on its own
@@ -83,8 +85,12 @@ func runTranscript(t *testing.T, path string) {
 	}()
 
 	var got bytes.Buffer
+	sessions := map[string]string{} // real id → $Sn
 	for _, line := range strings.Split(string(client), "\n") {
 		line = strings.ReplaceAll(line, "$PID", fmt.Sprint(os.Getpid()))
+		for real, name := range sessions {
+			line = strings.ReplaceAll(line, name, real)
+		}
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
@@ -100,7 +106,7 @@ func runTranscript(t *testing.T, path string) {
 				if isNotification(l) {
 					continue
 				}
-				got.Write(normalize(t, l))
+				got.Write(normalize(t, l, sessions))
 				n--
 			case <-time.After(30 * time.Second):
 				t.Fatalf("no reply to %.200q within 30 s", line)
@@ -151,11 +157,28 @@ func expectedReplies(line string) int {
 }
 
 // normalize indents one server message with what varies replaced.
-func normalize(t *testing.T, line []byte) []byte {
+func normalize(t *testing.T, line []byte, sessions map[string]string) []byte {
 	t.Helper()
-	var msg any
+	var msg struct {
+		Result struct {
+			StructuredContent struct {
+				Session string `json:"session"`
+			} `json:"structuredContent"`
+		} `json:"result"`
+	}
 	if err := json.Unmarshal(line, &msg); err != nil {
 		t.Fatalf("the server wrote a line that is not JSON: %q", line)
+	}
+	if id := msg.Result.StructuredContent.Session; id != "" && sessions[id] == "" {
+		sessions[id] = fmt.Sprintf("$S%d", len(sessions)+1)
+	}
+	text := string(line)
+	for real, name := range sessions {
+		text = strings.ReplaceAll(text, real, name)
+	}
+	var v any
+	if err := json.Unmarshal([]byte(text), &v); err != nil {
+		t.Fatal(err)
 	}
 	exe := procinfo.Executable(os.Getpid())
 	var walk func(v any) any
@@ -204,7 +227,7 @@ func normalize(t *testing.T, line []byte) []byte {
 		}
 		return v
 	}
-	out, err := json.MarshalIndent(walk(msg), "", "  ")
+	out, err := json.MarshalIndent(walk(v), "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
