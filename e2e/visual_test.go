@@ -522,3 +522,41 @@ func TestVisualPopup(t *testing.T) {
 		return now != before && now != "" && now != "[]", now
 	})
 }
+
+// TestVisualCorrelationOwnWindow: a button that has an X window of its
+// own (the fixture makes Submit's input window native) correlates to its
+// accessible element, the frame being what it sits in; a click on that
+// window in a visual session presses the button, read back over AT-SPI.
+func TestVisualCorrelationOwnWindow(t *testing.T) {
+	d := testdesk.Shared(t)
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "visual own window", "--native-submit")
+	s := startMCP(t, d, "", "--allow-input")
+	a11y := s.connect(t, map[string]any{"pid": app.Pid})
+	vis := s.connect(t, map[string]any{"pid": app.Pid, "mode": "visual"})
+	submit := findOne(t, s, a11y, map[string]any{"name": "Submit", "role": "push button"})
+	frame := findOne(t, s, a11y, map[string]any{"role": "frame"})
+
+	root, out := visualTree(t, s, map[string]any{"session": vis, "correlate": true})
+	if out["a11ySession"] != a11y {
+		t.Fatalf("correlated through %v, want %s: %v", out["a11ySession"], a11y, out["correlationError"])
+	}
+	var own *visElem
+	root.walk(func(e, _ *visElem) {
+		if e.A11yRef == submit.Ref {
+			if own != nil {
+				t.Errorf("two windows claim %s: %s and %s", submit.Ref, own.Window, e.Window)
+			}
+			own = e
+		}
+	})
+	if own == nil || *own.Bounds != *submit.Bounds || own.A11yAncestorRef != frame.Ref {
+		t.Fatalf("Submit (%s at %+v) has no window of its own with the frame %s as ancestor: %+v", submit.Ref, submit.Bounds, frame.Ref, own)
+	}
+	if client := clientOf(t, root); client.A11yRef != frame.Ref {
+		t.Errorf("client window's counterpart %q, want the frame %s", client.A11yRef, frame.Ref)
+	}
+	s.ok(t, "click", map[string]any{"session": vis, "element": own.Ref})
+	until(t, "the status label after a click on Submit's window", func(ctx context.Context) (bool, string) {
+		return liveNamed(ctx, d, app.Bus, "Submitted: "), "no label \"Submitted: \""
+	})
+}

@@ -13,7 +13,9 @@ import (
 // join is by geometry, and strict:
 //
 //   - A window's own counterpart (a11yRef) is an accessible element whose
-//     bounds are exactly the window's, looked for among the top-level
+//     bounds are exactly the window's (for a client window, or its
+//     window-manager frame's, which toolkits report as a decorated
+//     window's extents), looked for among the top-level
 //     elements for a top-level window, else among the descendants of the
 //     counterpart of the nearest window it sits in. Where several nested
 //     elements share those bounds the outermost is the window's; where
@@ -123,7 +125,17 @@ func (c *Correlation) join(vt, at *Tree, pid int) {
 			}
 		}
 		if w.Pid == pid && w.Viewable() && !w.Frame && !w.Bounds.Empty() {
-			if a, ok := ownCounterpart(at, anc, w, claimed); ok {
+			// A toolkit may give a decorated window's extents as the
+			// window manager's frame around it (GTK 3 does, through
+			// gdk_window_get_frame_extents): the client window's own
+			// counterpart then has the frame's bounds.
+			var alt *platform.Rect
+			if w.Client {
+				if f := vt.Window(outermost(vt, v)); f != nil && f.Frame {
+					alt = &f.Bounds
+				}
+			}
+			if a, ok := ownCounterpart(at, anc, w, alt, claimed); ok {
 				ownPos[v] = a
 				claimed[a] = true
 				c.own[v] = at.RefString(a)
@@ -142,12 +154,24 @@ func (c *Correlation) join(vt, at *Tree, pid int) {
 	}
 }
 
+// outermost is the top-level window (a child of the application root)
+// holding position v of a visual tree.
+func outermost(vt *Tree, v int) int {
+	for {
+		p, ok := vt.Parent(v)
+		if !ok || p == 0 {
+			return v
+		}
+		v = p
+	}
+}
+
 // ownCounterpart finds the element showing exactly window w: among the
 // top-level elements when anc < 0, else among anc's descendants.
-func ownCounterpart(at *Tree, anc int, w *platform.NativeWindow, claimed map[int]bool) (int, bool) {
+func ownCounterpart(at *Tree, anc int, w *platform.NativeWindow, alt *platform.Rect, claimed map[int]bool) (int, bool) {
 	same := func(i int) bool {
 		n := at.nodes[i]
-		return n.Bounds != nil && *n.Bounds == w.Bounds && !claimed[i]
+		return n.Bounds != nil && (*n.Bounds == w.Bounds || alt != nil && *n.Bounds == *alt) && !claimed[i]
 	}
 	var cands []int
 	if anc < 0 {

@@ -26,7 +26,10 @@ func TestCorrelationJoin(t *testing.T) {
 	panel := elem("panel", rect(0, 0, 100, 100), button, twinA, twinB)
 	frame := elem("frame", rect(0, 0, 100, 100), panel)
 	frame.Name = "Title"
-	at := NewTree(elem("app", nil, frame), KindA11y)
+	// A dialog whose toolkit reports the window manager's frame as its
+	// extents (GTK 3 with server-side decorations).
+	dialog := elem("dialog", rect(200, 0, 50, 60))
+	at := NewTree(elem("app", nil, frame, dialog), KindA11y)
 
 	inner := win("inner", pid, rect(12, 12, 5, 5))
 	buttonWin := win("buttonwin", pid, rect(10, 10, 20, 20), inner)
@@ -36,8 +39,12 @@ func TestCorrelationJoin(t *testing.T) {
 	client.Client, client.Name = true, "Title"
 	wmFrame := win("wmframe", 99, rect(-1, -20, 102, 121), client)
 	wmFrame.Frame = true
+	dialogWin := win("dialogwin", pid, rect(201, 20, 48, 40))
+	dialogWin.Client = true
+	dialogFrame := win("dialogframe", 99, rect(200, 0, 50, 60), dialogWin)
+	dialogFrame.Frame = true
 	s := &Session{Identity: Identity{Pid: pid}}
-	vt := newVisualTree(s, &platform.NativeTree{Roots: []*platform.NativeWindow{wmFrame}})
+	vt := newVisualTree(s, &platform.NativeTree{Roots: []*platform.NativeWindow{wmFrame, dialogFrame}})
 
 	c := &Correlation{own: map[int]string{}, ancestor: map[int]string{}}
 	c.join(vt, at, pid)
@@ -57,6 +64,8 @@ func TestCorrelationJoin(t *testing.T) {
 		{"inner", nil, button.Children[0]},
 		{"twinwin", nil, panel},
 		{"loose", nil, panel},
+		{"dialogframe", nil, nil},
+		{"dialogwin", dialog, nil},
 	} {
 		pos, ok := vt.ByKey(tc.win)
 		if !ok {

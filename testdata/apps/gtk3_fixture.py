@@ -29,6 +29,8 @@ Options:
   --delayed-dialog MS  after MS ms open a dialog "Delayed dialog" with an "OK" button (closes it)
   --removable-label    add a label "Removable" just before "Tree", destroyed on SIGUSR1 (an
                        element before others disappears, at a moment the test chooses)
+  --native-submit      give "Submit" a native X window (its input window made native), so
+                       that a button has a window of its own in the visual tree
   --x X --y Y          window position (default 40, 40)
 """
 import argparse
@@ -173,6 +175,15 @@ def build(args):
         GLib.timeout_add(args.delayed_dialog, open_dialog)
 
     win.show_all()
+    if args.native_submit:
+        # GTK 3 draws its widgets into the top-level window; a button's
+        # input window is client-side. Made native, it is an X window of
+        # exactly the button's allocation: a widget with a window of its own.
+        alloc = submit.get_allocation()
+        for child in win.get_window().get_children():
+            x, y, w, h = child.get_geometry()
+            if (x, y, w, h) == (alloc.x, alloc.y, alloc.width, alloc.height):
+                child.ensure_native()
     return win
 
 
@@ -186,6 +197,7 @@ def main():
     p.add_argument("--tick-on-signal", action="store_true")
     p.add_argument("--delayed-dialog", type=int, metavar="MS")
     p.add_argument("--removable-label", action="store_true")
+    p.add_argument("--native-submit", action="store_true")
     p.add_argument("--x", type=int, default=40)
     p.add_argument("--y", type=int, default=40)
     args = p.parse_args()
