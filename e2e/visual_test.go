@@ -390,6 +390,10 @@ func TestVisualActTk(t *testing.T) {
 	vis := s.connect(t, map[string]any{"pid": tk.Pid, "mode": "visual"})
 	root, _ := visualTree(t, s, map[string]any{"session": vis})
 	button := tkButton(t, root)
+	hit := s.ok(t, "hit_test", map[string]any{"session": vis, "x": button.Bounds.X + 2, "y": button.Bounds.Y + 2})
+	if e, _ := hit["element"].(map[string]any); e["ref"] != button.Ref {
+		t.Errorf("hit_test on the button's window in a visual session: %v, want %s", hit["element"], button.Ref)
+	}
 
 	out := s.ok(t, "click", map[string]any{"session": vis, "element": button.Ref})
 	if out["method"] != "pointer" || out["element"] != button.Ref {
@@ -437,6 +441,23 @@ func TestVisualActTk(t *testing.T) {
 	s.ok(t, "wait_for", map[string]any{"session": vis, "name": "Pressed 4", "nameMatch": "exact", "until": "appears", "timeoutMs": 5000})
 	if got := tkTitle(context.Background(), d, tk.Pid); got != "Pressed 4" {
 		t.Errorf("after the refused calls the title is %q: something was pressed", got)
+	}
+
+	// window_action works on the Tk window; a minimized window is not
+	// clicked.
+	s.ok(t, "window_action", map[string]any{"session": vis, "action": "minimize"})
+	until(t, "Tk window minimized", func(ctx context.Context) (bool, string) {
+		x := xWindow(t, d, client.Window)
+		return !x.Mapped, fmt.Sprintf("mapped %v", x.Mapped)
+	})
+	s.fail(t, "click", map[string]any{"session": vis, "element": button.Ref}, "offscreen")
+	s.ok(t, "window_action", map[string]any{"session": vis, "action": "restore"})
+	until(t, "Tk window restored", func(ctx context.Context) (bool, string) {
+		x := xWindow(t, d, client.Window)
+		return x.Mapped, fmt.Sprintf("mapped %v", x.Mapped)
+	})
+	if got := tkTitle(context.Background(), d, tk.Pid); got != "Pressed 4" {
+		t.Errorf("after minimize, a refused click and restore the title is %q", got)
 	}
 }
 
