@@ -1,0 +1,279 @@
+package core
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/uiscope/uiscope/internal/platform"
+)
+
+// CodeWindowHidden: the window to capture is minimized or unmapped.
+const CodeWindowHidden = "windowHidden"
+
+// MaxScreenshotWidth bounds maxWidth; MinScreenshotWidth keeps labels
+// legible.
+const (
+	MinScreenshotWidth = 64
+	MaxScreenshotWidth = 10000
+)
+
+// ScreenshotRequest is one screenshot: the screenshot tool and 'uiscope
+// screenshot'.
+type ScreenshotRequest struct {
+	// Element is the ref of the element to capture alone; "" for the
+	// session's window.
+	Element string
+	// Path, when set, is where the PNG is also written: an absolute path
+	// ending in .png, in a directory that exists. Writing a file needs
+	// input rights (Sessions.AllowInput), and an existing file is never
+	// replaced.
+	Path string
+	// Annotate draws element ids on the image; nil means true.
+	Annotate *bool
+	// MaxWidth scales the image down to at most this many pixels wide;
+	// nil for the window's own size.
+	MaxWidth *int
+	// TimeoutMs bounds the tree read and the capture; nil for
+	// DefaultTimeoutMs.
+	TimeoutMs *int
+	// Fresh resolves Element in the tree this call reads (TreeRequest).
+	Fresh bool
+}
+
+func (r *ScreenshotRequest) annotate() bool { return r.Annotate == nil || *r.Annotate }
+
+// Validate checks the request. Path is checked for its form here, and for
+// the right to write in Sessions.Screenshot.
+func (r *ScreenshotRequest) Validate() error {
+	if r.MaxWidth != nil && (*r.MaxWidth < MinScreenshotWidth || *r.MaxWidth > MaxScreenshotWidth) {
+		return Errorf(CodeInvalidArgument, "maxWidth must be between %d and %d pixels, not %d", MinScreenshotWidth, MaxScreenshotWidth, *r.MaxWidth)
+	}
+	if _, err := Timeout(r.TimeoutMs); err != nil {
+		return err
+	}
+	if r.Path != "" {
+		if !filepath.IsAbs(r.Path) || !strings.EqualFold(filepath.Ext(r.Path), ".png") {
+			return Errorf(CodeInvalidArgument, "path must be an absolute file name ending in .png, not %s", Quote(r.Path))
+		}
+	}
+	return validRef(r.Element)
+}
+
+// Screenshot is a captured, redacted and (unless asked otherwise)
+// annotated image of a window or element, with what describes it.
+type Screenshot struct {
+	PNG []byte `json:"-"`
+	// Window is the captured window; Bounds the part of the screen the
+	// image shows (the window, or the element within it).
+	Window string        `json:"window"`
+	Element string       `json:"element,omitempty"`
+	Bounds platform.Rect `json:"bounds"`
+	Width  int           `json:"width"`
+	Height int           `json:"height"`
+	// Scale is image pixels per screen pixel: 1, or less with maxWidth.
+	Scale float64 `json:"scale"`
+	// IdsFrom is the tree whose ids label the image ("a11y").
+	IdsFrom string `json:"idsFrom"`
+	// Annotations are the labelled elements, boxes in image pixels.
+	Annotations        []Annotation `json:"annotations"`
+	AnnotationsOmitted int          `json:"annotationsOmitted,omitempty"`
+	// Redacted counts the fields covered by a grey bar.
+	Redacted int    `json:"redacted"`
+	Bytes    int    `json:"bytes"`
+	Path     string `json:"path,omitempty"`
+}
+
+// Screenshot captures the session's window (or one element of it), covers
+// every redacted field with a grey bar, scales it down to MaxWidth and
+// labels its elements with their ids. The tree is read afresh (it becomes
+// the session's last read, so the labels are refs the session resolves),
+// since without it redacted fields could not be found: an incomplete read
+// fails rather than risk an uncovered password. req must have passed
+// Validate.
+func (m *Sessions) Screenshot(ctx context.Context, s *Session, req ScreenshotRequest) (*Screenshot, error) {
+	if req.Path != "" {
+		if err := m.inputAllowed(); err != nil {
+			return nil, Errorf(CodeInputNotAllowed, "writing the screenshot to a file (path) is not allowed: the server runs without --allow-input; omit path to get the image inline")
+		}
+	}
+	pix := m.desk.Pixels
+	if pix == nil {
+		return nil, Errorf(CodeNotSupported, "this platform cannot capture windows")
+	}
+	limit, err := Timeout(req.TimeoutMs)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	t, st, pos, err := m.fetchAt(ctx, s, req.Element, req.Fresh, limit, platform.TreeOptions{MaxNodes: MaxMaxNodes, Actions: req.annotate()})
+	if err != nil {
+		e := AsError(err)
+		if e.Code == CodeTimeout {
+			e = &Error{Code: CodeTimeout, Retryable: true, Disposition: "transient", Err: err, Msg: e.Msg +
+				"; without the tree its redacted fields cannot be found, so no image is returned"}
+		}
+		return nil, e
+	}
+	if st.Truncated {
+		return nil, &Error{Code: CodeTimeout, Retryable: true, Disposition: "transient", Msg: fmt.Sprintf(
+			"the tree read was cut short (%s), so some redacted fields might not be found: no image is returned; try again with a larger timeoutMs", st.Reason)}
+	}
+	win, err := m.mainWindow(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	if req.Element != "" && m.desk.Windows != nil {
+		n, _ := t.Node(pos)
+		if w, err := m.desk.Windows.Window(ctx, s.App, n.Key); err == nil {
+			win = w
+		}
+	}
+	img, at, err := pix.CaptureWindow(ctx, win)
+	if err != nil {
+		return nil, captureError(err, win)
+	}
+	shot := &Screenshot{Window: win.ID.String(), IdsFrom: t.Kind(), Bounds: at, Annotations: []Annotation{}}
+	scope := 0
+	if req.Element != "" {
+		scope = pos
+		n, _ := t.Node(pos)
+		if n.Bounds == nil {
+			return nil, Errorf(CodeNotSupported, "%s has no bounds, so it cannot be captured alone; capture the window (no element)", req.Element)
+		}
+		crop := intersectRect(*n.Bounds, at)
+		if crop.Empty() {
+			return nil, Errorf(CodeOffscreen, "%s (%s) lies outside its window's visible area (scrolled away or hidden); scroll it into view, or capture the window", req.Element, n.Role)
+		}
+		img = cropImage(img, crop.X-at.X, crop.Y-at.Y, crop.Width, crop.Height)
+		shot.Element, shot.Bounds = t.RefString(pos), crop
+	}
+	bars, err := redactedBars(t, shot.Bounds)
+	if err != nil {
+		return nil, err
+	}
+	coverBars(img, bars, shot.Bounds, 1)
+	shot.Redacted = len(bars)
+	shot.Scale = 1
+	if req.MaxWidth != nil && img.Rect.Dx() > *req.MaxWidth {
+		img, shot.Scale = scaleDown(img, *req.MaxWidth)
+		// Cover again on the scaled image, rounded outwards: resampling
+		// must not leave a half-grey edge that still shows something.
+		coverBars(img, bars, shot.Bounds, shot.Scale)
+	}
+	shot.Width, shot.Height = img.Rect.Dx(), img.Rect.Dy()
+	if req.annotate() {
+		shot.Annotations, shot.AnnotationsOmitted = annotate(img, t, scope, shot.Bounds, shot.Scale)
+	}
+	var buf bytes.Buffer
+	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, img); err != nil {
+		return nil, AsError(err)
+	}
+	shot.PNG, shot.Bytes = buf.Bytes(), buf.Len()
+	if req.Path != "" {
+		if err := WriteFileAtomic(req.Path, shot.PNG, false); err != nil {
+			return nil, err
+		}
+		shot.Path = req.Path
+	}
+	return shot, nil
+}
+
+// captureError maps a capture's platform errors.
+func captureError(err error, win platform.Window) error {
+	switch {
+	case errors.Is(err, platform.ErrWindowHidden):
+		return &Error{Code: CodeWindowHidden, Disposition: "terminal", Err: err, Msg: fmt.Sprintf(
+			"window %s is not on screen (minimized or unmapped), so it has no pixels to capture: restore it (window_action restore, with --allow-input) and try again", win.ID)}
+	case errors.Is(err, platform.ErrElementGone):
+		return &Error{Code: CodeElementGone, Disposition: "terminal", Err: err, Msg: fmt.Sprintf(
+			"window %s closed during the capture; list the app's windows again (connect, list_apps)", win.ID)}
+	}
+	return AsError(err)
+}
+
+// redactedBars lists the screen rectangles to cover: every redacted or
+// password element with bounds meeting the captured area. One that is
+// showing but has no bounds cannot be covered, so the capture fails.
+func redactedBars(t *Tree, area platform.Rect) ([]platform.Rect, error) {
+	var bars []platform.Rect
+	for id := 0; id < t.Len(); id++ {
+		n, _ := t.Node(id)
+		if !n.Redacted && !n.IsPassword() {
+			continue
+		}
+		if n.Bounds == nil {
+			if n.States.Has(platform.StateShowing) {
+				return nil, Errorf(CodeNotSupported, "%s (%s) hides its text but reports no bounds, so it cannot be covered: no image is returned", t.RefString(id), n.Role)
+			}
+			continue
+		}
+		if r := intersectRect(*n.Bounds, area); !r.Empty() {
+			bars = append(bars, r)
+		}
+	}
+	return bars, nil
+}
+
+// WriteFileAtomic writes data to path through a temporary file in the same
+// directory, renamed into place once complete: a reader never sees a
+// partial file, and a failure leaves nothing behind. Without overwrite an
+// existing path is refused (the file is linked into place, which fails if
+// the name exists).
+func WriteFileAtomic(path string, data []byte, overwrite bool) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return Errorf(CodeInvalidArgument, "cannot write in %s: %v", Quote(dir), err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // after a rename or link, a no-op or the spare name
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return Errorf(CodeInternal, "writing %s: %v", Quote(path), err)
+	}
+	if overwrite {
+		err = os.Rename(tmp, path)
+	} else {
+		err = os.Link(tmp, path)
+	}
+	if errors.Is(err, os.ErrExist) {
+		return Errorf(CodeInvalidArgument, "%s exists; screenshots never replace a file: choose a new name", Quote(path))
+	}
+	if err != nil {
+		return Errorf(CodeInternal, "writing %s: %v", Quote(path), err)
+	}
+	return nil
+}
+
+func intersectRect(a, b platform.Rect) platform.Rect {
+	x0, y0 := max(a.X, b.X), max(a.Y, b.Y)
+	x1, y1 := min(a.X+a.Width, b.X+b.Width), min(a.Y+a.Height, b.Y+b.Height)
+	if x1 <= x0 || y1 <= y0 {
+		return platform.Rect{}
+	}
+	return platform.Rect{X: x0, Y: y0, Width: x1 - x0, Height: y1 - y0}
+}
+
+// cropImage copies a part of img into a new image at the origin.
+func cropImage(img *image.RGBA, x, y, w, h int) *image.RGBA {
+	out := image.NewRGBA(image.Rect(0, 0, w, h))
+	for row := 0; row < h; row++ {
+		src := img.Pix[img.PixOffset(x, y+row):]
+		copy(out.Pix[row*out.Stride:row*out.Stride+w*4], src[:w*4])
+	}
+	return out
+}

@@ -1,0 +1,348 @@
+package core
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/platform/fake"
+)
+
+// The screenshot tests run the core against the fake desktop with a
+// synthetic capture: the window's pixels are a pattern that no colour of
+// the annotation or of the redaction bar can come from.
+
+const shotPid = 777
+
+var shotWin = platform.Rect{X: 100, Y: 50, Width: 400, Height: 300}
+
+// patternAt is the synthetic window's pixel at image point x, y.
+func patternAt(x, y int) color.RGBA {
+	return color.RGBA{uint8(40 + x%7), uint8(200 - y%9), uint8(150 + (x+y)%11), 0xff}
+}
+
+// synthPixels captures the fake desktop's windows as the pattern; hidden
+// windows fail as a backend's do.
+type synthPixels struct {
+	hidden bool
+	calls  int
+}
+
+func (p *synthPixels) CaptureWindow(ctx context.Context, win platform.Window) (*image.RGBA, platform.Rect, error) {
+	p.calls++
+	if p.hidden {
+		return nil, platform.Rect{}, platform.ErrWindowHidden
+	}
+	img := image.NewRGBA(image.Rect(0, 0, win.Bounds.Width, win.Bounds.Height))
+	for y := 0; y < win.Bounds.Height; y++ {
+		for x := 0; x < win.Bounds.Width; x++ {
+			img.SetRGBA(x, y, patternAt(x, y))
+		}
+	}
+	return img, win.Bounds, nil
+}
+
+func shotTree() *platform.Node {
+	shown := states("enabled", "sensitive", "showing", "visible")
+	el := func(key, r, name string, b platform.Rect, actions []string, kids ...*platform.Node) *platform.Node {
+		return &platform.Node{Key: key, Role: safetyRole(r), Name: name, States: shown, Bounds: &b,
+			Interfaces: []string{"component"}, Actions: actions, ChildCount: len(kids), Children: kids}
+	}
+	pw := el("pw", "password text", "secret-name", platform.Rect{X: 140, Y: 150, Width: 200, Height: 30}, nil)
+	pw.States |= states("focusable", "editable")
+	hidden := el("hid", "text", "", platform.Rect{X: 140, Y: 200, Width: 200, Height: 30}, nil)
+	hidden.Redacted = true
+	panel := el("panel", "panel", "", platform.Rect{X: 120, Y: 80, Width: 360, Height: 250}, nil,
+		el("ok", "push button", "OK", platform.Rect{X: 140, Y: 90, Width: 80, Height: 30}, []string{"click"}),
+		el("cancel", "push button", "Cancel", platform.Rect{X: 240, Y: 90, Width: 80, Height: 30}, []string{"click"}),
+		pw, hidden,
+		el("away", "push button", "Offscreen", platform.Rect{X: 900, Y: 900, Width: 80, Height: 30}, []string{"click"}))
+	frame := el("frame", "frame", "Login", shotWin, nil, panel)
+	return &platform.Node{Key: "root", Role: platform.RoleApplication, Name: "login", ChildCount: 1, Children: []*platform.Node{frame}}
+}
+
+func newShotSessions(t *testing.T) (*Sessions, *Session, *fake.Desktop, *synthPixels) {
+	t.Helper()
+	d := fake.New()
+	d.AddApp(fake.App{Pid: shotPid, Name: "login", Toolkit: "GTK", ToolkitVersion: "3.24", Tree: shotTree()})
+	d.AddWindow(shotPid, "Login", shotWin)
+	pix := &synthPixels{}
+	desk := d.Platform()
+	desk.Pixels = pix
+	m := NewSessions(desk)
+	s, err := m.Connect(context.Background(), Target{Pid: shotPid}, ModeA11y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, s, d, pix
+}
+
+func decodePNG(t *testing.T, b []byte) *image.RGBA {
+	t.Helper()
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("the screenshot is no PNG: %v", err)
+	}
+	out := image.NewRGBA(img.Bounds())
+	for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y++ {
+		for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x++ {
+			out.Set(x, y, img.At(x, y))
+		}
+	}
+	return out
+}
+
+// uniform reports whether r of img is all c, and the first pixel that is not.
+func uniform(img *image.RGBA, r image.Rectangle, c color.RGBA) (bool, image.Point, color.RGBA) {
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if got := img.RGBAAt(x, y); got != c {
+				return false, image.Pt(x, y), got
+			}
+		}
+	}
+	return true, image.Point{}, color.RGBA{}
+}
+
+func TestScreenshotAnnotatedAndRedacted(t *testing.T) {
+	m, s, _, _ := newShotSessions(t)
+	shot, err := m.Screenshot(context.Background(), s, ScreenshotRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := decodePNG(t, shot.PNG)
+	if shot.Width != 400 || shot.Height != 300 || img.Rect.Dx() != 400 || img.Rect.Dy() != 300 || shot.Scale != 1 {
+		t.Fatalf("image %v, result %dx%d scale %v; want the window's 400x300 at scale 1", img.Rect, shot.Width, shot.Height, shot.Scale)
+	}
+	if shot.IdsFrom != "a11y" || shot.Bounds != shotWin || shot.Redacted != 2 || shot.Bytes != len(shot.PNG) {
+		t.Errorf("result %+v", shot)
+	}
+	// Both hidden fields are one grey bar over their bounds (in image
+	// coordinates: screen minus the window's origin), inside the box lines.
+	for _, b := range []image.Rectangle{image.Rect(40, 100, 240, 130), image.Rect(40, 150, 240, 180)} {
+		if ok, at, got := uniform(img, b.Inset(3), redactGrey); !ok {
+			t.Errorf("redacted field %v: pixel %v is %v, not the bar's grey", b, at, got)
+		}
+	}
+	// Boxes where the tree says: OK at 140,90 80x30 screen = 40,40 in the image.
+	byName := map[string]Annotation{}
+	for _, a := range shot.Annotations {
+		byName[a.Name] = a
+		if !strings.HasPrefix(a.Ref, "a11y:e") || a.Label != strings.TrimPrefix(a.Ref, "a11y:") {
+			t.Errorf("annotation %+v: label and ref disagree", a)
+		}
+		if _, _, _, err := s.Resolve(a.Ref); err != nil {
+			t.Errorf("annotation ref %s does not resolve in the session: %v", a.Ref, err)
+		}
+	}
+	ok, found := byName["OK"]
+	if !found {
+		t.Fatalf("OK is not annotated: %+v", shot.Annotations)
+	}
+	if want := (platform.Rect{X: 40, Y: 40, Width: 80, Height: 30}); ok.Box != want {
+		t.Errorf("OK's box %+v, want %+v", ok.Box, want)
+	}
+	if _, found := byName["Offscreen"]; found {
+		t.Errorf("an element outside the window is annotated")
+	}
+	for _, a := range shot.Annotations {
+		if a.Role == "panel" || a.Role == "frame" {
+			t.Errorf("container %+v is annotated", a)
+		}
+	}
+	// The box's line: its left edge, halfway down, in a palette colour;
+	// just outside it the white rim; inside the line the window's pixel.
+	edge := img.RGBAAt(40, 55)
+	inPalette := false
+	for _, c := range palette {
+		inPalette = inPalette || edge == c
+	}
+	if !inPalette {
+		t.Errorf("pixel 40,55 on OK's left edge is %v, not a box colour", edge)
+	}
+	if got := img.RGBAAt(39, 55); got != white {
+		t.Errorf("pixel 39,55 just outside OK's box is %v, want the white rim", got)
+	}
+	if got, want := img.RGBAAt(60, 60), patternAt(60, 60); got != want {
+		t.Errorf("pixel 60,60 inside OK's box is %v, want the window's %v", got, want)
+	}
+	// The label: a tag of the box's colour with white text, above the box.
+	tag := image.Rect(40, 20, 60, 38)
+	colours := map[color.RGBA]int{}
+	for y := tag.Min.Y; y < tag.Max.Y; y++ {
+		for x := tag.Min.X; x < tag.Max.X; x++ {
+			colours[img.RGBAAt(x, y)]++
+		}
+	}
+	if colours[edge] == 0 || colours[white] == 0 {
+		t.Errorf("no label tag above OK's box (colours there: %v)", colours)
+	}
+}
+
+func TestScreenshotClean(t *testing.T) {
+	m, s, _, _ := newShotSessions(t)
+	off := false
+	shot, err := m.Screenshot(context.Background(), s, ScreenshotRequest{Annotate: &off})
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := decodePNG(t, shot.PNG)
+	if len(shot.Annotations) != 0 {
+		t.Errorf("annotate false listed %d annotations", len(shot.Annotations))
+	}
+	bars := []image.Rectangle{image.Rect(40, 100, 240, 130), image.Rect(40, 150, 240, 180)}
+	for y := 0; y < 300; y++ {
+		for x := 0; x < 400; x++ {
+			want := patternAt(x, y)
+			for _, b := range bars {
+				if image.Pt(x, y).In(b) {
+					want = redactGrey
+				}
+			}
+			if got := img.RGBAAt(x, y); got != want {
+				t.Fatalf("pixel %d,%d = %v, want %v: a clean image is the window with only the bars", x, y, got, want)
+			}
+		}
+	}
+}
+
+func TestScreenshotMaxWidth(t *testing.T) {
+	m, s, _, _ := newShotSessions(t)
+	w := 200
+	shot, err := m.Screenshot(context.Background(), s, ScreenshotRequest{MaxWidth: &w})
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := decodePNG(t, shot.PNG)
+	if img.Rect.Dx() != 200 || img.Rect.Dy() != 150 || shot.Scale != 0.5 {
+		t.Fatalf("scaled image %v scale %v, want 200x150 at 0.5", img.Rect, shot.Scale)
+	}
+	// The password field at 40,100 240x30 in the window is 20,50 100x15
+	// scaled: a grey bar to its edges (labels may lie on it when annotated).
+	off := false
+	clean, err := m.Screenshot(context.Background(), s, ScreenshotRequest{MaxWidth: &w, Annotate: &off})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, at, got := uniform(decodePNG(t, clean.PNG), image.Rect(20, 50, 120, 65), redactGrey); !ok {
+		t.Errorf("scaled bar: pixel %v is %v", at, got)
+	}
+	for _, a := range shot.Annotations {
+		if a.Name == "OK" && a.Box != (platform.Rect{X: 20, Y: 20, Width: 40, Height: 15}) {
+			t.Errorf("OK's box at scale 0.5: %+v", a.Box)
+		}
+	}
+	bad := 10
+	if err := (&ScreenshotRequest{MaxWidth: &bad}).Validate(); AsError(err).Code != CodeInvalidArgument {
+		t.Errorf("maxWidth 10: %v, want invalidArgument", err)
+	}
+}
+
+func TestScreenshotElement(t *testing.T) {
+	m, s, _, _ := newShotSessions(t)
+	tr, _, err := m.Fetch(context.Background(), s, time.Second, platform.TreeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	panel, _ := tr.ByKey("panel")
+	ref := tr.RefString(panel)
+	shot, err := m.Screenshot(context.Background(), s, ScreenshotRequest{Element: ref})
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := decodePNG(t, shot.PNG)
+	// The panel is 120,80 360x250 on screen, inside the window at 100,50.
+	if img.Rect.Dx() != 360 || img.Rect.Dy() != 250 || shot.Bounds != (platform.Rect{X: 120, Y: 80, Width: 360, Height: 250}) || shot.Element != ref {
+		t.Fatalf("element capture %v bounds %+v element %s", img.Rect, shot.Bounds, shot.Element)
+	}
+	if got, want := img.RGBAAt(200, 240), patternAt(220, 270); got != want {
+		t.Errorf("cropped pixel 200,240 = %v, want the window's 220,270 %v", got, want)
+	}
+	if ok, at, got := uniform(img, image.Rect(20, 70, 220, 100).Inset(3), redactGrey); !ok {
+		t.Errorf("bar in the element capture: pixel %v is %v", at, got)
+	}
+}
+
+func TestScreenshotPathNeedsInput(t *testing.T) {
+	m, s, _, pix := newShotSessions(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "shot.png")
+	_, err := m.Screenshot(context.Background(), s, ScreenshotRequest{Path: path})
+	if AsError(err).Code != CodeInputNotAllowed {
+		t.Fatalf("path without input rights: %v, want inputNotAllowed", err)
+	}
+	if pix.calls != 0 {
+		t.Errorf("refused, yet the window was captured %d times", pix.calls)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("refused, yet the directory holds %v", ents)
+	}
+	m.AllowInput = true
+	shot, err := m.Screenshot(context.Background(), s, ScreenshotRequest{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil || !bytes.Equal(b, shot.PNG) || shot.Path != path {
+		t.Fatalf("file %s: %v (%d bytes, want %d)", path, err, len(b), len(shot.PNG))
+	}
+	// An existing file is never replaced, and no temporary file is left.
+	_, err = m.Screenshot(context.Background(), s, ScreenshotRequest{Path: path})
+	if AsError(err).Code != CodeInvalidArgument || !strings.Contains(err.Error(), "exists") {
+		t.Errorf("second write to %s: %v, want invalidArgument saying it exists", path, err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("the directory holds %v, want only shot.png", ents)
+	}
+	for _, p := range []string{"rel.png", filepath.Join(dir, "x.txt")} {
+		if err := (&ScreenshotRequest{Path: p}).Validate(); AsError(err).Code != CodeInvalidArgument {
+			t.Errorf("path %q: %v, want invalidArgument", p, err)
+		}
+	}
+	_, err = m.Screenshot(context.Background(), s, ScreenshotRequest{Path: filepath.Join(dir, "no", "such", "dir.png")})
+	if AsError(err).Code != CodeInvalidArgument {
+		t.Errorf("a missing directory: %v, want invalidArgument", err)
+	}
+}
+
+func TestScreenshotFailures(t *testing.T) {
+	m, s, d, pix := newShotSessions(t)
+	pix.hidden = true
+	_, err := m.Screenshot(context.Background(), s, ScreenshotRequest{})
+	if e := AsError(err); e.Code != CodeWindowHidden || !strings.Contains(e.Msg, "minimized") {
+		t.Errorf("hidden window: %v, want windowHidden saying minimized", err)
+	}
+	pix.hidden = false
+	// A frozen app: its tree cannot be read, so no image (its hidden
+	// fields could not be found), by the deadline.
+	d.Freeze(shotPid, true)
+	ms := 300
+	start := time.Now()
+	_, err = m.Screenshot(context.Background(), s, ScreenshotRequest{TimeoutMs: &ms})
+	if e := AsError(err); e.Code != CodeTimeout || !e.Retryable || !strings.Contains(e.Msg, "no image") {
+		t.Errorf("frozen app: %v, want a retryable timeout saying no image is returned", err)
+	}
+	if el := time.Since(start); el > 5*time.Second {
+		t.Errorf("frozen app: answered after %v", el)
+	}
+	d.Freeze(shotPid, false)
+	// A redacted field that is showing without bounds cannot be covered.
+	tr := NewTree(&platform.Node{Key: "r", Children: []*platform.Node{{Key: "p", Role: platform.RolePasswordText, States: states("showing")}}}, KindA11y)
+	if _, err := redactedBars(tr, shotWin); err == nil {
+		t.Errorf("a showing password field without bounds was accepted")
+	}
+	desk := m.Desktop()
+	desk.Pixels = nil
+	if _, err := NewSessions(desk).Screenshot(context.Background(), s, ScreenshotRequest{}); !errors.Is(err, err) || AsError(err).Code != CodeNotSupported {
+		t.Errorf("no Pixels part: %v, want notSupported", err)
+	}
+}
