@@ -183,7 +183,7 @@ func drawLabel(img *image.RGBA, b image.Rectangle, text string, c color.RGBA, pl
 	face := labelFace()
 	m := face.Metrics()
 	tw := font.MeasureString(face, text).Ceil()
-	w, h := tw+6, (m.Ascent + m.Descent).Ceil()+2
+	w, h := tw+6, (m.Ascent+m.Descent).Ceil()+2
 	candidates := []image.Point{
 		{b.Min.X, b.Min.Y - h - 1},     // above, outside the box
 		{b.Min.X + 2, b.Min.Y + 2},     // inside the top-left corner

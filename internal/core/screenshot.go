@@ -72,11 +72,11 @@ type Screenshot struct {
 	PNG []byte `json:"-"`
 	// Window is the captured window; Bounds the part of the screen the
 	// image shows (the window, or the element within it).
-	Window string        `json:"window"`
-	Element string       `json:"element,omitempty"`
-	Bounds platform.Rect `json:"bounds"`
-	Width  int           `json:"width"`
-	Height int           `json:"height"`
+	Window  string        `json:"window"`
+	Element string        `json:"element,omitempty"`
+	Bounds  platform.Rect `json:"bounds"`
+	Width   int           `json:"width"`
+	Height  int           `json:"height"`
 	// Scale is image pixels per screen pixel: 1, or less with maxWidth.
 	Scale float64 `json:"scale"`
 	// IdsFrom is the tree whose ids label the image ("a11y").
