@@ -54,9 +54,14 @@ const (
 
 // toolDef is one entry of the inventory.
 type toolDef struct {
-	Tool     *mcp.Tool
-	Toolset  string
-	register func(s *mcp.Server, t *mcp.Tool, log io.Writer)
+	Tool    *mcp.Tool
+	Toolset string
+	// InputArgs are arguments of an inspection tool that need input
+	// rights (screenshot's path writes a file): the tool is registered
+	// always, the core refuses them without --allow-input, and with it the
+	// tool is not annotated read-only.
+	InputArgs []string
+	register  func(s *mcp.Server, t *mcp.Tool, log io.Writer)
 }
 
 // mutating reports whether a tool changes an application (or the disk).
@@ -78,6 +83,7 @@ func Inventory(cfg Config, sessions *core.Sessions) []toolDef {
 func inventory(h *handlers) []toolDef {
 	tools := append(append(h.inspectTools(), h.visualTools()...), h.interactTools()...)
 	tools = append(tools, h.liveTools()...)
+	tools = append(tools, h.screenshotTool())
 	sort.Slice(tools, func(i, j int) bool { return tools[i].Tool.Name < tools[j].Tool.Name })
 	return tools
 }

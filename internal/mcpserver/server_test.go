@@ -184,6 +184,34 @@ func toolsetOf(t *testing.T, name string) string {
 	return ""
 }
 
+func inputArgsOf(t *testing.T, name string) []string {
+	t.Helper()
+	for _, d := range Inventory(Config{AllowInput: true}, core.NewSessions(fakePlatform())) {
+		if d.Tool.Name == name {
+			return d.InputArgs
+		}
+	}
+	return nil
+}
+
+// TestInputArgsReadOnlyWithoutInput: a tool with input-gated arguments is
+// read-only when the server cannot grant them.
+func TestInputArgsReadOnlyWithoutInput(t *testing.T) {
+	n := 0
+	for _, d := range Inventory(Config{}, core.NewSessions(fakePlatform())) {
+		if len(d.InputArgs) == 0 {
+			continue
+		}
+		n++
+		if d.Toolset != ToolsetInspect || !d.Tool.Annotations.ReadOnlyHint {
+			t.Errorf("%s without AllowInput: toolset %s, readOnlyHint %v; want an inspection tool, read-only", d.Tool.Name, d.Toolset, d.Tool.Annotations.ReadOnlyHint)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no tool has input-gated arguments (screenshot's path)")
+	}
+}
+
 // TestToolSchemasGolden snapshots each tool as tools/list shows it.
 func TestToolSchemasGolden(t *testing.T) {
 	cs := connectClient(t, Config{AllowInput: true}, "")
@@ -247,7 +275,13 @@ func TestAnnotations(t *testing.T) {
 		if a.OpenWorldHint == nil || !*a.OpenWorldHint {
 			t.Errorf("%s %s: openWorldHint must be set and true", where, tool.Name)
 		}
-		if toolset == ToolsetInspect {
+		if toolset == ToolsetInspect && len(inputArgsOf(t, tool.Name)) > 0 {
+			// Registered with AllowInput here: it may write a file, so it
+			// is not read-only, and it never replaces one.
+			if a.ReadOnlyHint || (a.DestructiveHint != nil && *a.DestructiveHint) {
+				t.Errorf("%s %s: an inspection tool with input-gated arguments must be neither read-only nor destructive with AllowInput", where, tool.Name)
+			}
+		} else if toolset == ToolsetInspect {
 			if !a.ReadOnlyHint {
 				t.Errorf("%s %s: an inspection tool must be readOnlyHint true", where, tool.Name)
 			}
@@ -787,6 +821,8 @@ func toolTable() string {
 		kind := "read-only"
 		if a := d.Tool.Annotations; a != nil && a.DestructiveHint != nil && *a.DestructiveHint {
 			kind = "destructive (`--allow-input`)"
+		} else if len(d.InputArgs) > 0 {
+			kind = "read-only; `" + strings.Join(d.InputArgs, "`, `") + "` needs `--allow-input`"
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", d.Tool.Name, d.Toolset, kind,
 			strings.ReplaceAll(firstSentence(d.Tool.Description), "|", `\|`))

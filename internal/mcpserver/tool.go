@@ -59,9 +59,17 @@ func serveTool[In, Out any](name string, args *argSpec, h handlerFunc[In, Out], 
 		if err != nil {
 			return failResult(err), nil
 		}
-		return successResult(out), nil
+		res = successResult(out)
+		if im, ok := any(out).(imager); ok && !res.IsError {
+			res.Content = append(res.Content, im.image())
+		}
+		return res, nil
 	}
 }
+
+// imager is a result that carries an image besides its JSON (screenshot):
+// the image goes in its own content block, as raw bytes the SDK encodes.
+type imager interface{ image() *mcp.ImageContent }
 
 // successResult renders out with "ok": true first. structuredContent and
 // the text block are the same bytes, marshalled once.

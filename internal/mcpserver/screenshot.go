@@ -1,0 +1,69 @@
+package mcpserver
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/uiscope/uiscope/internal/core"
+)
+
+// screenshotTool is inspection: it reads the window and changes nothing.
+// Its path argument writes a file, which needs input rights: the tool is
+// registered always, the core refuses path without --allow-input, and
+// with --allow-input it is not annotated read-only (it may create a file;
+// it never replaces one, so it is not destructive either).
+func (h *handlers) screenshotTool() toolDef {
+	ann := readOnly("Take a screenshot")
+	if h.cfg.AllowInput {
+		ann.ReadOnlyHint, ann.IdempotentHint = false, false
+	}
+	d := newTool(ToolsetInspect, &mcp.Tool{
+		Name:        "screenshot",
+		Annotations: ann,
+		Description: "Capture the connected app's window (or one element, by ref) as a PNG image, inline as an " +
+			"image block: what the user sees, even where another window covers it. Elements an agent may act on " +
+			"are boxed and labelled with their ids (e12 is ref a11y:e12, from the tree this call reads, so the " +
+			"labels are refs the session resolves); annotations lists them with their boxes in image pixels. " +
+			"annotate false gives a clean image. Every password or hidden field is covered by a grey bar. " +
+			"maxWidth scales a large window down to spare context. path also writes the PNG to that absolute " +
+			"file name (needs --allow-input; never replaces a file). A minimized window fails with " +
+			"windowHidden; a frozen app with timeout (its fields could not be located, so no image is given).",
+	}, h.screenshot)
+	d.InputArgs = []string{"path"}
+	return d
+}
+
+type screenshotArgs struct {
+	Session   string `json:"session" jsonschema:"session id from connect"`
+	Element   string `json:"element,omitempty" jsonschema:"ref of one element to capture alone, e.g. a11y:e12; default the whole window"`
+	Path      string `json:"path,omitempty" jsonschema:"absolute file name ending in .png to write the image to as well (needs --allow-input; an existing file is never replaced)"`
+	Annotate  *bool  `json:"annotate,omitempty" jsonschema:"label elements with their ids (default true); false for a clean image"`
+	MaxWidth  *int   `json:"maxWidth,omitempty" jsonschema:"scale the image down to at most this many pixels wide (64 to 10000)"`
+	TimeoutMs *int   `json:"timeoutMs,omitempty" jsonschema:"deadline for reading the tree and capturing in ms (default 10000)"`
+}
+
+type screenshotResult struct {
+	Session string `json:"session"`
+	*core.Screenshot
+}
+
+func (r screenshotResult) image() *mcp.ImageContent {
+	return &mcp.ImageContent{Data: r.PNG, MIMEType: "image/png"}
+}
+
+func (h *handlers) screenshot(ctx context.Context, _ *mcp.CallToolRequest, in screenshotArgs) (screenshotResult, error) {
+	req := core.ScreenshotRequest{Element: in.Element, Path: in.Path, Annotate: in.Annotate, MaxWidth: in.MaxWidth, TimeoutMs: in.TimeoutMs}
+	if err := req.Validate(); err != nil {
+		return screenshotResult{}, err
+	}
+	s, err := h.sessions.Get(ctx, in.Session)
+	if err != nil {
+		return screenshotResult{}, err
+	}
+	shot, err := h.sessions.Screenshot(ctx, s, req)
+	if err != nil {
+		return screenshotResult{}, err
+	}
+	return screenshotResult{Session: s.ID, Screenshot: shot}, nil
+}
