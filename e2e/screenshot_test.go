@@ -184,7 +184,7 @@ func TestScreenshot(t *testing.T) {
 	if len(shot.Annotations) < 3 {
 		t.Fatalf("only %d annotations: %+v", len(shot.Annotations), shot.Annotations)
 	}
-	checked := 0
+	checked, rimmed := 0, 0
 	for _, a := range shot.Annotations {
 		props := s.ok(t, "get_element_properties", map[string]any{"session": sess, "element": a.Ref, "names": []string{"bounds"}})
 		b := decode[struct{ X, Y, Width, Height int }](t, props["properties"].(map[string]any)["bounds"])
@@ -204,10 +204,13 @@ func TestScreenshot(t *testing.T) {
 		if got := img.RGBAAt(want.X+want.Width-1, y); !isBoxColour(got) {
 			t.Errorf("%s: pixel %d,%d on its box's right edge is %v, no box colour", a.Ref, want.X+want.Width-1, y, got)
 		}
+		if img.RGBAAt(want.X-1, y) == white {
+			rimmed++ // a neighbour's box or label may lie there
+		}
 		checked++
 	}
-	if checked < 3 {
-		t.Errorf("only %d boxes could be checked", checked)
+	if checked < 3 || rimmed < checked/2 {
+		t.Errorf("%d boxes checked, %d with the white rim outside their left edge", checked, rimmed)
 	}
 
 	// The password field: one grey bar over its bounds, in the clean image.
@@ -413,6 +416,45 @@ func TestScreenshotRedactsEveryToolkit(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestScreenshotVisual: a visual session's screenshot is labelled with
+// window ids (a Tk app's widgets are windows) and, for an app with an
+// accessibility tree, still covers its password field.
+func TestScreenshotVisual(t *testing.T) {
+	d := testdesk.Shared(t)
+	tk := d.LaunchX(t, testdesk.Python, testdesk.Fixture("tk_fixture.py"), "--title", "shot visual tk")
+	gtk := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "shot visual gtk")
+	s := startMCP(t, d, "")
+
+	conn := s.ok(t, "connect", map[string]any{"pid": tk.Pid, "mode": "visual"})
+	out, img, _ := s.screenshot(t, map[string]any{"session": conn["session"]})
+	shot := decode[shotResult](t, out)
+	if win := windowOf(t, conn); img.Rect.Dx() != win.Width || img.Rect.Dy() != win.Height {
+		t.Errorf("Tk image %v, window %+v", img.Rect, win)
+	}
+	if shot.IdsFrom != "visual" || len(shot.Annotations) == 0 || out["note"] == nil {
+		t.Errorf("Tk visual screenshot: idsFrom %q, %d annotations, note %v", shot.IdsFrom, len(shot.Annotations), out["note"])
+	}
+	for _, a := range shot.Annotations {
+		if a.Ref[:len("visual:")] != "visual:" {
+			t.Errorf("annotation %+v is no visual ref", a)
+		}
+		// The label is a ref the session resolves.
+		s.ok(t, "get_visual_tree", map[string]any{"session": conn["session"], "element": a.Ref, "depth": 0})
+	}
+
+	vis := s.ok(t, "connect", map[string]any{"pid": gtk.Pid, "mode": "visual"})
+	out, img, _ = s.screenshot(t, map[string]any{"session": vis["session"], "annotate": false})
+	if shot := decode[shotResult](t, out); shot.Redacted != 1 {
+		t.Fatalf("GTK 3 fixture in a visual session: %d fields covered, want its password field", shot.Redacted)
+	}
+	a11y := s.connect(t, map[string]any{"pid": gtk.Pid})
+	fields := redactedFields(t, s, a11y)
+	if len(fields) != 1 {
+		t.Fatalf("%d redacted fields", len(fields))
+	}
+	checkGrey(t, img, fields[0], windowOf(t, vis))
 }
 
 // TestScreenshotPathAndSessions: with --allow-input, path writes the PNG

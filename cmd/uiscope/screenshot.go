@@ -52,7 +52,7 @@ func runScreenshot(ctx context.Context, c *cli, args []string) error {
 	if err != nil {
 		return cliError(c, "screenshot", err)
 	}
-	if err := core.WriteFileAtomic(path, shot.PNG, true); err != nil {
+	if err := core.WriteFileAtomic(path, shot.PNG, true, 0o644); err != nil {
 		return cliError(c, "screenshot", err)
 	}
 	shot.Path = path

@@ -84,8 +84,13 @@ func scaleDown(img *image.RGBA, w int) (*image.RGBA, float64) {
 }
 
 // annotatable reports whether an element gets a label: something an agent
-// may act on or read, not the containers around it.
-func annotatable(n *platform.Node) bool {
+// may act on or read, not the containers around it. In a window tree every
+// shown window is one (a Tk widget is a window); the top-level ones, which
+// are the whole image, are left out by the caller.
+func annotatable(kind string, n *platform.Node) bool {
+	if kind == KindVisual {
+		return n.Role == platform.RoleWindow && n.States.Has(platform.StateShowing)
+	}
 	switch n.Role {
 	case platform.RoleApplication, platform.RoleFrame, platform.RoleWindow:
 		return false
@@ -117,7 +122,7 @@ func annotate(img *image.RGBA, t *Tree, scope int, area platform.Rect, scale flo
 	var boxes []image.Rectangle
 	for id := scope; id < t.end[scope]; id++ {
 		n := t.nodes[id]
-		if id == scope && scope != 0 || n.Bounds == nil || !annotatable(n) {
+		if id == scope && scope != 0 || n.Bounds == nil || !annotatable(t.kind, n) {
 			continue
 		}
 		vis := intersectRect(*n.Bounds, area)
@@ -128,8 +133,8 @@ func annotate(img *image.RGBA, t *Tree, scope int, area platform.Rect, scale flo
 			int(math.Round(float64(vis.X-area.X)*scale)), int(math.Round(float64(vis.Y-area.Y)*scale)),
 			int(math.Round(float64(vis.X+vis.Width-area.X)*scale)), int(math.Round(float64(vis.Y+vis.Height-area.Y)*scale)))
 		b = b.Intersect(img.Rect)
-		if b.Dx() < 4 || b.Dy() < 4 || seen[b] {
-			continue // too small to box, or the same box as an element already labelled
+		if b.Dx() < 4 || b.Dy() < 4 || seen[b] || b == img.Rect {
+			continue // too small to box, the same box as an element already labelled, or the whole image
 		}
 		if len(out) == maxAnnotations {
 			omitted++
@@ -150,7 +155,7 @@ func annotate(img *image.RGBA, t *Tree, scope int, area platform.Rect, scale flo
 	}
 	var placed []image.Rectangle
 	for i, b := range boxes {
-		placed = append(placed, drawLabel(img, b, out[i].Label, palette[i%len(palette)], placed))
+		placed = append(placed, drawLabel(img, b, out[i].Label, palette[i%len(palette)], placed, boxes))
 	}
 	return out, omitted
 }
@@ -176,47 +181,65 @@ func frame(img *image.RGBA, r image.Rectangle, w int, c color.RGBA) {
 }
 
 // drawLabel draws text in white on a c-coloured tag with a white rim,
-// beside box b: above its top-left corner where there is room and no
-// other label, else inside it, below it, or to its side. It returns the
-// tag's rectangle.
-func drawLabel(img *image.RGBA, b image.Rectangle, text string, c color.RGBA, placed []image.Rectangle) image.Rectangle {
+// beside box b, and returns the tag's rectangle. It takes the first place
+// that covers neither another label nor another element (a box that does
+// not hold b): above b's top-left corner, to its left, right, below, then
+// inside its corners; failing that, the first that covers no label;
+// failing that, inside the top-left corner.
+func drawLabel(img *image.RGBA, b image.Rectangle, text string, c color.RGBA, placed, boxes []image.Rectangle) image.Rectangle {
 	face := labelFace()
 	m := face.Metrics()
 	tw := font.MeasureString(face, text).Ceil()
 	w, h := tw+6, (m.Ascent+m.Descent).Ceil()+2
 	candidates := []image.Point{
 		{b.Min.X, b.Min.Y - h - 1},     // above, outside the box
-		{b.Min.X + 2, b.Min.Y + 2},     // inside the top-left corner
-		{b.Min.X, b.Max.Y + 1},         // below
-		{b.Max.X + 1, b.Min.Y},         // right
 		{b.Min.X - w - 1, b.Min.Y},     // left
+		{b.Max.X + 1, b.Min.Y},         // right
+		{b.Min.X, b.Max.Y + 1},         // below
+		{b.Min.X + 2, b.Min.Y + 2},     // inside the top-left corner
 		{b.Max.X - w - 2, b.Min.Y + 2}, // inside the top-right corner
 	}
-	pick := image.Rectangle{}
-	for i, p := range candidates {
-		r := image.Rect(p.X, p.Y, p.X+w, p.Y+h)
-		if !r.In(img.Rect) {
-			continue
-		}
-		free := true
+	coversLabel := func(r image.Rectangle) bool {
 		for _, o := range placed {
 			if r.Inset(-1).Overlaps(o) {
-				free = false
-				break
+				return true
 			}
 		}
-		if free {
+		return false
+	}
+	coversElement := func(r image.Rectangle) bool {
+		for _, o := range boxes {
+			if o != b && !b.In(o) && r.Overlaps(o.Inset(-1)) {
+				return true
+			}
+		}
+		return false
+	}
+	var pick, second image.Rectangle
+	for _, p := range candidates {
+		r := image.Rect(p.X, p.Y, p.X+w, p.Y+h)
+		if !r.In(img.Rect) || coversLabel(r) {
+			continue
+		}
+		if !coversElement(r) {
 			pick = r
 			break
 		}
-		if i == 1 && pick.Empty() {
-			pick = r // the fallback when every place is taken
+		if second.Empty() {
+			second = r
 		}
 	}
 	if pick.Empty() {
+		pick = second
+	}
+	if pick.Empty() {
+		p := candidates[4]
+		pick = image.Rect(p.X, p.Y, p.X+w, p.Y+h)
+	}
+	if !pick.In(img.Rect) {
 		// Wherever it fits in the image, near the box.
-		x := min(max(b.Min.X, 0), img.Rect.Max.X-w)
-		y := min(max(b.Min.Y, 0), img.Rect.Max.Y-h)
+		x := min(max(pick.Min.X, 0), img.Rect.Max.X-w)
+		y := min(max(pick.Min.Y, 0), img.Rect.Max.Y-h)
 		pick = image.Rect(x, y, x+w, y+h)
 	}
 	draw.Draw(img, pick.Inset(-1).Intersect(img.Rect), image.NewUniform(white), image.Point{}, draw.Src)

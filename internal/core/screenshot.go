@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/uiscope/uiscope/internal/platform"
 )
@@ -79,7 +80,8 @@ type Screenshot struct {
 	Height  int           `json:"height"`
 	// Scale is image pixels per screen pixel: 1, or less with maxWidth.
 	Scale float64 `json:"scale"`
-	// IdsFrom is the tree whose ids label the image ("a11y").
+	// IdsFrom is the tree whose ids label the image: "a11y", or "visual"
+	// in a visual session (window ids).
 	IdsFrom string `json:"idsFrom"`
 	// Annotations are the labelled elements, boxes in image pixels.
 	Annotations        []Annotation `json:"annotations"`
@@ -88,6 +90,7 @@ type Screenshot struct {
 	Redacted int    `json:"redacted"`
 	Bytes    int    `json:"bytes"`
 	Path     string `json:"path,omitempty"`
+	Note     string `json:"note,omitempty"`
 }
 
 // Screenshot captures the session's window (or one element of it), covers
@@ -155,9 +158,23 @@ func (m *Sessions) Screenshot(ctx context.Context, s *Session, req ScreenshotReq
 		img = cropImage(img, crop.X-at.X, crop.Y-at.Y, crop.Width, crop.Height)
 		shot.Element, shot.Bounds = t.RefString(pos), crop
 	}
-	bars, err := redactedBars(t, shot.Bounds)
-	if err != nil {
-		return nil, err
+	redact := t
+	if s.Mode == ModeVisual {
+		// The window tree knows nothing of passwords: the fields that
+		// hide their text are found in the accessibility tree, when the
+		// app has one.
+		if redact, err = m.redactionTree(ctx, s, limit); err != nil {
+			return nil, err
+		}
+		if redact == nil {
+			shot.Note = "this application has no accessibility tree, so fields that hide their text cannot be found: none is covered"
+		}
+	}
+	var bars []platform.Rect
+	if redact != nil {
+		if bars, err = redactedBars(redact, shot.Bounds); err != nil {
+			return nil, err
+		}
 	}
 	coverBars(img, bars, shot.Bounds, 1)
 	shot.Redacted = len(bars)
@@ -178,12 +195,38 @@ func (m *Sessions) Screenshot(ctx context.Context, s *Session, req ScreenshotReq
 	}
 	shot.PNG, shot.Bytes = buf.Bytes(), buf.Len()
 	if req.Path != "" {
-		if err := WriteFileAtomic(req.Path, shot.PNG, false); err != nil {
+		if err := WriteFileAtomic(req.Path, shot.PNG, false, 0o600); err != nil {
 			return nil, err
 		}
 		shot.Path = req.Path
 	}
 	return shot, nil
+}
+
+// redactionTree reads the accessibility tree of a visual session's app,
+// for its redacted fields only (the session's tree stays the window tree);
+// nil when the app has none. A read that fails or is cut short fails the
+// screenshot, as for an a11y session.
+func (m *Sessions) redactionTree(ctx context.Context, s *Session, limit time.Duration) (*Tree, error) {
+	if !s.App.Accessible || m.desk.Accessibility == nil {
+		return nil, nil
+	}
+	tctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	root, st, err := m.desk.Accessibility.Tree(tctx, s.App, platform.TreeOptions{MaxNodes: MaxMaxNodes})
+	if err != nil {
+		if cerr := m.check(ctx, s); cerr != nil {
+			return nil, cerr
+		}
+		e := AsError(err)
+		return nil, &Error{Code: e.Code, Retryable: e.Retryable, Disposition: e.Disposition, Err: err, Msg: e.Msg +
+			"; without the accessibility tree its redacted fields cannot be found, so no image is returned"}
+	}
+	if st.Truncated {
+		return nil, &Error{Code: CodeTimeout, Retryable: true, Disposition: "transient", Msg: fmt.Sprintf(
+			"the accessibility tree read was cut short (%s), so some redacted fields might not be found: no image is returned; try again with a larger timeoutMs", st.Reason)}
+	}
+	return NewTree(root, KindA11y), nil
 }
 
 // captureError maps a capture's platform errors.
@@ -226,8 +269,9 @@ func redactedBars(t *Tree, area platform.Rect) ([]platform.Rect, error) {
 // directory, renamed into place once complete: a reader never sees a
 // partial file, and a failure leaves nothing behind. Without overwrite an
 // existing path is refused (the file is linked into place, which fails if
-// the name exists).
-func WriteFileAtomic(path string, data []byte, overwrite bool) error {
+// the name exists). perm is the file's mode (an agent's screenshots are
+// 0600: they show whatever was on screen).
+func WriteFileAtomic(path string, data []byte, overwrite bool, perm os.FileMode) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
@@ -235,7 +279,10 @@ func WriteFileAtomic(path string, data []byte, overwrite bool) error {
 	}
 	tmp := f.Name()
 	defer os.Remove(tmp) // after a rename or link, a no-op or the spare name
-	_, err = f.Write(data)
+	err = f.Chmod(perm)
+	if err == nil {
+		_, err = f.Write(data)
+	}
 	if err == nil {
 		err = f.Sync()
 	}

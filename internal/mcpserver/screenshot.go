@@ -24,7 +24,8 @@ func (h *handlers) screenshotTool() toolDef {
 		Description: "Capture the connected app's window (or one element, by ref) as a PNG image, inline as an " +
 			"image block: what the user sees, even where another window covers it. Elements an agent may act on " +
 			"are boxed and labelled with their ids (e12 is ref a11y:e12, from the tree this call reads, so the " +
-			"labels are refs the session resolves); annotations lists them with their boxes in image pixels. " +
+			"labels are refs the session resolves; in a visual session they are windows, visual:eN, and idsFrom " +
+			"says which); annotations lists them with their boxes in image pixels. " +
 			"annotate false gives a clean image. Every password or hidden field is covered by a grey bar. " +
 			"maxWidth scales a large window down to spare context. path also writes the PNG to that absolute " +
 			"file name (needs --allow-input; never replaces a file). A minimized window fails with " +
