@@ -553,3 +553,69 @@ func TestLiveWatchCLI(t *testing.T) {
 		t.Fatalf("watch after the app exited: %v; stderr:\n%s", err, stderr.String())
 	}
 }
+
+// liveEvent is one get_events event.
+type liveEvent struct {
+	Seq   int64  `json:"seq"`
+	Type  string `json:"type"`
+	Ref   string `json:"ref"`
+	Key   string `json:"key"`
+	Role  string `json:"role"`
+	Name  string `json:"name"`
+	State string `json:"state"`
+	On    *bool  `json:"on"`
+}
+
+// TestLiveEvents: get_events tells what happened since the last call in
+// gtk3-widget-factory: the About dialog opened and closed (with its title),
+// the focus moved to the entry the focus tool focused.
+func TestLiveEvents(t *testing.T) {
+	d := testdesk.Shared(t)
+	app := d.Launch(t, "gtk3-widget-factory")
+	s := startLiveMCP(t, d, "", "--allow-input")
+	session := s.connect(t, map[string]any{"pid": app.Pid})
+	first := s.ok(t, "get_events", map[string]any{"session": session})
+	if first["note"] == nil || len(first["events"].([]any)) != 0 {
+		t.Fatalf("the first get_events: %v", first)
+	}
+	// waitEvent calls get_events until one of type typ satisfies ok.
+	waitEvent := func(typ string, ok func(e liveEvent) bool) liveEvent {
+		t.Helper()
+		var seen []string
+		deadline := time.Now().Add(60 * time.Second)
+		for time.Now().Before(deadline) {
+			out := s.ok(t, "get_events", map[string]any{"session": session})
+			for _, e := range decode[[]liveEvent](t, out["events"]) {
+				if e.Type == typ && ok(e) {
+					return e
+				}
+				seen = append(seen, e.Type+" "+e.Role+" "+e.Name)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		t.Fatalf("no %s event; saw %q", typ, seen)
+		return liveEvent{}
+	}
+
+	about := findOne(t, s.mcpServer, session, map[string]any{"name": "About Widget Factory", "role": "push button"})
+	s.ok(t, "invoke", map[string]any{"session": session, "element": about.Ref})
+	opened := waitEvent("windowOpened", func(e liveEvent) bool { return e.Role == "dialog" })
+	if !strings.Contains(opened.Name, "About") {
+		t.Errorf("the dialog opened as %q", opened.Name)
+	}
+	s.ok(t, "press_key", map[string]any{"session": session, "keys": "Escape"})
+	waitEvent("windowClosed", func(e liveEvent) bool { return e.Key == opened.Key && e.Name == opened.Name })
+
+	entry := findOne(t, s.mcpServer, session, map[string]any{"role": "text", "states": []string{"editable", "showing", "sensitive", "focusable", "!focused"}})
+	s.ok(t, "focus", map[string]any{"session": session, "element": entry.Ref})
+	focus := waitEvent("focusMoved", func(e liveEvent) bool { return e.Key == entry.Key })
+	if focus.Ref != entry.Ref {
+		t.Errorf("focusMoved names %s, the entry is %s", focus.Ref, entry.Ref)
+	}
+
+	// since re-reads from a seq; the queue keeps what was read.
+	again := s.ok(t, "get_events", map[string]any{"session": session, "since": 0, "limit": 1000})
+	if evs := decode[[]liveEvent](t, again["events"]); len(evs) == 0 || evs[0].Seq != 1 {
+		t.Errorf("get_events since 0: %v", again)
+	}
+}
