@@ -29,8 +29,13 @@ func TestDispatch(t *testing.T) {
 			t.Errorf("%s with a bad flag: exit %d, stdout %q; want 2 and nothing on stdout", name, code, out)
 		}
 	}
-	if code, _, errs := runCapture("mcp", "--http", "127.0.0.1:0"); code != 2 || !strings.Contains(errs, "not supported yet") {
-		t.Errorf("mcp --http: exit %d, %q", code, errs)
+	for _, addr := range []string{"0.0.0.0:0", ":0", "192.0.2.1:0", "[::]:0", "example.com:0"} {
+		if code, _, errs := runCapture("mcp", "--http", addr); code != 2 || !strings.Contains(errs, "--http "+addr) {
+			t.Errorf("mcp --http %s: exit %d, %q; want 2 and a refusal", addr, code, errs)
+		}
+	}
+	if code, _, errs := runCapture("mcp", "--http-unsafe-bind"); code != 2 || !strings.Contains(errs, "needs --http") {
+		t.Errorf("mcp --http-unsafe-bind alone: exit %d, %q", code, errs)
 	}
 	if code, _, errs := runCapture("mcp", "--launch", "xterm"); code != 2 || !strings.Contains(errs, "--sandbox") {
 		t.Errorf("mcp --launch without --sandbox: exit %d, %q", code, errs)

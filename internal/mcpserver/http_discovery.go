@@ -1,0 +1,73 @@
+package mcpserver
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// Discovery is the discovery file's content (docs/api.md, "Files").
+type Discovery struct {
+	Version   int    `json:"version"`
+	Pid       int    `json:"pid"`
+	Transport string `json:"transport"`
+	URL       string `json:"url"`
+	Port      int    `json:"port"`
+	Token     string `json:"token"`
+}
+
+// DiscoveryDir is $XDG_RUNTIME_DIR/uiscope/mcp. XDG_RUNTIME_DIR is the
+// user's private runtime directory; without it there is no place the
+// token is known to be private, so the server does not start.
+func DiscoveryDir() (string, error) {
+	rt := os.Getenv("XDG_RUNTIME_DIR")
+	if rt == "" || !filepath.IsAbs(rt) {
+		return "", errors.New("XDG_RUNTIME_DIR is not set (or not absolute): the discovery file, which holds the bearer token, has no private place to go; set it to a directory only you can read")
+	}
+	return filepath.Join(rt, "uiscope", "mcp"), nil
+}
+
+// writeDiscovery writes d to dir/<pid>.json, mode 0600, atomically: a
+// reader sees no file or the whole file, never a part. dir is made 0700
+// and must be the user's own.
+func writeDiscovery(dir string, d Discovery) (string, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	// MkdirAll leaves an existing directory as it is: make sure nobody
+	// else can list it or swap files in it.
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return "", fmt.Errorf("discovery directory %s: %w", dir, err)
+	}
+	if err := ownedByUs(dir); err != nil {
+		return "", err
+	}
+	b, err := json.Marshal(d)
+	if err != nil {
+		return "", err
+	}
+	f, err := os.CreateTemp(dir, ".tmp-*.json") // 0600
+	if err != nil {
+		return "", err
+	}
+	tmp := f.Name()
+	_, werr := f.Write(append(b, '\n'))
+	if werr == nil {
+		werr = f.Sync()
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	path := filepath.Join(dir, strconv.Itoa(d.Pid)+".json")
+	if werr == nil {
+		werr = os.Rename(tmp, path)
+	}
+	if werr != nil {
+		os.Remove(tmp)
+		return "", fmt.Errorf("discovery file %s: %w", path, werr)
+	}
+	return path, nil
+}

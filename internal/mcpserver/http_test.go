@@ -1,0 +1,248 @@
+//go:build linux
+
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/uiscope/uiscope/internal/core"
+)
+
+func TestCheckBind(t *testing.T) {
+	for addr, ok := range map[string]bool{
+		"127.0.0.1:0": true, "127.0.0.1:8080": true, "[::1]:0": true, "localhost:0": true, "127.1.2.3:0": true,
+		"0.0.0.0:0": false, ":0": false, "[::]:0": false, "192.0.2.1:0": false, "example.com:0": false,
+		"127.0.0.1": false, "127.0.0.1:99999": false, "": false,
+	} {
+		if err := CheckBind(addr, false); (err == nil) != ok {
+			t.Errorf("CheckBind(%q) = %v, want ok=%v", addr, err, ok)
+		}
+	}
+	for addr, ok := range map[string]bool{"0.0.0.0:0": true, ":0": true, "192.0.2.1:0": true, "example.com:0": false} {
+		if err := CheckBind(addr, true); (err == nil) != ok {
+			t.Errorf("CheckBind(%q, unsafe) = %v, want ok=%v", addr, err, ok)
+		}
+	}
+}
+
+func TestHostAndOriginChecks(t *testing.T) {
+	for host, ok := range map[string]bool{
+		"127.0.0.1:4000": true, "localhost:4000": true, "LOCALHOST:4000": true, "[::1]:4000": true, "127.0.0.1": true,
+		"127.0.0.1:4001": false, "evil.example:4000": false, "192.0.2.1:4000": false, "localhost.evil.example:4000": false,
+		"[fe80::1%25eth0]:4000": false, "": false,
+	} {
+		if got := hostAllowed(host, 4000, false); got != ok {
+			t.Errorf("hostAllowed(%q) = %v, want %v", host, got, ok)
+		}
+	}
+	if !hostAllowed("192.0.2.1:4000", 4000, true) || hostAllowed("evil.example:4000", 4000, true) {
+		t.Error("unsafe bind: an IP literal must pass and a name must not")
+	}
+	for origin, ok := range map[string]bool{
+		"http://127.0.0.1:4000": true, "http://127.0.0.1:4001": false, "https://127.0.0.1:4000": false,
+		"http://evil.example": false, "null": false, "http://127.0.0.1:4000/x": false,
+	} {
+		if got := originAllowed(origin, "127.0.0.1:4000"); got != ok {
+			t.Errorf("originAllowed(%q) = %v, want %v", origin, got, ok)
+		}
+	}
+}
+
+func TestVerifyToken(t *testing.T) {
+	tok, err := newToken()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tok) < 43 {
+		t.Fatalf("token %q: fewer than 256 bits", tok)
+	}
+	v := verifyToken(tok)
+	bare, err := v(context.Background(), tok, nil)
+	if err != nil || bare.UserID != tokenUser {
+		t.Fatalf("the token itself: %v %+v", err, bare)
+	}
+	a, err := v(context.Background(), tok+".alice-key-0123456789", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := v(context.Background(), tok+".bob-key-0123456789ab", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.UserID == b.UserID || a.UserID == tokenUser || strings.Contains(a.UserID, "alice") {
+		t.Errorf("client keys: alice %q, bob %q: want distinct names that do not show the key", a.UserID, b.UserID)
+	}
+	for _, bad := range []string{"", tok[:len(tok)-1], tok + "x", "x" + tok, tok + ".short", tok + ".with space in it here", strings.ToUpper(tok)} {
+		if _, err := v(context.Background(), bad, nil); err == nil {
+			t.Errorf("token %q accepted", bad)
+		}
+	}
+}
+
+func TestWriteDiscovery(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "uiscope", "mcp")
+	d := Discovery{Version: 1, Pid: 4242, Transport: "streamable-http", URL: "http://127.0.0.1:1/mcp", Port: 1, Token: "t"}
+	path, err := writeDiscovery(dir, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if path != filepath.Join(dir, "4242.json") {
+		t.Errorf("path %s", path)
+	}
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("file mode: %v %v", fi.Mode(), err)
+	}
+	if di, _ := os.Stat(dir); di.Mode().Perm() != 0o700 {
+		t.Errorf("directory mode %v", di.Mode())
+	}
+	var got Discovery
+	b, _ := os.ReadFile(path)
+	if err := json.Unmarshal(b, &got); err != nil || got != d {
+		t.Errorf("content %s: %v", b, err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("left behind: %v", ents)
+	}
+	t.Setenv("XDG_RUNTIME_DIR", "")
+	if _, err := DiscoveryDir(); err == nil {
+		t.Error("no XDG_RUNTIME_DIR, yet a discovery directory")
+	}
+}
+
+// bearer adds a token to every request.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
+}
+
+// httpTestServer serves the live server's handler on loopback.
+func httpTestServer(t *testing.T, l *liveServer) (endpoint, token string) {
+	t.Helper()
+	token, err := newToken()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewUnstartedServer(nil)
+	port := hs.Listener.Addr().(*net.TCPAddr).Port
+	hs.Config.Handler = newHTTPHandler(l.srv, token, port, false)
+	hs.Start()
+	t.Cleanup(hs.Close)
+	return hs.URL + HTTPPath, token
+}
+
+func httpClient(t *testing.T, endpoint, token, version string) *mcp.ClientSession {
+	t.Helper()
+	hc := &http.Client{Transport: bearer{token, &http.Transport{}}}
+	c := mcp.NewClient(&mcp.Implementation{Name: "unit-http", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatalf("connect over HTTP (%q): %v", version, err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func TestHTTPRefusals(t *testing.T) {
+	endpoint, token := httpTestServer(t, newLiveServer())
+	u, _ := url.Parse(endpoint)
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
+	post := func(mod func(*http.Request), b string) int {
+		t.Helper()
+		req, _ := http.NewRequest("POST", endpoint, strings.NewReader(b))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+token)
+		mod(req)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	for name, c := range map[string]struct {
+		mod  func(*http.Request)
+		body string
+		want int
+	}{
+		"ok":             {func(*http.Request) {}, body, 200},
+		"no token":       {func(r *http.Request) { r.Header.Del("Authorization") }, body, 401},
+		"wrong token":    {func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+token+"x") }, body, 401},
+		"foreign Host":   {func(r *http.Request) { r.Host = "evil.example:" + u.Port() }, body, 403},
+		"Host, no token": {func(r *http.Request) { r.Host = "evil.example"; r.Header.Del("Authorization") }, body, 403},
+		"foreign Origin": {func(r *http.Request) { r.Header.Set("Origin", "http://evil.example") }, body, 403},
+		"own Origin":     {func(r *http.Request) { r.Header.Set("Origin", "http://"+u.Host) }, body, 200},
+		"huge body":      {func(*http.Request) {}, body[:len(body)-1] + `,"x":"` + strings.Repeat("a", MaxRequestBytes) + `"}`, 413},
+		"other path":     {func(r *http.Request) { r.URL.Path = "/other" }, body, 404},
+	} {
+		if got := post(c.mod, c.body); got != c.want {
+			t.Errorf("%s: HTTP %d, want %d", name, got, c.want)
+		}
+	}
+	// A chunked body has no length to refuse up front: it is cut where
+	// it passes the bound.
+	req, _ := http.NewRequest("POST", endpoint, struct{ *bytes.Reader }{bytes.NewReader([]byte(body[:len(body)-1] + `,"x":"` + strings.Repeat("a", MaxRequestBytes) + `"}`))})
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+token)
+	if res, err := http.DefaultClient.Do(req); err != nil || res.StatusCode == 200 {
+		t.Errorf("chunked huge body: %v %v", res, err)
+	}
+}
+
+// Both eras over HTTP, and their clients kept apart: stateful clients by
+// their MCP session, sessionless ones by their bearer identity.
+func TestHTTPErasAndIsolation(t *testing.T) {
+	l := newLiveServer()
+	endpoint, token := httpTestServer(t, l)
+	for _, era := range eras {
+		t.Run(era.name, func(t *testing.T) {
+			aliceToken, bobToken := token, token
+			if era.version == "" {
+				aliceToken, bobToken = token+".alice-0123456789abcdef", token+".bob-0123456789abcdef"
+			}
+			alice := httpClient(t, endpoint, aliceToken, era.version)
+			bob := httpClient(t, endpoint, bobToken, era.version)
+			want := era.version
+			if want == "" {
+				want = "2026-07-28"
+			}
+			if got := alice.InitializeResult().ProtocolVersion; got != want {
+				t.Fatalf("negotiated %s, want %s", got, want)
+			}
+			id := mustOK(t, alice, "connect", map[string]any{"pid": tickerPid})["session"].(string)
+			mustOK(t, alice, "get_a11y_tree", map[string]any{"session": id})
+			mustFail(t, bob, "get_a11y_tree", map[string]any{"session": id}, core.CodeUnknownSession)
+			mustFail(t, bob, "disconnect", map[string]any{"session": id}, core.CodeUnknownSession)
+			mustOK(t, alice, "disconnect", map[string]any{"session": id})
+		})
+	}
+	// Two sessionless clients on the bare token are one client: the rule
+	// the README states.
+	a := httpClient(t, endpoint, token, "")
+	b := httpClient(t, endpoint, token, "")
+	id := mustOK(t, a, "connect", map[string]any{"pid": tickerPid})["session"].(string)
+	mustOK(t, b, "disconnect", map[string]any{"session": id})
+}
