@@ -52,6 +52,9 @@ func (e *visElem) walk(f func(e, parent *visElem)) {
 // visualTree calls get_visual_tree and decodes its root.
 func visualTree(t *testing.T, s *mcpServer, args map[string]any) (*visElem, map[string]any) {
 	t.Helper()
+	if _, ok := args["format"]; !ok {
+		args["format"] = "json"
+	}
 	out := s.ok(t, "get_visual_tree", args)
 	raw, err := json.Marshal(out["root"])
 	if err != nil {
@@ -185,6 +188,14 @@ func TestVisualTree(t *testing.T) {
 					t.Errorf("window %s: ref %s, then %s", e.Key, e.Ref, r)
 				}
 			})
+			// The default outline: one window a line, the client's with
+			// its name, ref, id, class, geometry and flag.
+			ol := s.ok(t, "get_visual_tree", map[string]any{"session": sess})
+			b := client.Bounds
+			want := fmt.Sprintf("window %q [%s] %s %s %dx%d%+d%+d client", client.Name, client.Ref, client.Window, client.Class, b.Width, b.Height, b.X, b.Y)
+			if text, _ := ol["outline"].(string); !strings.Contains(text, want+"\n") || ol["root"] != nil {
+				t.Errorf("outline lacks the line %q:\n%s", want, text)
+			}
 			// Scoped to the client, one level.
 			sub, _ := visualTree(t, s, map[string]any{"session": sess, "element": client.Ref, "depth": 0})
 			if sub.Ref != client.Ref || len(sub.Children) != 0 {
@@ -223,6 +234,7 @@ func TestVisualRefusals(t *testing.T) {
 	s.fail(t, "get_element_properties", map[string]any{"session": vis, "element": client.Ref}, "wrongTree")
 	s.fail(t, "find_elements", map[string]any{"session": vis, "interface": "action"}, "notSupported")
 	s.fail(t, "get_visual_tree", map[string]any{"session": vis, "depth": -1}, "invalidArgument")
+	s.fail(t, "get_visual_tree", map[string]any{"session": vis, "format": "xml"}, "invalidArgument")
 	s.fail(t, "get_visual_tree", map[string]any{"session": vis, "maxNodes": 0}, "invalidArgument")
 	s.fail(t, "get_visual_tree", map[string]any{"session": vis, "element": "window 3"}, "malformedRef")
 	s.fail(t, "get_visual_tree", map[string]any{"session": vis, "a11ySession": a11y}, "invalidArgument")

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"strings"
 	"time"
 
 	"github.com/uiscope/uiscope/internal/core"
@@ -55,7 +53,7 @@ func runTreeVisual(ctx context.Context, c *cli, t *core.Target, f visualFlags) e
 		fmt.Fprintf(c.stderr, "warning: the window tree is incomplete (%s); windows may be missing\n", st.Reason)
 	}
 	if f.format == core.FormatOutline {
-		writeVisualOutline(c.stdout, r.Root, 0)
+		fmt.Fprint(c.stdout, core.VisualOutline(r.Root))
 		fmt.Fprintf(c.stderr, "# %d windows (%d shown), %s, %d ms\n", r.Tree.Len()-1, r.Render.Nodes, st.Strategy, st.Elapsed.Milliseconds())
 		return partial(st.Truncated)
 	}
@@ -65,45 +63,4 @@ func runTreeVisual(ctx context.Context, c *cli, t *core.Target, f visualFlags) e
 		return err
 	}
 	return partial(st.Truncated)
-}
-
-// writeVisualOutline prints one window a line, indented by depth:
-//
-//	window "visual tk" [visual:e5] 0x800010 Uiscope-tk-fixture 320x160+81+100 client
-func writeVisualOutline(w io.Writer, e *core.VisualElement, depth int) {
-	var b strings.Builder
-	b.WriteString(strings.Repeat("  ", depth))
-	if e.Window == "" {
-		fmt.Fprintf(&b, "application %q [%s]", e.Name, e.Ref)
-	} else {
-		b.WriteString("window")
-		if e.Name != "" {
-			fmt.Fprintf(&b, " %q", e.Name)
-		}
-		fmt.Fprintf(&b, " [%s] %s", e.Ref, e.Window)
-		if e.Class != "" {
-			fmt.Fprintf(&b, " %s", e.Class)
-		}
-		if bo := e.Bounds; bo != nil {
-			fmt.Fprintf(&b, " %dx%d%+d%+d", bo.Width, bo.Height, bo.X, bo.Y)
-		}
-		if e.MapState != "viewable" {
-			b.WriteString(" " + e.MapState)
-		}
-		for _, f := range []struct {
-			on   bool
-			name string
-		}{{e.Frame, "frame"}, {e.Client, "client"}, {e.OverrideRedirect, "override-redirect"}, {e.InputOnly, "input-only"}} {
-			if f.on {
-				b.WriteString(" " + f.name)
-			}
-		}
-	}
-	if n := e.ChildrenOmitted; n > 0 {
-		fmt.Fprintf(&b, " (… %d more)", n)
-	}
-	fmt.Fprintln(w, b.String())
-	for _, k := range e.Children {
-		writeVisualOutline(w, k, depth+1)
-	}
 }

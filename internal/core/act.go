@@ -839,6 +839,8 @@ func (m *Sessions) TypeText(ctx context.Context, sessionID, ref, text string) (*
 	}
 	r, err := m.finish(ctx, t, MethodKeyboard, detail, want, claim)
 	switch {
+	case r != nil && t.s.Mode == ModeVisual:
+		r.Note = visualKeysNote
 	case r == nil || t.node == nil:
 	case t.det.Node.Redacted:
 		r.Note = "password field: the keys went to it while it had the focus; its text is never read back, so what it holds is not verified"
@@ -922,7 +924,11 @@ func (m *Sessions) PressKey(ctx context.Context, sessionID, ref, keys string) (*
 	}); err != nil {
 		return nil, err
 	}
-	return m.finish(ctx, t, MethodKeyboard, fmt.Sprintf("%s to window %s", keys, win.ID), nil, "")
+	r, err := m.finish(ctx, t, MethodKeyboard, fmt.Sprintf("%s to window %s", keys, win.ID), nil, "")
+	if r != nil && t.s.Mode == ModeVisual {
+		r.Note = visualKeysNote
+	}
+	return r, err
 }
 
 // keyboardTarget resolves where keys go: an element, or with ref empty the

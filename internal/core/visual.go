@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/uiscope/uiscope/internal/platform"
@@ -278,4 +279,66 @@ func (m *Sessions) ReadVisual(ctx context.Context, s *Session, req VisualRequest
 		return nil, AsError(err)
 	}
 	return out, nil
+}
+
+// VisualOutline renders a visual tree one window a line, indented two
+// spaces a level, at a fraction of the JSON's size:
+//
+//	application "tk_fixture.py" [visual:e0]
+//	  window [visual:e1] 0x400261 322x185+80+80 frame
+//	    window "uiscope Tk fixture" [visual:e2] 0x60000e Uiscope-tk-fixture 320x160+81+100 client a11y:e1
+//
+// Flags follow the geometry: the map state unless viewable, frame, client,
+// override-redirect, input-only; then the own accessible counterpart, and
+// "in" the counterpart of what the window sits in; "(… N more)" counts
+// children left out.
+func VisualOutline(root *VisualElement) string {
+	var b strings.Builder
+	var line func(e *VisualElement, depth int)
+	line = func(e *VisualElement, depth int) {
+		b.WriteString(strings.Repeat("  ", depth))
+		if e.Window == "" {
+			fmt.Fprintf(&b, "application %s [%s]", strconv.Quote(e.Name), e.Ref)
+		} else {
+			b.WriteString("window")
+			if e.Name != "" {
+				b.WriteString(" " + strconv.Quote(e.Name))
+			}
+			fmt.Fprintf(&b, " [%s] %s", e.Ref, e.Window)
+			if e.Class != "" {
+				b.WriteString(" " + e.Class)
+			}
+			if r := e.Bounds; r != nil {
+				fmt.Fprintf(&b, " %dx%d%+d%+d", r.Width, r.Height, r.X, r.Y)
+			}
+			if e.MapState != platform.MapViewable {
+				b.WriteString(" " + e.MapState)
+			}
+			for _, f := range []struct {
+				on   bool
+				name string
+			}{{e.Frame, "frame"}, {e.Client, "client"}, {e.OverrideRedirect, "override-redirect"}, {e.InputOnly, "input-only"}} {
+				if f.on {
+					b.WriteString(" " + f.name)
+				}
+			}
+		}
+		if e.A11yRef != "" {
+			b.WriteString(" " + e.A11yRef)
+		}
+		if e.A11yAncestorRef != "" {
+			b.WriteString(" in " + e.A11yAncestorRef)
+		}
+		if e.ChildrenOmitted > 0 {
+			fmt.Fprintf(&b, " (… %d more)", e.ChildrenOmitted)
+		}
+		b.WriteByte('\n')
+		for _, k := range e.Children {
+			line(k, depth+1)
+		}
+	}
+	if root != nil {
+		line(root, 0)
+	}
+	return b.String()
 }

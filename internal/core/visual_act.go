@@ -307,6 +307,9 @@ func (m *Sessions) aimKeysVisual(ctx context.Context, t *target) (platform.Windo
 	return v.top, nil
 }
 
+// visualKeysNote says what keys sent in a visual session verified.
+const visualKeysNote = "visual session: the keys went to the window while it was the active one (checked before they were sent); what the app did with them is not read back (there is no accessibility tree): check with get_visual_tree or a screenshot"
+
 func joinNote(a, b string) string {
 	if a == "" {
 		return b

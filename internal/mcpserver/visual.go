@@ -16,8 +16,9 @@ func (h *handlers) visualTools() []toolDef {
 			Name:        "get_visual_tree",
 			Annotations: readOnly("Read the native window tree"),
 			Description: "Read the native window tree (X11 window hierarchy) of an app connected with mode " +
-				"\"visual\": its top-level windows from their window-manager frames down, and its popups, each " +
-				"with ref (visual:eN), window id, name, class/instance (WM_CLASS), bounds in screen pixels, " +
+				"\"visual\": its top-level windows from their window-manager frames down, and its popups. format " +
+				"\"outline\" (default) gives one line per window, \"json\" full objects; each window has " +
+				"ref (visual:eN), window id, name, class/instance (WM_CLASS), bounds in screen pixels, " +
 				"mapState (viewable, unviewable, unmapped), overrideRedirect, frame (a window manager's) and " +
 				"client (a managed top-level). Use it for apps without an accessibility tree (Tk) and for what " +
 				"the accessibility tree hides; click, scroll, focus, type_text and press_key act on visual refs by " +
@@ -25,7 +26,8 @@ func (h *handlers) visualTools() []toolDef {
 				"exactly this window) and a11yAncestorRef (the counterpart of what it sits inside), as refs of an " +
 				"a11y session on the same app (a11ySession, else the latest open one, else one opened and " +
 				"returned); most toolkits draw widgets into one window, so most have no window of their own. " +
-				"correlationFailed says when the accessibility side could not be read.",
+				"correlationFailed says when the accessibility side could not be read. In the outline the own " +
+				"counterpart follows a window's flags, and \"in a11y:eN\" what it sits inside.",
 		}, h.getVisualTree),
 	}
 }
@@ -34,6 +36,7 @@ type visualTreeArgs struct {
 	Session     string `json:"session" jsonschema:"session id from connect with mode visual"`
 	Element     string `json:"element,omitempty" jsonschema:"ref of the subtree root (visual:eN from an earlier read); default the app"`
 	Depth       *int   `json:"depth,omitempty" jsonschema:"levels below the start element; omit for all, 0 for the element alone"`
+	Format      string `json:"format,omitempty" jsonschema:"outline (default, one window a line) or json"`
 	MaxNodes    *int   `json:"maxNodes,omitempty" jsonschema:"most windows to return (default 2000, at most 100000)"`
 	Correlate   bool   `json:"correlate,omitempty" jsonschema:"add each window's accessible counterparts (a11yRef, a11yAncestorRef)"`
 	A11ySession string `json:"a11ySession,omitempty" jsonschema:"with correlate: the a11y session on the same app whose refs to use"`
@@ -42,7 +45,9 @@ type visualTreeArgs struct {
 
 type visualTreeResult struct {
 	Session   string              `json:"session"`
-	Root      *core.VisualElement `json:"root"`
+	Format    string              `json:"format"`
+	Outline   string              `json:"outline,omitempty"` // format outline
+	Root      *core.VisualElement `json:"root,omitempty"`    // format json
 	NodeCount int                 `json:"nodeCount"`
 	Shown     int                 `json:"shown"`
 	Omitted   int                 `json:"omitted"`
@@ -59,6 +64,13 @@ type visualTreeResult struct {
 }
 
 func (h *handlers) getVisualTree(ctx context.Context, _ *mcp.CallToolRequest, in visualTreeArgs) (visualTreeResult, error) {
+	format := in.Format
+	if format == "" {
+		format = core.FormatOutline
+	}
+	if format != core.FormatOutline && format != core.FormatJSON {
+		return visualTreeResult{}, core.Errorf(core.CodeInvalidArgument, "format must be \"outline\" or \"json\", not %s", core.Quote(in.Format))
+	}
 	req := core.VisualRequest{Element: in.Element, Depth: -1, Correlate: in.Correlate, A11ySession: in.A11ySession}
 	if in.Depth != nil {
 		if *in.Depth < 0 {
@@ -81,9 +93,14 @@ func (h *handlers) getVisualTree(ctx context.Context, _ *mcp.CallToolRequest, in
 	if err != nil {
 		return visualTreeResult{}, err
 	}
-	out := visualTreeResult{Session: s.ID, Root: r.Root, NodeCount: r.Tree.Len(), Shown: r.Render.Nodes, Omitted: r.Render.Omitted,
+	out := visualTreeResult{Session: s.ID, Format: format, NodeCount: r.Tree.Len(), Shown: r.Render.Nodes, Omitted: r.Render.Omitted,
 		Truncated: r.Stats.Truncated, TruncatedReason: r.Stats.Reason,
 		Fetch: fetchInfo{Strategy: r.Stats.Strategy, Ms: r.Stats.Elapsed.Milliseconds()}}
+	if format == core.FormatJSON {
+		out.Root = r.Root
+	} else {
+		out.Outline = core.VisualOutline(r.Root)
+	}
 	if c := r.Correlation; c != nil {
 		out.A11ySession = c.A11ySession
 		if c.Err != nil {
