@@ -220,6 +220,17 @@ func TestScreenshot(t *testing.T) {
 	}
 	checkGrey(t, clean, fields[0], win)
 
+	// One element alone: the password field, all grey, the size of its
+	// bounds.
+	pw := s.ok(t, "find_elements", map[string]any{"session": sess, "role": "password text"})
+	pwRef := decode[[]redactElem](t, pw["elements"])[0].Ref
+	out, one, _ := s.screenshot(t, map[string]any{"session": sess, "element": pwRef})
+	if out["ok"] != true || out["element"] != pwRef || one.Rect.Dx() != fields[0].Width || one.Rect.Dy() != fields[0].Height {
+		t.Errorf("screenshot of %s: %v, image %v; its bounds %+v", pwRef, out["errorCode"], one, fields[0])
+	} else {
+		checkGrey(t, one, fields[0], fields[0])
+	}
+
 	// path: refused without --allow-input, nothing written.
 	dir := t.TempDir()
 	s.fail(t, "screenshot", map[string]any{"session": sess, "path": filepath.Join(dir, "shot.png")}, "inputNotAllowed")

@@ -25,30 +25,21 @@ const shotPid = 777
 
 var shotWin = platform.Rect{X: 100, Y: 50, Width: 400, Height: 300}
 
-// patternAt is the synthetic window's pixel at image point x, y.
-func patternAt(x, y int) color.RGBA {
-	return color.RGBA{uint8(40 + x%7), uint8(200 - y%9), uint8(150 + (x+y)%11), 0xff}
-}
+// shotWinID is the fake's id of the login window (the first window added).
+var shotWinID platform.WindowID
 
-// synthPixels captures the fake desktop's windows as the pattern; hidden
-// windows fail as a backend's do.
-type synthPixels struct {
-	hidden bool
-	calls  int
-}
+// patternAt is the login window's pixel at image point x, y.
+func patternAt(x, y int) color.RGBA { return fake.Pixel(shotWinID, x, y) }
 
-func (p *synthPixels) CaptureWindow(ctx context.Context, win platform.Window) (*image.RGBA, platform.Rect, error) {
-	p.calls++
-	if p.hidden {
-		return nil, platform.Rect{}, platform.ErrWindowHidden
-	}
-	img := image.NewRGBA(image.Rect(0, 0, win.Bounds.Width, win.Bounds.Height))
-	for y := 0; y < win.Bounds.Height; y++ {
-		for x := 0; x < win.Bounds.Width; x++ {
-			img.SetRGBA(x, y, patternAt(x, y))
+// captures counts the fake's window captures.
+func captures(d *fake.Desktop) int {
+	n := 0
+	for _, c := range d.Calls() {
+		if c.Name == "CaptureWindow" {
+			n++
 		}
 	}
-	return img, win.Bounds, nil
+	return n
 }
 
 func shotTree() *platform.Node {
@@ -70,20 +61,17 @@ func shotTree() *platform.Node {
 	return &platform.Node{Key: "root", Role: platform.RoleApplication, Name: "login", ChildCount: 1, Children: []*platform.Node{frame}}
 }
 
-func newShotSessions(t *testing.T) (*Sessions, *Session, *fake.Desktop, *synthPixels) {
+func newShotSessions(t *testing.T) (*Sessions, *Session, *fake.Desktop) {
 	t.Helper()
 	d := fake.New()
 	d.AddApp(fake.App{Pid: shotPid, Name: "login", Toolkit: "GTK", ToolkitVersion: "3.24", Tree: shotTree()})
-	d.AddWindow(shotPid, "Login", shotWin)
-	pix := &synthPixels{}
-	desk := d.Platform()
-	desk.Pixels = pix
-	m := NewSessions(desk)
+	shotWinID = d.AddWindow(shotPid, "Login", shotWin)
+	m := NewSessions(d.Platform())
 	s, err := m.Connect(context.Background(), Target{Pid: shotPid}, ModeA11y)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m, s, d, pix
+	return m, s, d
 }
 
 func decodePNG(t *testing.T, b []byte) *image.RGBA {
@@ -114,7 +102,7 @@ func uniform(img *image.RGBA, r image.Rectangle, c color.RGBA) (bool, image.Poin
 }
 
 func TestScreenshotAnnotatedAndRedacted(t *testing.T) {
-	m, s, _, _ := newShotSessions(t)
+	m, s, _ := newShotSessions(t)
 	shot, err := m.Screenshot(context.Background(), s, ScreenshotRequest{})
 	if err != nil {
 		t.Fatal(err)
@@ -189,7 +177,7 @@ func TestScreenshotAnnotatedAndRedacted(t *testing.T) {
 }
 
 func TestScreenshotClean(t *testing.T) {
-	m, s, _, _ := newShotSessions(t)
+	m, s, _ := newShotSessions(t)
 	off := false
 	shot, err := m.Screenshot(context.Background(), s, ScreenshotRequest{Annotate: &off})
 	if err != nil {
@@ -216,7 +204,7 @@ func TestScreenshotClean(t *testing.T) {
 }
 
 func TestScreenshotMaxWidth(t *testing.T) {
-	m, s, _, _ := newShotSessions(t)
+	m, s, _ := newShotSessions(t)
 	w := 200
 	shot, err := m.Screenshot(context.Background(), s, ScreenshotRequest{MaxWidth: &w})
 	if err != nil {
@@ -248,7 +236,7 @@ func TestScreenshotMaxWidth(t *testing.T) {
 }
 
 func TestScreenshotElement(t *testing.T) {
-	m, s, _, _ := newShotSessions(t)
+	m, s, _ := newShotSessions(t)
 	tr, _, err := m.Fetch(context.Background(), s, time.Second, platform.TreeOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -273,15 +261,15 @@ func TestScreenshotElement(t *testing.T) {
 }
 
 func TestScreenshotPathNeedsInput(t *testing.T) {
-	m, s, _, pix := newShotSessions(t)
+	m, s, d := newShotSessions(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "shot.png")
 	_, err := m.Screenshot(context.Background(), s, ScreenshotRequest{Path: path})
 	if AsError(err).Code != CodeInputNotAllowed {
 		t.Fatalf("path without input rights: %v, want inputNotAllowed", err)
 	}
-	if pix.calls != 0 {
-		t.Errorf("refused, yet the window was captured %d times", pix.calls)
+	if n := captures(d); n != 0 {
+		t.Errorf("refused, yet the window was captured %d times", n)
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Errorf("refused, yet the directory holds %v", ents)
@@ -315,13 +303,18 @@ func TestScreenshotPathNeedsInput(t *testing.T) {
 }
 
 func TestScreenshotFailures(t *testing.T) {
-	m, s, d, pix := newShotSessions(t)
-	pix.hidden = true
+	m, s, d := newShotSessions(t)
+	m.AllowInput = true
+	if _, err := m.WindowAction(context.Background(), s.ID, "minimize"); err != nil {
+		t.Fatal(err)
+	}
 	_, err := m.Screenshot(context.Background(), s, ScreenshotRequest{})
 	if e := AsError(err); e.Code != CodeWindowHidden || !strings.Contains(e.Msg, "minimized") {
-		t.Errorf("hidden window: %v, want windowHidden saying minimized", err)
+		t.Errorf("minimized window: %v, want windowHidden saying minimized", err)
 	}
-	pix.hidden = false
+	if _, err := m.WindowAction(context.Background(), s.ID, "restore"); err != nil {
+		t.Fatal(err)
+	}
 	// A frozen app: its tree cannot be read, so no image (its hidden
 	// fields could not be found), by the deadline.
 	d.Freeze(shotPid, true)

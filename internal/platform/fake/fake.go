@@ -91,7 +91,7 @@ func New() *Desktop {
 
 // Platform is the desktop as the core receives it: every part of the seam.
 func (d *Desktop) Platform() platform.Desktop {
-	return platform.Desktop{Accessibility: d, Processes: d, Windows: d, Input: d, Actions: d, Events: d}
+	return platform.Desktop{Accessibility: d, Processes: d, Windows: d, Input: d, Actions: d, Events: d, Pixels: d}
 }
 
 var (
