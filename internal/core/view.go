@@ -42,6 +42,13 @@ const (
 const (
 	DefaultMaxNodes = 2000
 	MaxMaxNodes     = 100000
+	// MaxDepth bounds the levels shown below the scope element whatever
+	// the caller asks (depth omitted, or larger): an app that nests
+	// without end must not make an answer nested past what a client's
+	// JSON decoder takes (Go's refuses 10,000 levels; each level is two).
+	// Real trees are far shallower; a deeper part is read by starting at
+	// an element down there.
+	MaxDepth = 256
 )
 
 // structureRoles are the container roles a control view may drop.
@@ -85,6 +92,8 @@ type ViewOptions struct {
 	// MaxNodes is the node budget: 0 means DefaultMaxNodes; at most
 	// MaxMaxNodes.
 	MaxNodes int
+
+	capped bool // Depth is MaxDepth, not the caller's
 }
 
 // RenderStats says how much of the view a render emitted.
@@ -92,6 +101,8 @@ type RenderStats struct {
 	Nodes     int  // elements emitted
 	Omitted   int  // elements of the view under the scope left out (depth, budget)
 	BudgetHit bool // MaxNodes cut the output short
+	// DepthCapped: MaxDepth, not the caller's depth, left elements out.
+	DepthCapped bool
 }
 
 // ValidateView checks a view name ("" means raw).
@@ -119,6 +130,9 @@ func (t *Tree) normalize(opts ViewOptions) (ViewOptions, error) {
 	}
 	if opts.MaxNodes == 0 {
 		opts.MaxNodes = DefaultMaxNodes
+	}
+	if opts.Depth == -1 || opts.Depth > MaxDepth {
+		opts.Depth, opts.capped = MaxDepth, true
 	}
 	if len(t.nodes) == 0 {
 		return opts, fmt.Errorf("%w: the tree is empty", ErrUnknownRef)
@@ -273,8 +287,9 @@ func (t *Tree) render(opts ViewOptions) (*rnode, RenderStats) {
 		}
 		stats.Nodes++
 		kids := t.viewKids(it.id, keep)
-		if opts.Depth >= 0 && it.depth >= opts.Depth {
+		if it.depth >= opts.Depth {
 			r.omitted = len(kids)
+			stats.DepthCapped = stats.DepthCapped || (opts.capped && len(kids) > 0)
 			continue
 		}
 		for i := len(kids) - 1; i >= 0; i-- {

@@ -249,6 +249,8 @@ func (h *handlers) getTree(ctx context.Context, _ *mcp.CallToolRequest, in treeA
 		out.Note = fmt.Sprintf(truncatedNote, st.Reason)
 	} else if rs.BudgetHit {
 		out.Note = fmt.Sprintf("%d elements left out by maxNodes; narrow with element/depth/view or raise maxNodes", rs.Omitted)
+	} else if rs.DepthCapped {
+		out.Note = fmt.Sprintf("elements more than %d levels below the start were left out (the server's depth cap); read further down by passing element, the ref of a deep element shown", core.MaxDepth)
 	}
 	return out, nil
 }
