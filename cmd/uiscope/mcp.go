@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/uiscope/uiscope/internal/core"
 	"github.com/uiscope/uiscope/internal/mcpserver"
+	"github.com/uiscope/uiscope/internal/security"
 )
 
 func init() {
@@ -13,9 +15,24 @@ func init() {
 }
 
 func runMCP(ctx context.Context, c *cli, args []string) error {
-	fs := newFlags(c, "mcp", "[--allow-input [--allow-desktop-keys]] [--http 127.0.0.1:0 [--http-unsafe-bind]] [--sandbox [--launch CMD]...]")
+	fs := newFlags(c, "mcp", "[--allow-input[=interact] [--allow-desktop-keys]] [--apps PATTERN,...] [--strict] [--rate-limit CLASS=N/min]... [--audit-log PATH] [--http 127.0.0.1:0 [--http-unsafe-bind]] [--sandbox [--launch CMD]...]")
 	cfg := mcpserver.Config{Log: c.stderr}
-	fs.BoolVar(&cfg.AllowInput, "allow-input", false, "register and permit the tools that act on applications")
+	input := &capsFlag{}
+	fs.Var(input, "allow-input", "register and permit the tools that act on applications: alone, pointer and semantic actions (interact) and keystrokes (keyboard); =interact for actions without keystrokes")
+	var apps *security.Allowlist
+	fs.Func("apps", "allow listing and connecting only executables matching `PATTERN,...` (globs on the base name, or the full path when a pattern has a slash)", func(v string) error {
+		var err error
+		apps, err = security.ParseAllowlist(v)
+		return err
+	})
+	strict := fs.Bool("strict", false, "strict rate limits: discovery 30/min, inspection 60/min, actions 10/min per client (--rate-limit overrides a class)")
+	rates := security.Limits{}
+	fs.Func("rate-limit", "limit a class of calls per client: `CLASS=N/min` with CLASS discovery, inspection or actions (repeatable; 0 lifts the limit)", func(v string) error {
+		class, n, err := security.ParseRate(v)
+		rates[class] = n
+		return err
+	})
+	auditPath := fs.String("audit-log", "", "append one JSON line per tool call to `PATH` (created 0600): time, hashed client, pid, start time, tool, outcome, reason — never UI text, values or keys")
 	desktopKeys := fs.Bool("allow-desktop-keys", false, "with --allow-input: let press_key send chords the desktop acts on (Super+..., Alt+Tab, Ctrl+Alt+T, Ctrl+Alt+F1..F12)")
 	httpAddr := fs.String("http", "", "serve streamable HTTP on `ADDR` (host:port, loopback; port 0 picks one) instead of stdio, with a bearer token in $XDG_RUNTIME_DIR/uiscope/mcp/<pid>.json")
 	unsafeBind := fs.Bool("http-unsafe-bind", false, "with --http: allow an address that is not loopback (reachable from other machines; the token is then all that guards the desktop)")
@@ -30,7 +47,7 @@ func runMCP(ctx context.Context, c *cli, args []string) error {
 		return err
 	})
 	var unsupported string
-	for _, name := range []string{"audit-log", "consent", "rate-limit"} {
+	for _, name := range []string{"consent"} {
 		fs.Func(name, "not supported yet", func(string) error {
 			unsupported = name
 			return nil
@@ -54,6 +71,23 @@ func runMCP(ctx context.Context, c *cli, args []string) error {
 			return exitError{2}
 		}
 	}
+	limits := security.DefaultLimits()
+	if *strict {
+		limits = security.StrictLimits()
+	}
+	for class, n := range rates {
+		limits[class] = n
+	}
+	cfg.Caps, cfg.Limits = input.caps, security.NewLimiter(limits)
+	if *auditPath != "" {
+		a, err := security.OpenAudit(*auditPath)
+		if err != nil {
+			fmt.Fprintf(c.stderr, "uiscope mcp: %v\n", err)
+			return exitError{2}
+		}
+		defer a.Close()
+		cfg.Audit = a
+	}
 	if len(launches) > 0 && !*inSandbox {
 		fmt.Fprintln(c.stderr, "uiscope mcp: --launch needs --sandbox")
 		return exitError{2}
@@ -68,10 +102,30 @@ func runMCP(ctx context.Context, c *cli, args []string) error {
 	desk, done := serverDesktop()
 	defer done()
 	sessions := core.NewSessions(desk)
-	sessions.AllowInput = cfg.AllowInput
+	sessions.Caps = cfg.Caps
+	sessions.Allow = apps
 	sessions.AllowDesktopKeys = *desktopKeys
 	if *httpAddr != "" {
 		return mcpserver.ServeHTTP(ctx, cfg, sessions, mcpserver.HTTPOptions{Addr: *httpAddr, UnsafeBind: *unsafeBind})
 	}
 	return mcpserver.Serve(ctx, cfg, sessions)
+}
+
+// capsFlag is --allow-input: a switch alone (interact and keyboard), or
+// =interact, =keyboard, =interact,keyboard.
+type capsFlag struct{ caps security.Caps }
+
+func (f *capsFlag) IsBoolFlag() bool { return true }
+
+func (f *capsFlag) String() string {
+	if f == nil || f.caps == 0 {
+		return ""
+	}
+	return strings.Join(f.caps.Names(), ",")
+}
+
+func (f *capsFlag) Set(v string) error {
+	c, err := security.ParseInput(v)
+	f.caps = c
+	return err
 }

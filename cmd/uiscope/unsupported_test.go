@@ -12,6 +12,7 @@ import (
 	"github.com/uiscope/uiscope/internal/core"
 	"github.com/uiscope/uiscope/internal/mcpserver"
 	"github.com/uiscope/uiscope/internal/platform/unsupported"
+	"github.com/uiscope/uiscope/internal/security"
 )
 
 // TestServerOnUnsupportedSystem: the server a system without a backend
@@ -21,7 +22,7 @@ import (
 func TestServerOnUnsupportedSystem(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	srv := mcpserver.New(mcpserver.Config{AllowInput: true}, core.NewSessions(unsupported.Desktop()))
+	srv := mcpserver.New(mcpserver.Config{Caps: security.Input}, core.NewSessions(unsupported.Desktop()))
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := srv.Connect(ctx, st, nil)
 	if err != nil {

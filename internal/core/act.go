@@ -12,11 +12,12 @@ import (
 	"unicode/utf8"
 
 	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/security"
 )
 
 // More error codes, for acting.
 const (
-	CodeInputNotAllowed = "inputNotAllowed"
+	CodeInputNotAllowed = security.CodeInputNotAllowed
 	CodeDisabled        = "elementDisabled"
 	CodeNotActivated    = "windowNotActivated"
 	CodeOffscreen       = "offscreen"
@@ -63,11 +64,12 @@ type actor struct {
 }
 
 // actor gives the sessions' platform's acting side, or an error when the
-// platform cannot act or input was not allowed. The core checks the gate
+// platform cannot act or no input was granted. The core checks the gate
 // itself: an MCP layer that registered a tool by mistake still cannot act.
+// Each action also requires its own capability (require).
 func (m *Sessions) actor() (actor, error) {
-	if err := m.inputAllowed(); err != nil {
-		return actor{}, err
+	if m.Caps&security.Input == 0 {
+		return actor{}, m.require(security.Interact, "acting on applications")
 	}
 	d := m.desk
 	if d.Windows == nil || d.Input == nil || d.Actions == nil {
@@ -76,9 +78,16 @@ func (m *Sessions) actor() (actor, error) {
 	return actor{d.Windows, d.Input, d.Actions}, nil
 }
 
+// inputAllowed is the gate of pointer and semantic actions.
 func (m *Sessions) inputAllowed() error {
-	if !m.AllowInput {
-		return Errorf(CodeInputNotAllowed, "acting on applications is not allowed: the server runs without --allow-input")
+	return m.require(security.Interact, "acting on applications")
+}
+
+// require refuses unless the server grants need; what names the
+// operation in the refusal.
+func (m *Sessions) require(need security.Caps, what string) error {
+	if err := security.Require(m.Caps, need, what); err != nil {
+		return AsError(err)
 	}
 	return nil
 }
@@ -116,10 +125,15 @@ func (t *target) key() string {
 	return t.node.Key
 }
 
-// prepare checks the gate, the session's identity, the ref and that the
-// element is enabled, and reads its live state.
+// prepare checks the interact gate, the session's identity, the ref and
+// that the element is enabled, and reads its live state.
 func (m *Sessions) prepare(ctx context.Context, sessionID, ref string) (*target, error) {
-	if err := m.inputAllowed(); err != nil {
+	return m.prepareFor(ctx, security.Interact, "acting on an element", sessionID, ref)
+}
+
+// prepareFor is prepare with the capability the action needs.
+func (m *Sessions) prepareFor(ctx context.Context, need security.Caps, what, sessionID, ref string) (*target, error) {
+	if err := m.require(need, what); err != nil {
 		return nil, err
 	}
 	s, err := m.Get(ctx, sessionID)
@@ -478,6 +492,9 @@ func (m *Sessions) SetValue(ctx context.Context, sessionID, ref, value string) (
 			return nil, mapActErr(err)
 		}
 		// Keystrokes: front, focus, select all, type — one input sequence.
+		if err := m.require(security.Keyboard, "this field ignored the text call, so setting it means typing, which"); err != nil {
+			return nil, err
+		}
 		if err := m.withKeyboard(ctx, t, func(win platform.Window) error {
 			if err := t.actor.KeyChord(ctx, "Ctrl+a"); err != nil {
 				return mapActErr(err)
@@ -680,6 +697,9 @@ func (m *Sessions) focus(ctx context.Context, t *target) error {
 			return nil
 		}
 	}
+	if !m.Caps.Has(security.Interact) {
+		return Errorf(CodeNoEffect, "%s did not take the keyboard focus through its accessibility interfaces, and a pointer click needs the interact capability the server does not grant; no keys were sent", t.ref)
+	}
 	if x, y, err := m.pointAt(ctx, t); err == nil && t.actor.Click(ctx, x, y, 1, 1) == nil {
 		if d := m.await(ctx, t, focused); d != nil && focused(d) {
 			return nil
@@ -797,6 +817,9 @@ const typeBatch = 16
 // another window. With an element, success is the element holding the
 // text once the app has settled.
 func (m *Sessions) TypeText(ctx context.Context, sessionID, ref, text string) (*ActResult, error) {
+	if err := m.require(security.Keyboard, "typing text"); err != nil {
+		return nil, err
+	}
 	if text == "" {
 		return nil, Errorf(CodeInvalidArgument, "text is empty")
 	}
@@ -901,6 +924,9 @@ func (m *Sessions) typeBatched(ctx context.Context, t *target, win platform.Wind
 // window that has the focus. Chords the desktop acts on are refused unless
 // the server allows them.
 func (m *Sessions) PressKey(ctx context.Context, sessionID, ref, keys string) (*ActResult, error) {
+	if err := m.require(security.Keyboard, "pressing keys"); err != nil {
+		return nil, err
+	}
 	if strings.TrimSpace(keys) == "" {
 		return nil, Errorf(CodeInvalidArgument, "keys is empty; give a chord like Enter, Ctrl+S, Alt+F4")
 	}
@@ -938,7 +964,10 @@ func (m *Sessions) keyboardTarget(ctx context.Context, sessionID, ref string) (*
 		return m.prepareVisual(ctx, sessionID, ref)
 	}
 	if ref != "" {
-		return m.prepare(ctx, sessionID, ref)
+		return m.prepareFor(ctx, security.Keyboard, "sending keys", sessionID, ref)
+	}
+	if err := m.require(security.Keyboard, "sending keys"); err != nil {
+		return nil, err
 	}
 	a, err := m.actor()
 	if err != nil {
@@ -1064,6 +1093,9 @@ func (m *Sessions) WindowAction(ctx context.Context, sessionID, action string) (
 	case "minimize", "maximize", "restore", "close":
 	default:
 		return nil, Errorf(CodeInvalidArgument, "action must be minimize, maximize, restore or close, not %s", Quote(action))
+	}
+	if err := m.inputAllowed(); err != nil {
+		return nil, err
 	}
 	a, err := m.actor()
 	if err != nil {

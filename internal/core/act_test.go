@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/security"
 )
 
 // nullDesktop is a platform that cannot be reached: any call into it is a
@@ -59,7 +60,7 @@ func TestActionsRefusedWithoutInput(t *testing.T) {
 // actions fail clearly instead of panicking.
 func TestActionsNeedAnActor(t *testing.T) {
 	m := NewSessions(platform.Desktop{Accessibility: nullDesktop{t}})
-	m.AllowInput = true
+	m.Caps = security.Input
 	_, err := m.WindowAction(context.Background(), "s1", "close")
 	if e := AsError(err); e == nil || e.Code != CodeNotSupported {
 		t.Errorf("window_action on a platform without an actor: %v", err)

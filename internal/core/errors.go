@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/security"
 )
 
 // Error codes: stable strings that agents and scripts branch on.
@@ -34,7 +35,9 @@ type Error struct {
 	Retryable   bool        `json:"retryable"`
 	Disposition string      `json:"errorDisposition,omitempty"` // terminal, transient, ownershipLost
 	Candidates  []Candidate `json:"candidates,omitempty"`
-	Err         error       `json:"-"`
+	// RetryAfterMs says when a refusal by rate limit lifts.
+	RetryAfterMs int64 `json:"retryAfterMs,omitempty"`
+	Err          error `json:"-"`
 }
 
 func (e *Error) Error() string { return e.Msg }
@@ -53,6 +56,14 @@ func AsError(err error) *Error {
 	}
 	var e *Error
 	if errors.As(err, &e) {
+		return e
+	}
+	var r *security.Refusal
+	if errors.As(err, &r) {
+		e := &Error{Code: r.Code, Msg: r.Msg, Disposition: "terminal", Err: err}
+		if r.RetryAfter > 0 {
+			e.Retryable, e.Disposition, e.RetryAfterMs = true, "transient", max(1, r.RetryAfter.Milliseconds())
+		}
 		return e
 	}
 	switch {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/uiscope/uiscope/internal/platform"
 	"github.com/uiscope/uiscope/internal/platform/fake"
+	"github.com/uiscope/uiscope/internal/security"
 )
 
 // TestInputLockSerializesSessions: two sessions type into two applications
@@ -157,7 +158,7 @@ func TestActionsCloseTheirWatch(t *testing.T) {
 	ev := &countingEvents{Events: p.Events}
 	p.Events = ev
 	m := NewSessions(p)
-	m.AllowInput = true
+	m.Caps = security.Input
 	ctx := context.Background()
 	s, err := m.Connect(ctx, Target{Pid: editorPid}, "")
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/uiscope/uiscope/internal/platform"
 	"github.com/uiscope/uiscope/internal/platform/fake"
+	"github.com/uiscope/uiscope/internal/security"
 )
 
 // inertActions accepts every semantic call and changes nothing: a toolkit
@@ -51,7 +52,7 @@ func formDesk() *fake.Desktop {
 func formSession(t *testing.T, p platform.Desktop) (*Sessions, *Session, *Tree) {
 	t.Helper()
 	m := NewSessions(p)
-	m.AllowInput = true
+	m.Caps = security.Input
 	ctx := context.Background()
 	s, err := m.Connect(ctx, Target{Pid: editorPid}, "")
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/uiscope/uiscope/internal/platform"
 	"github.com/uiscope/uiscope/internal/platform/fake"
+	"github.com/uiscope/uiscope/internal/security"
 )
 
 // The action-safety tests run the core against the fake desktop
@@ -66,7 +67,7 @@ func newSafetyDesk() safetyDesk {
 func connectEditor(t *testing.T, d safetyDesk) (*Sessions, *Session, *Tree) {
 	t.Helper()
 	m := NewSessions(d.Platform())
-	m.AllowInput = true
+	m.Caps = security.Input
 	ctx := context.Background()
 	s, err := m.Connect(ctx, Target{Pid: editorPid}, "")
 	if err != nil {
@@ -227,13 +228,13 @@ func TestActionsReturnByTheirDeadline(t *testing.T) {
 	}
 }
 
-// TestInputGateStopsBeforeThePlatform: without AllowInput every action
+// TestInputGateStopsBeforeThePlatform: without input capabilities every action
 // answers inputNotAllowed, on a live session with valid refs, and nothing
 // reaches the desktop's input, window or action parts.
 func TestInputGateStopsBeforeThePlatform(t *testing.T) {
 	d := newSafetyDesk()
 	m, s, tr := connectEditor(t, d)
-	m.AllowInput = false
+	m.Caps = 0
 	before := len(d.Calls())
 	ctx := context.Background()
 	save, body := refOf(t, tr, "Save"), refOf(t, tr, "Body")
@@ -298,7 +299,7 @@ func TestMissingPartsAreNotSupported(t *testing.T) {
 	p = d.Platform()
 	p.Input = nil
 	m := NewSessions(p)
-	m.AllowInput = true
+	m.Caps = security.Input
 	s, err := m.Connect(ctx, Target{Pid: editorPid}, "")
 	if err != nil {
 		t.Fatal(err)

@@ -33,7 +33,7 @@ type ScreenshotRequest struct {
 	Element string
 	// Path, when set, is where the PNG is also written: an absolute path
 	// ending in .png, in a directory that exists. Writing a file needs
-	// input rights (Sessions.AllowInput), and an existing file is never
+	// the interact capability (Sessions.Caps), and an existing file is never
 	// replaced.
 	Path string
 	// Annotate draws element ids on the image; nil means true.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/security"
 	"github.com/uiscope/uiscope/internal/platform/fake"
 )
 
@@ -274,7 +275,7 @@ func TestScreenshotPathNeedsInput(t *testing.T) {
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Errorf("refused, yet the directory holds %v", ents)
 	}
-	m.AllowInput = true
+	m.Caps = security.Input
 	shot, err := m.Screenshot(context.Background(), s, ScreenshotRequest{Path: path})
 	if err != nil {
 		t.Fatal(err)

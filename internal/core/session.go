@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/security"
 )
 
 // Modes a session speaks, fixed at connect.
@@ -51,8 +52,13 @@ const MaxSessions = 64
 
 // Sessions holds the open sessions over one desktop. Safe for concurrent use.
 type Sessions struct {
-	// AllowInput permits acting on applications. Set it before serving.
-	AllowInput bool
+	// Caps are the capabilities granted beyond inspection: interact,
+	// keyboard (security.Caps). Without them every action is refused here,
+	// whatever tools the MCP layer registered. Set it before serving.
+	Caps security.Caps
+	// Allow, when set, restricts the applications listed and connected
+	// to the executables it allows (--apps).
+	Allow *security.Allowlist
 	// AllowDesktopKeys lets press_key send chords the window manager or
 	// desktop acts on (Super+..., Alt+Tab, Ctrl+Alt+F1...). Off by default.
 	AllowDesktopKeys bool
@@ -90,8 +96,23 @@ func (m *Sessions) procs() (platform.Processes, error) {
 	return m.desk.Processes, nil
 }
 
-// Apps lists applications.
+// Apps lists the applications the allowlist allows.
 func (m *Sessions) Apps(ctx context.Context) ([]platform.App, error) {
+	apps, err := m.allApps(ctx)
+	if err != nil || m.Allow == nil {
+		return apps, err
+	}
+	out := apps[:0:0]
+	for _, a := range apps {
+		if m.Allow.Allows(a.Executable) {
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
+
+// allApps lists every application, allowed or not.
+func (m *Sessions) allApps(ctx context.Context) ([]platform.App, error) {
 	a, err := m.a11y()
 	if err != nil {
 		return nil, err
@@ -122,6 +143,15 @@ func (m *Sessions) Connect(ctx context.Context, t Target, mode string) (*Session
 		return nil, err
 	}
 	app, win, err := Resolve(apps, t)
+	if e := AsError(err); e != nil && e.Code == CodeNotFound && m.Allow != nil {
+		// Say that the app is there but not allowed, rather than that
+		// it does not exist (only for a target naming one app).
+		if all, aerr := m.allApps(ctx); aerr == nil {
+			if hidden, _, herr := Resolve(all, t); herr == nil {
+				return nil, AsError(m.Allow.Check(hidden.Pid, hidden.Executable))
+			}
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -139,18 +169,33 @@ func (m *Sessions) Connect(ctx context.Context, t Target, mode string) (*Session
 	} else if err != nil {
 		return nil, AsError(err)
 	}
+	// The allowlist is held against the executable the process runs, as
+	// the platform reads it, not the name it gave the accessibility bus.
+	if m.Allow != nil {
+		if err := m.Allow.Check(app.Pid, pi.Executable); err != nil {
+			return nil, AsError(err)
+		}
+	}
+	if pi.StartTime == 0 {
+		return nil, Errorf(CodeNotSupported, "the start time of pid %d could not be read, and a pid alone does not pin a process: no session opens", app.Pid)
+	}
 	if !app.Accessible && mode == ModeA11y {
 		return nil, &Error{Code: CodeNotAccessible, Disposition: "terminal", Msg: fmt.Sprintf(
 			"pid %d (%s) has windows but no accessibility tree; run 'uiscope doctor --pid %d' for why (Tk and some toolkits never have one)", app.Pid, app.Name, app.Pid)}
 	}
+	exe := pi.Executable
+	if exe == "" {
+		exe = app.Executable
+	}
 	s := &Session{Mode: mode, App: app, Created: time.Now(), Client: ClientOf(ctx), Identity: Identity{
-		Pid: app.Pid, StartTime: pi.StartTime, Executable: app.Executable, Bus: app.BusName}}
+		Pid: app.Pid, StartTime: pi.StartTime, Executable: exe, Bus: app.BusName}}
 	if win != nil {
 		s.Identity.Window = win.ID.String()
 	}
 	if err := m.add(s); err != nil {
 		return nil, err
 	}
+	security.NoteTarget(ctx, s.Identity.Pid, s.Identity.StartTime)
 	return s, nil
 }
 
@@ -178,6 +223,7 @@ func (m *Sessions) Get(ctx context.Context, id string) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	security.NoteTarget(ctx, s.Identity.Pid, s.Identity.StartTime)
 	if err := m.check(ctx, s); err != nil {
 		return nil, err
 	}
@@ -196,7 +242,7 @@ func (m *Sessions) check(ctx context.Context, s *Session) error {
 		return err
 	}
 	p, err := procs.Process(ctx, s.Identity.Pid)
-	if errors.Is(err, platform.ErrProcessGone) || (err == nil && s.Identity.StartTime != 0 && p.StartTime != s.Identity.StartTime) {
+	if errors.Is(err, platform.ErrProcessGone) || (err == nil && p.StartTime != s.Identity.StartTime) {
 		return lost(fmt.Sprintf("pid %d exited or was reused by another process", s.Identity.Pid))
 	} else if err != nil {
 		// Not knowing (a deadline spent) is not proof the app is gone.
@@ -204,6 +250,16 @@ func (m *Sessions) check(ctx context.Context, s *Session) error {
 	}
 	if p.Executable != "" && s.Identity.Executable != "" && p.Executable != s.Identity.Executable {
 		return lost(fmt.Sprintf("pid %d now runs %s", s.Identity.Pid, p.Executable))
+	}
+	// A session opened on a window stays on it: a window id the X server
+	// handed to another process since is not this app's (a window that
+	// closed is not proof the app is gone; acting finds another).
+	if w := m.desk.Windows; w != nil && s.Identity.Window != "" {
+		if id, err := platform.ParseWindowID(s.Identity.Window); err == nil {
+			if pid, err := w.WindowPid(ctx, id); err == nil && pid != 0 && pid != s.Identity.Pid {
+				return lost(fmt.Sprintf("its window %s now belongs to pid %d", s.Identity.Window, pid))
+			}
+		}
 	}
 	// An app without an accessibility tree (visual sessions on Tk) has
 	// no accessibility connection to check.

@@ -11,7 +11,7 @@
 // Processes part, the owner of its accessibility connection) and checks
 // them again on every call: a replaced application is ownershipLost, never
 // read in its place (docs/api.md). Actions (act.go) pass the input gate
-// ([Sessions.AllowInput]) and check where input would land before sending
+// ([Sessions.Caps]) and check where input would land before sending
 // it; safety_test.go shows both against the fake desktop.
 //
 // The tree model: a backend fetches a tree of [platform.Node]; [NewTree]

@@ -6,6 +6,7 @@ import (
 
 	"github.com/uiscope/uiscope/internal/platform"
 	"github.com/uiscope/uiscope/internal/platform/fake"
+	"github.com/uiscope/uiscope/internal/security"
 )
 
 // TestVisualActions: in a visual session on an app without an
@@ -25,7 +26,7 @@ func TestVisualActions(t *testing.T) {
 	d.SetAbove(cover, true)
 
 	m := NewSessions(d.Platform())
-	m.AllowInput = true
+	m.Caps = security.Input
 	if _, err := m.Connect(ctx, Target{Pid: tkPid}, ModeA11y); AsError(err).Code != CodeNotAccessible {
 		t.Fatalf("a11y session on an app without a tree: %v", err)
 	}

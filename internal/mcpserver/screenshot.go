@@ -6,6 +6,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/uiscope/uiscope/internal/core"
+	"github.com/uiscope/uiscope/internal/security"
 )
 
 // screenshotTool is inspection: it reads the window and changes nothing.
@@ -15,7 +16,7 @@ import (
 // it never replaces one, so it is not destructive either).
 func (h *handlers) screenshotTool() toolDef {
 	ann := readOnly("Take a screenshot")
-	if h.cfg.AllowInput {
+	if h.cfg.Caps.Has(security.Interact) {
 		ann.ReadOnlyHint, ann.IdempotentHint = false, false
 	}
 	d := newTool(ToolsetInspect, &mcp.Tool{

@@ -27,6 +27,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/uiscope/uiscope/internal/core"
+	"github.com/uiscope/uiscope/internal/security"
 )
 
 //go:embed instructions.md
@@ -37,9 +38,14 @@ var Version = "0.1.0"
 
 // Config is what the command line decides about a server.
 type Config struct {
-	// AllowInput registers the tools that act on applications. Without it
-	// they are not registered at all, and the core refuses mutations anyway.
-	AllowInput bool
+	// Caps are the capabilities granted beyond inspection. The interact
+	// and keyboard toolsets are registered only when granted, and the core
+	// refuses what was not granted anyway (core.Sessions.Caps).
+	Caps security.Caps
+	// Limits, when set, limits each client's calls per class.
+	Limits *security.Limiter
+	// Audit, when set, gets one record per tool call.
+	Audit *security.Audit
 	// Log receives what the server reports besides the protocol (a tool
 	// that panicked); nil is stderr. Never stdout: it carries JSON-RPC.
 	Log io.Writer
@@ -61,7 +67,7 @@ type toolDef struct {
 	// always, the core refuses them without --allow-input, and with it the
 	// tool is not annotated read-only.
 	InputArgs []string
-	register  func(s *mcp.Server, t *mcp.Tool, log io.Writer)
+	register  func(s *mcp.Server, t *mcp.Tool, g *guard)
 }
 
 // mutating reports whether a tool changes an application (or the disk).
@@ -88,12 +94,18 @@ func inventory(h *handlers) []toolDef {
 	return tools
 }
 
-// Enabled filters the inventory by the configuration: mutating tools only
-// with AllowInput.
+// toolsetCaps is the capability each acting toolset needs.
+var toolsetCaps = map[string]security.Caps{
+	ToolsetInteract: security.Interact,
+	ToolsetKeyboard: security.Keyboard,
+}
+
+// Enabled filters the inventory by the configuration: an acting toolset
+// only with its capability.
 func Enabled(cfg Config, tools []toolDef) []toolDef {
 	var out []toolDef
 	for _, t := range tools {
-		if t.mutating() && !cfg.AllowInput {
+		if need, ok := toolsetCaps[t.Toolset]; ok && !cfg.Caps.Has(need) {
 			continue
 		}
 		out = append(out, t)
@@ -112,8 +124,9 @@ func New(cfg Config, sessions *core.Sessions) *mcp.Server {
 	if logw == nil {
 		logw = os.Stderr
 	}
+	g := newGuard(cfg, logw)
 	for _, t := range Enabled(cfg, inventory(&handlers{cfg: cfg, sessions: sessions, res: res})) {
-		t.register(s, t.Tool, logw)
+		t.register(s, t.Tool, g)
 	}
 	// Added last, so outermost: every handler and every middleware added
 	// before it sees the request's client (core.ClientOf, clients.go).

@@ -23,6 +23,7 @@ import (
 
 	"github.com/uiscope/uiscope/internal/core"
 	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/security"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/tools/*.json, the server sections of testdata/transcripts/*.txtar and the README tool table")
@@ -175,7 +176,7 @@ func listTools(t *testing.T, cs *mcp.ClientSession) []*mcp.Tool {
 // toolsetOf looks a tool up in the full inventory.
 func toolsetOf(t *testing.T, name string) string {
 	t.Helper()
-	for _, d := range Inventory(Config{AllowInput: true}, core.NewSessions(fakePlatform())) {
+	for _, d := range Inventory(Config{Caps: security.Input}, core.NewSessions(fakePlatform())) {
 		if d.Tool.Name == name {
 			return d.Toolset
 		}
@@ -186,7 +187,7 @@ func toolsetOf(t *testing.T, name string) string {
 
 func inputArgsOf(t *testing.T, name string) []string {
 	t.Helper()
-	for _, d := range Inventory(Config{AllowInput: true}, core.NewSessions(fakePlatform())) {
+	for _, d := range Inventory(Config{Caps: security.Input}, core.NewSessions(fakePlatform())) {
 		if d.Tool.Name == name {
 			return d.InputArgs
 		}
@@ -204,7 +205,7 @@ func TestInputArgsReadOnlyWithoutInput(t *testing.T) {
 		}
 		n++
 		if d.Toolset != ToolsetInspect || !d.Tool.Annotations.ReadOnlyHint {
-			t.Errorf("%s without AllowInput: toolset %s, readOnlyHint %v; want an inspection tool, read-only", d.Tool.Name, d.Toolset, d.Tool.Annotations.ReadOnlyHint)
+			t.Errorf("%s without input capabilities: toolset %s, readOnlyHint %v; want an inspection tool, read-only", d.Tool.Name, d.Toolset, d.Tool.Annotations.ReadOnlyHint)
 		}
 	}
 	if n == 0 {
@@ -214,7 +215,7 @@ func TestInputArgsReadOnlyWithoutInput(t *testing.T) {
 
 // TestToolSchemasGolden snapshots each tool as tools/list shows it.
 func TestToolSchemasGolden(t *testing.T) {
-	cs := connectClient(t, Config{AllowInput: true}, "")
+	cs := connectClient(t, Config{Caps: security.Input}, "")
 	tools := listTools(t, cs)
 	if len(tools) == 0 {
 		t.Fatal("no tools listed")
@@ -276,10 +277,10 @@ func TestAnnotations(t *testing.T) {
 			t.Errorf("%s %s: openWorldHint must be set and true", where, tool.Name)
 		}
 		if toolset == ToolsetInspect && len(inputArgsOf(t, tool.Name)) > 0 {
-			// Registered with AllowInput here: it may write a file, so it
+			// Registered with input capabilities here: it may write a file, so it
 			// is not read-only, and it never replaces one.
 			if a.ReadOnlyHint || (a.DestructiveHint != nil && *a.DestructiveHint) {
-				t.Errorf("%s %s: an inspection tool with input-gated arguments must be neither read-only nor destructive with AllowInput", where, tool.Name)
+				t.Errorf("%s %s: an inspection tool with input-gated arguments must be neither read-only nor destructive with input capabilities", where, tool.Name)
 			}
 		} else if toolset == ToolsetInspect {
 			if !a.ReadOnlyHint {
@@ -292,10 +293,10 @@ func TestAnnotations(t *testing.T) {
 			t.Errorf("%s %s: a mutating tool (toolset %s) must be destructiveHint true and not read-only", where, tool.Name, toolset)
 		}
 	}
-	for _, d := range Inventory(Config{AllowInput: true}, core.NewSessions(fakePlatform())) {
+	for _, d := range Inventory(Config{Caps: security.Input}, core.NewSessions(fakePlatform())) {
 		check("inventory", d.Tool, d.Toolset)
 	}
-	cs := connectClient(t, Config{AllowInput: true}, "")
+	cs := connectClient(t, Config{Caps: security.Input}, "")
 	for _, tool := range listTools(t, cs) {
 		check("tools/list", tool, toolsetOf(t, tool.Name))
 	}
@@ -362,7 +363,7 @@ func TestEveryToolLiteralHasAnnotations(t *testing.T) {
 // TestOutputSchemas: {"type":"object","anyOf":[success, failure]}, never
 // closed.
 func TestOutputSchemas(t *testing.T) {
-	cs := connectClient(t, Config{AllowInput: true}, "")
+	cs := connectClient(t, Config{Caps: security.Input}, "")
 	for _, tool := range listTools(t, cs) {
 		raw, err := json.Marshal(tool.OutputSchema)
 		if err != nil {
@@ -399,18 +400,18 @@ func TestOutputSchemas(t *testing.T) {
 	}
 }
 
-// TestInputGate: without AllowInput only inspection tools exist.
+// TestInputGate: without input capabilities only inspection tools exist.
 func TestInputGate(t *testing.T) {
 	for _, era := range eras {
 		t.Run(era.name, func(t *testing.T) {
-			cs := connectClient(t, Config{AllowInput: false}, era.version)
+			cs := connectClient(t, Config{}, era.version)
 			tools := listTools(t, cs)
 			if len(tools) == 0 {
 				t.Fatal("no tools listed")
 			}
 			for _, tool := range tools {
 				if ts := toolsetOf(t, tool.Name); ts != ToolsetInspect {
-					t.Errorf("without AllowInput, %s (toolset %s) is listed", tool.Name, ts)
+					t.Errorf("without input capabilities, %s (toolset %s) is listed", tool.Name, ts)
 				}
 			}
 			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "click", Arguments: map[string]any{"session": "s1", "element": "a11y:e1"}})
@@ -432,10 +433,10 @@ func TestInputGate(t *testing.T) {
 		return out
 	}
 	if got := names(Enabled(Config{}, tools)); !slices.Equal(got, []string{"look"}) {
-		t.Errorf("Enabled without AllowInput = %v, want [look]", got)
+		t.Errorf("Enabled without input capabilities = %v, want [look]", got)
 	}
-	if got := names(Enabled(Config{AllowInput: true}, tools)); !slices.Equal(got, []string{"look", "click", "press_key"}) {
-		t.Errorf("Enabled with AllowInput = %v, want all three", got)
+	if got := names(Enabled(Config{Caps: security.Input}, tools)); !slices.Equal(got, []string{"look", "click", "press_key"}) {
+		t.Errorf("Enabled with security.Input = %v, want all three", got)
 	}
 }
 
@@ -777,7 +778,7 @@ func TestPanicRecovered(t *testing.T) {
 			}
 			return sessionResult(in), nil
 		})
-	def.register(srv, def.Tool, &syncWriter{b: &log})
+	def.register(srv, def.Tool, newGuard(Config{}, &syncWriter{b: &log}))
 	t1, t2 := mcp.NewInMemoryTransports()
 	ss, err := srv.Connect(ctx, t1, nil)
 	if err != nil {
@@ -816,8 +817,8 @@ func (w *syncWriter) Write(p []byte) (int, error) {
 func toolTable() string {
 	var b strings.Builder
 	b.WriteString("| tool | toolset | kind | what it does |\n|---|---|---|---|\n")
-	all := Inventory(Config{AllowInput: true}, core.NewSessions(fakePlatform()))
-	for _, d := range Enabled(Config{AllowInput: true}, all) {
+	all := Inventory(Config{Caps: security.Input}, core.NewSessions(fakePlatform()))
+	for _, d := range Enabled(Config{Caps: security.Input}, all) {
 		kind := "read-only"
 		if a := d.Tool.Annotations; a != nil && a.DestructiveHint != nil && *a.DestructiveHint {
 			kind = "destructive (`--allow-input`)"

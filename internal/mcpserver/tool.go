@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log"
 	"reflect"
 	"runtime/debug"
@@ -16,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/uiscope/uiscope/internal/core"
+	"github.com/uiscope/uiscope/internal/security"
 )
 
 // handlerFunc is a tool's logic: parsed arguments in, its success shape or
@@ -34,30 +34,45 @@ func newTool[In, Out any](toolset string, t *mcp.Tool, h handlerFunc[In, Out]) t
 	t.InputSchema = in
 	t.OutputSchema = outputSchemaFor[Out]()
 	args := newArgSpec(t.Name, in)
-	return toolDef{Tool: t, Toolset: toolset, register: func(s *mcp.Server, t *mcp.Tool, logw io.Writer) {
-		s.AddTool(t, serveTool(t.Name, args, h, logw))
-	}}
+	d := toolDef{Tool: t, Toolset: toolset}
+	class := classOf(d)
+	d.register = func(s *mcp.Server, t *mcp.Tool, g *guard) {
+		s.AddTool(t, serveTool(t.Name, class, args, h, g))
+	}
+	return d
 }
 
-// serveTool wraps h as the SDK's raw handler: arguments are checked here
+// serveTool wraps h as the SDK's raw handler, the one place every tool
+// call passes whatever its transport: the guard's rate limit for class
+// first and its audit record last (guard.go); arguments are checked here
 // rather than by the SDK, so a wrongly typed or unknown argument is
 // invalidArgument data like every other bad input; a panic in h becomes an
-// internal failure, logged with its stack on logw, and the server goes on.
-func serveTool[In, Out any](name string, args *argSpec, h handlerFunc[In, Out], logw io.Writer) mcp.ToolHandler {
+// internal failure, logged with its stack on the guard's log, and the
+// server goes on.
+func serveTool[In, Out any](name string, class security.Class, args *argSpec, h handlerFunc[In, Out], g *guard) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+		ctx, call, refused := g.begin(ctx, class)
+		var failed error
 		defer func() {
 			if p := recover(); p != nil {
-				log.New(logw, "uiscope mcp: ", log.LstdFlags).Printf("tool %s panicked: %v\n%s", name, p, debug.Stack())
-				res = failResult(core.Errorf(core.CodeInternal, "%s failed with an internal error (logged on the server's stderr); the server goes on: try again, or another way", name))
+				log.New(g.log, "uiscope mcp: ", log.LstdFlags).Printf("tool %s panicked: %v\n%s", name, p, debug.Stack())
+				failed = core.Errorf(core.CodeInternal, "%s failed with an internal error (logged on the server's stderr); the server goes on: try again, or another way", name)
+				res = failResult(failed)
 			}
+			g.end(call, name, failed)
 		}()
-		var in In
-		if err := args.decode(req.Params.Arguments, &in); err != nil {
-			return failResult(err), nil
+		if refused != nil {
+			failed = refused
+			return failResult(failed), nil
 		}
-		out, err := h(ctx, req, in)
-		if err != nil {
-			return failResult(err), nil
+		var in In
+		if failed = args.decode(req.Params.Arguments, &in); failed != nil {
+			return failResult(failed), nil
+		}
+		out, herr := h(ctx, req, in)
+		if herr != nil {
+			failed = herr
+			return failResult(failed), nil
 		}
 		res = successResult(out)
 		if im, ok := any(out).(imager); ok && !res.IsError {

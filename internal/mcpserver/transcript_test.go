@@ -17,6 +17,7 @@ import (
 
 	"github.com/uiscope/uiscope/internal/core"
 	"github.com/uiscope/uiscope/internal/procinfo"
+	"github.com/uiscope/uiscope/internal/security"
 )
 
 // Transcript tests: JSON-RPC exchanges with the server, kept in txtar files
@@ -62,7 +63,7 @@ func runTranscript(t *testing.T, path string) {
 	}
 	var cfg Config
 	if c, _ := ar.file("config"); strings.Contains(string(c), "allowInput") {
-		cfg.AllowInput = true
+		cfg.Caps = security.Input
 	}
 
 	inR, inW := io.Pipe()

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -121,6 +122,36 @@ type App struct {
 func (d *Desk) Launch(t testing.TB, argv ...string) *App {
 	t.Helper()
 	app := d.start(t, argv)
+	d.ready(t, app, argv)
+	return app
+}
+
+// LaunchAsPid is Launch where the app gets pid, a pid that was in use
+// (a process that exited): the kernel is asked to hand out pid next
+// (ns_last_pid, which root may write), and launches that miss it, because
+// another process forked first, are stopped and tried again. It fails the
+// test when the pid cannot be had.
+func (d *Desk) LaunchAsPid(t testing.TB, pid int, argv ...string) *App {
+	t.Helper()
+	for range 200 {
+		if err := os.WriteFile("/proc/sys/kernel/ns_last_pid", []byte(strconv.Itoa(pid-1)), 0); err != nil {
+			t.Fatalf("choosing the next pid (root writes /proc/sys/kernel/ns_last_pid): %v", err)
+		}
+		app := d.start(t, argv)
+		if app.Pid == pid {
+			d.ready(t, app, argv)
+			return app
+		}
+		app.Proc.Stop()
+	}
+	t.Fatalf("launch %v: the kernel never handed out pid %d", argv, pid)
+	return nil
+}
+
+// ready waits until a started app is on the accessibility bus, shows a
+// window, and its tree has stopped growing.
+func (d *Desk) ready(t testing.TB, app *App, argv []string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	var last []string
@@ -154,7 +185,6 @@ func (d *Desk) Launch(t testing.TB, argv ...string) *App {
 	if err != nil {
 		t.Fatalf("launch %v: %v", argv, err)
 	}
-	return app
 }
 
 // LaunchX starts an app that has no accessibility support and waits for its
