@@ -220,7 +220,7 @@ func TestAuditClientHashed(t *testing.T) {
 	b, _ := OpenAudit(filepath.Join(dir, "b"))
 	defer a.Close()
 	defer b.Close()
-	if a.Client("token-abc") != a.Client("token-abc") {
+	if first, again := a.Client("token-abc"), a.Client("token-abc"); first != again {
 		t.Error("one client hashed two ways in a run")
 	}
 	if a.Client("token-abc") == a.Client("token-abd") {
