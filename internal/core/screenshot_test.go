@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/uiscope/uiscope/internal/platform"
-	"github.com/uiscope/uiscope/internal/security"
 	"github.com/uiscope/uiscope/internal/platform/fake"
+	"github.com/uiscope/uiscope/internal/security"
 )
 
 // The screenshot tests run the core against the fake desktop with a
