@@ -305,7 +305,7 @@ func TestScreenshotPathNeedsInput(t *testing.T) {
 
 func TestScreenshotFailures(t *testing.T) {
 	m, s, d := newShotSessions(t)
-	m.AllowInput = true
+	m.Caps = security.Input
 	if _, err := m.WindowAction(context.Background(), s.ID, "minimize"); err != nil {
 		t.Fatal(err)
 	}
