@@ -109,6 +109,9 @@ var errNotRedirected = errors.New("the window is not redirected")
 func (c *Conn) captureOnce(ctx context.Context, w xproto.Window) (*image.RGBA, platform.Rect, error) {
 	info, err := c.windowInfo(ctx, w)
 	if err != nil {
+		if errors.Is(err, platform.ErrElementGone) {
+			c.forget(w) // the server dropped its redirection with it
+		}
 		return nil, platform.Rect{}, err
 	}
 	sz := size{info.at.Width, info.at.Height}

@@ -228,6 +228,9 @@ func TestCaptureWindow(t *testing.T) {
 
 	t.Run("unmapped, minimized, gone", func(t *testing.T) {
 		p := newPainter(t, display, 20, 550, 100, 100)
+		if _, _, err := conn.CaptureWindow(ctx, uint32(p.win)); err != nil {
+			t.Fatal(err)
+		}
 		if err := xproto.UnmapWindowChecked(p.xc, p.win).Check(); err != nil {
 			t.Fatal(err)
 		}
@@ -249,6 +252,12 @@ func TestCaptureWindow(t *testing.T) {
 		_, _, err = conn.CaptureWindow(ctx, uint32(p.win))
 		if !errors.Is(err, platform.ErrElementGone) {
 			t.Errorf("destroyed window: %v, want ErrElementGone", err)
+		}
+		conn.mu.Lock()
+		_, kept := conn.shots.redirected[p.win]
+		conn.mu.Unlock()
+		if kept {
+			t.Errorf("a destroyed window is still remembered as redirected")
 		}
 	})
 }
