@@ -27,6 +27,9 @@ var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); retu
 // FollowPoll is the safety-net poll of a watcher. (A variable for tests.)
 var FollowPoll = 2 * time.Second
 
+// followMinGap is the least time from one read of a watcher to the next.
+const followMinGap = 25 * time.Millisecond
+
 // followReadTimeout bounds one read of a watcher.
 const followReadTimeout = 10 * time.Second
 
@@ -195,6 +198,7 @@ func (m *Sessions) follow(ctx context.Context, s *Session, done, ready chan stru
 	poll := time.NewTimer(FollowPoll)
 	defer poll.Stop()
 	for {
+		started := time.Now()
 		t, _, err := m.Fetch(ctx, s, followReadTimeout, platform.TreeOptions{})
 		if ctx.Err() != nil {
 			return
@@ -221,6 +225,14 @@ func (m *Sessions) follow(ctx context.Context, s *Session, done, ready chan stru
 		case <-ctx.Done():
 			return
 		case <-changes:
+			// An application that never stops changing (a progress bar
+			// pulsing) is read at most every followMinGap; the events
+			// that come meanwhile are one hint.
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(time.Until(started.Add(followMinGap))):
+			}
 		case <-poll.C:
 		}
 	}

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"strings"
 	"sync"
@@ -237,5 +238,25 @@ func TestEventLogDerivesAndBounds(t *testing.T) {
 	r = log.Take(&since, 10)
 	if !r.Missed || len(r.Events) != 3 || r.Events[0].Seq != 2 {
 		t.Fatalf("from the start of a bounded log: missed=%v %d events first %d", r.Missed, len(r.Events), r.Events[0].Seq)
+	}
+}
+
+// An application that never stops changing is read at most every
+// followMinGap, however many events it raises.
+func TestFollowReadsAtMostEveryGap(t *testing.T) {
+	d := liveDesk("x")
+	m, s := liveSession(t, d)
+	stop, _ := m.Follow(s, func() {})
+	defer stop()
+	start := time.Now()
+	for i := 0; time.Since(start) < 300*time.Millisecond; i++ {
+		d.SetTree(livePid, appTree(fmt.Sprint("Tick ", i)))
+	}
+	elapsed := time.Since(start)
+	s.live.mu.Lock()
+	reads := s.live.reads
+	s.live.mu.Unlock()
+	if most := int(elapsed/followMinGap) + 2; reads > most {
+		t.Fatalf("%d reads in %v of constant change; at most %d", reads, elapsed, most)
 	}
 }
