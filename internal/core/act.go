@@ -281,7 +281,7 @@ var clickActions = []string{"click", "press", "activate", "jump", "open", "toggl
 // pointer click at its centre after checking the window is in front and
 // nothing covers the point.
 func (m *Sessions) Click(ctx context.Context, sessionID, ref string) (*ActResult, error) {
-	if m.modeOf(sessionID) == ModeVisual {
+	if m.modeOf(ctx, sessionID) == ModeVisual {
 		return m.clickVisual(ctx, sessionID, ref)
 	}
 	t, err := m.prepare(ctx, sessionID, ref)
@@ -710,7 +710,7 @@ func (m *Sessions) focus(ctx context.Context, t *target) error {
 
 // Focus gives an element the keyboard focus.
 func (m *Sessions) Focus(ctx context.Context, sessionID, ref string) (*ActResult, error) {
-	if m.modeOf(sessionID) == ModeVisual {
+	if m.modeOf(ctx, sessionID) == ModeVisual {
 		return m.focusVisual(ctx, sessionID, ref)
 	}
 	t, err := m.prepare(ctx, sessionID, ref)
@@ -775,7 +775,7 @@ func (m *Sessions) Scroll(ctx context.Context, sessionID, ref, direction string,
 	default:
 		return nil, Errorf(CodeInvalidArgument, "direction must be up, down, left, right or intoView, not %s", Quote(direction))
 	}
-	if m.modeOf(sessionID) == ModeVisual {
+	if m.modeOf(ctx, sessionID) == ModeVisual {
 		return m.scrollVisual(ctx, sessionID, ref, direction, dx, dy, amount)
 	}
 	t, err := m.prepare(ctx, sessionID, ref)
@@ -960,7 +960,7 @@ func (m *Sessions) PressKey(ctx context.Context, sessionID, ref, keys string) (*
 // keyboardTarget resolves where keys go: an element, or with ref empty the
 // session's app as a whole. It only reads; withKeyboard aims.
 func (m *Sessions) keyboardTarget(ctx context.Context, sessionID, ref string) (*target, error) {
-	if ref != "" && m.modeOf(sessionID) == ModeVisual {
+	if ref != "" && m.modeOf(ctx, sessionID) == ModeVisual {
 		return m.prepareVisual(ctx, sessionID, ref)
 	}
 	if ref != "" {

@@ -262,8 +262,9 @@ func (m *Sessions) check(ctx context.Context, s *Session) error {
 		}
 	}
 	// An app without an accessibility tree (visual sessions on Tk) has
-	// no accessibility connection to check.
-	if a := m.desk.Accessibility; a != nil && s.App.Accessible {
+	// no accessibility connection to check, and a visual session does not
+	// use the one it has: its identity is the process.
+	if a := m.desk.Accessibility; a != nil && s.App.Accessible && s.Mode != ModeVisual {
 		pid, err := a.Owner(ctx, s.App)
 		if err != nil && !errors.Is(err, platform.ErrTimeout) {
 			return lost("its accessibility connection closed")

@@ -19,12 +19,14 @@ import (
 // Semantic actions (toggle, set_value, select, set_expanded, invoke,
 // select_text) need the accessibility tree and are refused.
 
-// modeOf is the mode of an open session, "" when there is none (the
-// caller's own path then reports the unknown session).
-func (m *Sessions) modeOf(id string) string {
+// modeOf is the mode of an open session of the calling client, "" when it
+// has none by that id (the caller's own path then reports the unknown
+// session, as for any id): another client's session is not told apart,
+// not even by which path refuses it.
+func (m *Sessions) modeOf(ctx context.Context, id string) string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if s, ok := m.sessions[id]; ok {
+	if s, ok := m.sessions[id]; ok && s.Client == ClientOf(ctx) {
 		return s.Mode
 	}
 	return ""

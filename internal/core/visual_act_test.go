@@ -78,3 +78,64 @@ func TestVisualActions(t *testing.T) {
 		t.Errorf("active window %s after the click, want %s", d.Active(), top)
 	}
 }
+
+// TestVisualSessionOfAnotherClient: another client's visual session is
+// refused as unknown by every action, before any argument of its own is
+// judged, so that no answer tells it is a visual session.
+func TestVisualSessionOfAnotherClient(t *testing.T) {
+	d := fake.New()
+	d.AddApp(fake.App{Pid: 50, Name: "tk", StartTime: 1})
+	d.AddWindow(50, "tk", platform.Rect{X: 10, Y: 10, Width: 100, Height: 100})
+	m := NewSessions(d.Platform())
+	m.Caps = security.Input
+	owner := WithClient(context.Background(), "a")
+	s, err := m.Connect(owner, Target{Pid: 50}, ModeVisual)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := WithClient(context.Background(), "b")
+	for name, call := range map[string]func() error{
+		"scroll intoView": func() error { _, err := m.Scroll(other, s.ID, "visual:e1", "intoView", 0); return err },
+		"click":           func() error { _, err := m.Click(other, s.ID, "visual:e1"); return err },
+		"focus":           func() error { _, err := m.Focus(other, s.ID, "visual:e1"); return err },
+		"type_text":       func() error { _, err := m.TypeText(other, s.ID, "visual:e1", "x"); return err },
+	} {
+		if e := AsError(call()); e == nil || e.Code != CodeUnknownSession {
+			t.Errorf("%s on another client's visual session: %v, want unknownSession", name, e)
+		}
+	}
+	if n := len(d.Clicks()); n != 0 {
+		t.Errorf("%d clicks sent", n)
+	}
+}
+
+// TestVisualSessionIgnoresA11yConnection: a visual session's identity is
+// the process: its app's accessibility connection closing does not end it
+// (it ends an a11y session on the same app).
+func TestVisualSessionIgnoresA11yConnection(t *testing.T) {
+	ctx := context.Background()
+	d := fake.New()
+	d.AddApp(fake.App{Pid: 60, Name: "gtk", StartTime: 1, Tree: &platform.Node{Key: "r", Role: platform.RoleApplication}})
+	d.AddWindow(60, "gtk", platform.Rect{X: 10, Y: 10, Width: 100, Height: 100})
+	m := NewSessions(d.Platform())
+	vis, err := m.Connect(ctx, Target{Pid: 60}, ModeVisual)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a11y, err := m.Connect(ctx, Target{Pid: 60}, ModeA11y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.SetHook(func(_ context.Context, c fake.Call) error {
+		if c.Name == "Owner" {
+			return platform.ErrNoBus
+		}
+		return nil
+	})
+	if _, err := m.Get(ctx, a11y.ID); AsError(err).Code != CodeOwnershipLost {
+		t.Errorf("a11y session after its app's accessibility connection closed: %v, want ownershipLost", err)
+	}
+	if _, err := m.ReadVisual(ctx, vis, VisualRequest{Depth: -1}); err != nil {
+		t.Errorf("visual session after the accessibility connection closed: %v", err)
+	}
+}
