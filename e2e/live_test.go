@@ -619,3 +619,48 @@ func TestLiveEvents(t *testing.T) {
 		t.Errorf("get_events since 0: %v", again)
 	}
 }
+
+// TestLiveVisualChanges: get_visual_tree_changes on a visual session of
+// gtk3-widget-factory: a snapshot of its windows, then the About dialog's
+// window added (opened through an a11y session of the same app) and
+// removed; the a11y tool is wrongTree there.
+func TestLiveVisualChanges(t *testing.T) {
+	d := testdesk.Shared(t)
+	app := d.Launch(t, "gtk3-widget-factory")
+	s := startLiveMCP(t, d, "", "--allow-input")
+	visual := s.connect(t, map[string]any{"pid": app.Pid, "mode": "visual"})
+	a11y := s.connect(t, map[string]any{"pid": app.Pid})
+	snap := s.ok(t, "get_visual_tree_changes", map[string]any{"session": visual})
+	if snap["snapshot"] != true || snap["count"].(float64) < 2 {
+		t.Fatalf("first call: %v", snap)
+	}
+	s.fail(t, "get_a11y_tree_changes", map[string]any{"session": visual}, "wrongTree")
+	uri := "uiscope://session/" + visual + "/visual-tree"
+	if !contains(s.resources(t), uri) {
+		t.Fatalf("resources/list lacks %s", uri)
+	}
+
+	about := findOne(t, s.mcpServer, a11y, map[string]any{"name": "About Widget Factory", "role": "push button"})
+	s.ok(t, "invoke", map[string]any{"session": a11y, "element": about.Ref})
+	var window string
+	until(t, "the About dialog's window added", func(context.Context) (bool, string) {
+		out := s.ok(t, "get_visual_tree_changes", map[string]any{"session": visual})
+		for _, e := range decode[[]liveChange](t, out["events"]) {
+			if e.Type == "added" && e.Element != nil && strings.Contains(e.Element.Name, "About") {
+				window = e.Key
+				return true, ""
+			}
+		}
+		return false, fmt.Sprint(out["events"])
+	})
+	s.ok(t, "press_key", map[string]any{"session": a11y, "keys": "Escape"})
+	until(t, "the About dialog's window removed", func(context.Context) (bool, string) {
+		out := s.ok(t, "get_visual_tree_changes", map[string]any{"session": visual})
+		for _, e := range decode[[]liveChange](t, out["events"]) {
+			if e.Type == "removed" && e.Key == window {
+				return true, ""
+			}
+		}
+		return false, fmt.Sprint(out["events"])
+	})
+}
