@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -245,4 +246,55 @@ func TestHTTPErasAndIsolation(t *testing.T) {
 	b := httpClient(t, endpoint, token, "")
 	id := mustOK(t, a, "connect", map[string]any{"pid": tickerPid})["session"].(string)
 	mustOK(t, b, "disconnect", map[string]any{"session": id})
+}
+
+// Resource subscriptions work over HTTP in both eras: the 2025 eras'
+// notifications come on the session's event stream, 2026-07-28's on the
+// open subscriptions/listen request.
+func TestHTTPSubscription(t *testing.T) {
+	l := newLiveServer()
+	endpoint, token := httpTestServer(t, l)
+	for i, era := range eras {
+		t.Run(era.name, func(t *testing.T) {
+			updates := make(chan string, 64)
+			l.acks = make(chan struct{}, 64)
+			c := mcp.NewClient(&mcp.Implementation{Name: "unit-http", Version: "1"}, &mcp.ClientOptions{
+				ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) {
+					select {
+					case updates <- r.Params.URI:
+					default:
+					}
+				},
+			})
+			acks := l.acks
+			c.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+				return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+					if method == "notifications/subscriptions/acknowledged" {
+						acks <- struct{}{}
+					}
+					return next(ctx, method, req)
+				}
+			})
+			hc := &http.Client{Transport: bearer{token + ".subscriber-0123456789", &http.Transport{}}}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc}, &mcp.ClientSessionOptions{ProtocolVersion: era.version})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			id := mustOK(t, cs, "connect", map[string]any{"pid": tickerPid})["session"].(string)
+			uri := resourceURI(id, core.ModeA11y)
+			l.subscribe(t, cs, era.version, uri)
+			if first := readTree(t, cs, uri); !first.Snapshot {
+				t.Fatal("the first read is no snapshot")
+			}
+			l.desk.SetTree(tickerPid, tickerTree(fmt.Sprint("HTTP tick ", i)))
+			waitUpdate(t, updates, uri)
+			if got := readTree(t, cs, uri); got.Snapshot || len(got.Events) != 1 {
+				t.Errorf("after the change: %+v", got)
+			}
+			mustOK(t, cs, "disconnect", map[string]any{"session": id})
+		})
+	}
 }
