@@ -1,0 +1,194 @@
+//go:build linux
+
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/uiscope/uiscope/internal/testdesk"
+)
+
+// sweepCase is an app with a password field, and the secret it holds
+// before the sweep (planted by the fixture, or set first).
+type sweepCase struct {
+	name   string
+	launch func(t *testing.T, d *testdesk.Desk) *testdesk.App
+	// planted is the secret in the password field when the app starts;
+	// empty when the sweep sets one first (a browser form starts empty).
+	planted []string
+	// ready waits until the field is there (a page loads after its window).
+	ready func(t *testing.T, s *mcpServer, sess string)
+}
+
+func fixtureCase(fixture string, secrets ...string) sweepCase {
+	return sweepCase{
+		name: fixture,
+		launch: func(t *testing.T, d *testdesk.Desk) *testdesk.App {
+			return d.Launch(t, testdesk.Python, testdesk.Fixture(fixture), "--title", "sweep "+fixture)
+		},
+		planted: secrets,
+	}
+}
+
+var sweepCases = []sweepCase{
+	fixtureCase("gtk3_fixture.py", "hunter2-gtk-secret"),
+	fixtureCase("gtk4_fixture.py", "hunter2-gtk4-secret", "gtk4-hidden-entry-secret", "pin-placeholder-hint"),
+	fixtureCase("qt5_fixture.py", "hunter2-qt-secret"),
+	{
+		name: "firefox form.html",
+		launch: func(t *testing.T, d *testdesk.Desk) *testdesk.App {
+			page := "file://" + testdesk.Fixture("form.html")
+			return d.Launch(t, append(freshHome(t), "firefox-esr", "-profile", firefoxProfile(t), "-no-remote", page)...)
+		},
+		ready: func(t *testing.T, s *mcpServer, sess string) {
+			s.ok(t, "wait_for", map[string]any{"session": sess, "role": "password text", "until": "appears", "timeoutMs": 60000})
+		},
+	},
+}
+
+// TestRedactionEveryTool calls every tool the server lists — reads,
+// actions on the password field itself, the visual tree, changes, events,
+// the session resource and screenshots — and sweeps every answer for the
+// password field's secrets: the one it held, one set with set_value and
+// one typed with type_text. A tool the sweep does not call fails the test,
+// so a new tool joins it.
+func TestRedactionEveryTool(t *testing.T) {
+	d := testdesk.Shared(t)
+	for _, tc := range sweepCases {
+		t.Run(tc.name, func(t *testing.T) {
+			app := tc.launch(t, d)
+			s := startMCP(t, d, "", "--allow-input")
+			tag := strings.NewReplacer(" ", "", ".", "")
+			setSecret := "set-secret-" + tag.Replace(tc.name)
+			typedSecret := "typed-secret-" + tag.Replace(tc.name)
+			secrets := append(slices.Clone(tc.planted), setSecret, typedSecret)
+
+			// outs are the answers alone: the arguments hold the secrets.
+			var outs []string
+			called := map[string]bool{}
+			sweep := func(name string, args map[string]any) map[string]any {
+				t.Helper()
+				called[name] = true
+				ctx, cancel := context.WithTimeout(context.Background(), mcpCallLimit)
+				defer cancel()
+				res, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+				if err != nil {
+					t.Fatalf("%s: protocol error: %v", name, err)
+				}
+				var out map[string]any
+				raw, _ := json.Marshal(res.StructuredContent)
+				_ = json.Unmarshal(raw, &out)
+				for _, c := range res.Content {
+					if tc, ok := c.(*mcp.TextContent); ok {
+						outs = append(outs, fmt.Sprintf("%s: %s", name, tc.Text))
+					}
+				}
+				outs = append(outs, fmt.Sprintf("%s (structured): %s", name, raw))
+				return out
+			}
+
+			conn := sweep("connect", map[string]any{"pid": app.Pid})
+			sess, _ := conn["session"].(string)
+			if sess == "" {
+				t.Fatalf("connect: %v", conn)
+			}
+			if tc.ready != nil {
+				tc.ready(t, s, sess)
+			}
+			pw := findOne(t, s, sess, map[string]any{"role": "password text"})
+			if len(tc.planted) == 0 {
+				// Plant one: the field starts empty.
+				planted := "planted-secret-" + tag.Replace(tc.name)
+				secrets = append(secrets, planted)
+				sweep("set_value", map[string]any{"session": sess, "element": pw.Ref, "value": planted})
+			}
+			vconn := sweep("connect", map[string]any{"pid": app.Pid, "mode": "visual"})
+			vsess, _ := vconn["session"].(string)
+
+			reads := func() {
+				sweep("list_apps", nil)
+				for _, format := range []string{"json", "outline"} {
+					sweep("get_a11y_tree", map[string]any{"session": sess, "format": format, "view": "raw", "maxNodes": 100000})
+				}
+				sweep("find_elements", map[string]any{"session": sess, "limit": 1000})
+				sweep("find_elements", map[string]any{"session": sess, "role": "password text"})
+				sweep("get_element_properties", map[string]any{"session": sess, "element": pw.Ref})
+				sweep("get_frameworks", map[string]any{"session": sess})
+				if b := pw.Bounds; b != nil {
+					sweep("hit_test", map[string]any{"session": sess, "x": b.X + b.Width/2, "y": b.Y + b.Height/2})
+				}
+				for _, prop := range []string{"text", "name"} {
+					out := sweep("wait_for", map[string]any{"session": sess, "role": "password text", "until": "property",
+						"property": prop, "value": secrets[0], "timeoutMs": 500})
+					if out["ok"] == true {
+						t.Errorf("wait_for the secret as %s held: an oracle for guesses", prop)
+					}
+				}
+				sweep("get_a11y_tree_changes", map[string]any{"session": sess})
+				sweep("get_events", map[string]any{"session": sess})
+				if vsess != "" {
+					sweep("get_visual_tree", map[string]any{"session": vsess, "correlate": true, "a11ySession": sess, "format": "json"})
+					sweep("get_visual_tree", map[string]any{"session": vsess, "correlate": true, "a11ySession": sess, "format": "outline"})
+					sweep("get_visual_tree_changes", map[string]any{"session": vsess})
+				}
+				sweep("screenshot", map[string]any{"session": sess})
+				sweep("screenshot", map[string]any{"session": sess, "element": pw.Ref})
+				for _, id := range []string{sess, vsess} {
+					ctx, cancel := context.WithTimeout(context.Background(), mcpCallLimit)
+					r, err := s.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "uiscope://session/" + id + "/" + map[bool]string{true: "a11y-tree", false: "visual-tree"}[id == sess]})
+					cancel()
+					if err != nil {
+						t.Errorf("reading session %s's resource: %v", id, err)
+						continue
+					}
+					for _, c := range r.Contents {
+						outs = append(outs, "resource "+c.URI+": "+c.Text)
+					}
+				}
+			}
+			reads()
+
+			// Actions on the password field itself.
+			sweep("focus", map[string]any{"session": sess, "element": pw.Ref})
+			sweep("set_value", map[string]any{"session": sess, "element": pw.Ref, "value": setSecret})
+			sweep("select_text", map[string]any{"session": sess, "element": pw.Ref, "start": 0, "end": 3})
+			sweep("press_key", map[string]any{"session": sess, "element": pw.Ref, "keys": "End"})
+			sweep("type_text", map[string]any{"session": sess, "element": pw.Ref, "text": typedSecret})
+			sweep("click", map[string]any{"session": sess, "element": pw.Ref})
+			sweep("scroll", map[string]any{"session": sess, "element": pw.Ref, "direction": "intoView"})
+			sweep("invoke", map[string]any{"session": sess, "element": pw.Ref, "action": "no-such-action"})
+			sweep("toggle", map[string]any{"session": sess, "element": pw.Ref})
+			sweep("set_expanded", map[string]any{"session": sess, "element": pw.Ref, "expanded": true})
+			sweep("select", map[string]any{"session": sess, "element": pw.Ref})
+			sweep("window_action", map[string]any{"session": sess, "action": "restore"})
+			sweep("screenshot", map[string]any{"session": sess, "path": filepath.Join(t.TempDir(), "shot.png")})
+			reads()
+			sweep("disconnect", map[string]any{"session": vsess})
+			sweep("disconnect", map[string]any{"session": sess})
+
+			for tool, err := range s.cs.Tools(context.Background(), nil) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !called[tool.Name] {
+					t.Errorf("tool %s is not in the redaction sweep: add it", tool.Name)
+				}
+			}
+			for _, o := range outs {
+				for _, secret := range secrets {
+					if strings.Contains(o, secret) {
+						t.Errorf("the secret %q is in the output of %.1500s", secret, o)
+					}
+				}
+			}
+		})
+	}
+}
