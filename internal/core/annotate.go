@@ -181,11 +181,13 @@ func frame(img *image.RGBA, r image.Rectangle, w int, c color.RGBA) {
 }
 
 // drawLabel draws text in white on a c-coloured tag with a white rim,
-// beside box b, and returns the tag's rectangle. It takes the first place
-// that covers neither another label nor another element (a box that does
-// not hold b): above b's top-left corner, to its left, right, below, then
-// inside its corners; failing that, the first that covers no label;
-// failing that, inside the top-left corner.
+// beside box b, and returns the tag's rectangle. Of the places around b
+// (above its top-left corner, to its left, right, below, inside its top
+// corners) that lie in the image and cover no other label, it takes the
+// one that hides least: the fewest pixels that are not the place's
+// background colour (text, icons, other boxes' lines), with covering
+// another element's box counted as a lot, and the order above breaking
+// ties. With no such place, inside the top-left corner.
 func drawLabel(img *image.RGBA, b image.Rectangle, text string, c color.RGBA, placed, boxes []image.Rectangle) image.Rectangle {
 	face := labelFace()
 	m := face.Metrics()
@@ -215,22 +217,19 @@ func drawLabel(img *image.RGBA, b image.Rectangle, text string, c color.RGBA, pl
 		}
 		return false
 	}
-	var pick, second image.Rectangle
-	for _, p := range candidates {
+	pick, best := image.Rectangle{}, math.Inf(1)
+	for i, p := range candidates {
 		r := image.Rect(p.X, p.Y, p.X+w, p.Y+h)
 		if !r.In(img.Rect) || coversLabel(r) {
 			continue
 		}
-		if !coversElement(r) {
-			pick = r
-			break
+		score := busy(img, r) + 0.001*float64(i)
+		if coversElement(r) {
+			score += 1
 		}
-		if second.Empty() {
-			second = r
+		if score < best {
+			pick, best = r, score
 		}
-	}
-	if pick.Empty() {
-		pick = second
 	}
 	if pick.Empty() {
 		p := candidates[4]
@@ -248,4 +247,43 @@ func drawLabel(img *image.RGBA, b image.Rectangle, text string, c color.RGBA, pl
 		Dot: fixed.P(pick.Min.X+3, pick.Min.Y+1+m.Ascent.Ceil())}
 	d.DrawString(text)
 	return pick
+}
+
+// busy is the share of r's pixels that differ clearly from its most
+// common colour: 0 over plain background (a gentle gradient included),
+// towards 1 over text and pictures.
+func busy(img *image.RGBA, r image.Rectangle) float64 {
+	if r.Empty() {
+		return 0
+	}
+	// The ground is the commonest colour of the rectangle's edge rows
+	// (cheap to count, and where a background shows most).
+	counts := map[color.RGBA]int{}
+	var ground color.RGBA
+	for _, y := range []int{r.Min.Y, r.Max.Y - 1} {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			c := img.RGBAAt(x, y)
+			counts[c]++
+			if counts[c] > counts[ground] {
+				ground = c
+			}
+		}
+	}
+	far := 0
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			c := img.RGBAAt(x, y)
+			if absDiff(c.R, ground.R)+absDiff(c.G, ground.G)+absDiff(c.B, ground.B) > 30 {
+				far++
+			}
+		}
+	}
+	return float64(far) / float64(r.Dx()*r.Dy())
+}
+
+func absDiff(a, b uint8) int {
+	if a > b {
+		return int(a - b)
+	}
+	return int(b - a)
 }
