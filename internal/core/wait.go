@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -47,7 +48,7 @@ func (r WaitRequest) Validate() error {
 	switch r.Until {
 	case UntilAppears, UntilDisappears:
 	case UntilProperty:
-		if !contains(waitProperties, r.Property) {
+		if !slices.Contains(waitProperties, r.Property) {
 			return Errorf(CodeInvalidArgument, "property must be one of %s, not %s", strings.Join(waitProperties, ", "), Quote(r.Property))
 		}
 		if r.Property == "state" {
@@ -65,15 +66,6 @@ func (r WaitRequest) Validate() error {
 		return AsError(err)
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // WaitResult is a wait whose condition held.
@@ -196,7 +188,7 @@ func (m *Sessions) propertyHolds(ctx context.Context, s *Session, e *Element, pr
 		return e.Role == want
 	case "state":
 		neg := strings.HasPrefix(want, "!")
-		return contains(e.States, strings.TrimPrefix(want, "!")) != neg
+		return slices.Contains(e.States, strings.TrimPrefix(want, "!")) != neg
 	}
 	if e.Redacted && prop == "text" {
 		return false
