@@ -348,7 +348,14 @@ func coverWindow(t *testing.T, d *testdesk.Desk, x, y, w, h int) func() {
 // capture waits for the app's repaint of what was covered).
 func TestScreenshotCovered(t *testing.T) {
 	d := testdesk.Shared(t)
-	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "covered fixture")
+	// GTK 3 draws a 24-bit window, GTK 4 a 32-bit one.
+	for _, fixture := range []string{"gtk3_fixture.py", "gtk4_fixture.py"} {
+		t.Run(fixture, func(t *testing.T) { screenshotCovered(t, d, fixture) })
+	}
+}
+
+func screenshotCovered(t *testing.T, d *testdesk.Desk, fixture string) {
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture(fixture), "--title", "covered "+fixture)
 	s := startMCP(t, d, "")
 	conn := s.ok(t, "connect", map[string]any{"pid": app.Pid})
 	sess := conn["session"].(string)
