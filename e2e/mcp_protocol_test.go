@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/uiscope/uiscope/internal/testdesk"
 )
 
@@ -185,4 +187,37 @@ func TestMCPWaitForFrozenApp(t *testing.T) {
 	}
 	t.Logf("wait_for with timeoutMs %d, app frozen after 1.5 s: answered in %v: %.300v", timeoutMs, took, out["error"])
 	s.ok(t, "list_apps", nil)
+}
+
+// TestMCPArgumentErrors: a real server answers wrongly typed and unknown
+// arguments with invalidArgument data naming the argument (before, the
+// SDK's bare isError text), and quotes huge input short (before, an 8 MiB
+// name came back whole, twice: a 16.7 MB answer).
+func TestMCPArgumentErrors(t *testing.T) {
+	d := testdesk.Shared(t)
+	s := startMCP(t, d, "")
+	for _, c := range []struct {
+		tool, arg string
+		args      map[string]any
+	}{
+		{"connect", "pid", map[string]any{"pid": "abc"}},
+		{"get_a11y_tree", "depth", map[string]any{"session": "x", "depth": "x"}},
+		{"get_a11y_tree", "bogus", map[string]any{"session": "x", "bogus": true}},
+		{"find_elements", "session", map[string]any{"name": "OK"}},
+	} {
+		out := s.fail(t, c.tool, c.args, "invalidArgument")
+		if msg, _ := out["error"].(string); !strings.Contains(msg, c.arg) {
+			t.Errorf("%s %v: the message does not name %s: %q", c.tool, c.args, c.arg, msg)
+		}
+	}
+	huge := strings.Repeat("x", 8<<20)
+	for _, args := range []map[string]any{{"name": huge}, {"title": huge}, {"pid": 1, "mode": huge}} {
+		_, res, err := s.callRaw(t, "connect", args)
+		if err != nil {
+			t.Fatalf("connect with an 8 MiB argument: %v", err)
+		}
+		if n := len(res.Content[0].(*mcp.TextContent).Text); n > 1000 || !res.IsError {
+			t.Errorf("connect with an 8 MiB argument: isError %v, a %d-byte answer", res.IsError, n)
+		}
+	}
 }
