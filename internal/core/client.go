@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"strings"
+	"time"
 )
 
 // Session handles and their owners (README, "Security").
@@ -57,6 +58,7 @@ func (m *Sessions) lookup(ctx context.Context, id string) (*Session, error) {
 	if !ok || s.Client != ClientOf(ctx) {
 		return nil, unknownSession(id)
 	}
+	s.used.Store(time.Now().UnixNano())
 	return s, nil
 }
 
@@ -93,4 +95,28 @@ func (m *Sessions) Open() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return len(m.sessions)
+}
+
+// CloseIdle closes the sessions of the clients whose matches, unused (no
+// lookup) for idle or longer at now, unless a watcher follows them (a
+// subscriber waits on it). It is for clients that have no end the server
+// could see (sessionless HTTP): an agent that stops without disconnecting
+// would otherwise hold its places under MaxSessions until the server
+// exits. It returns the ids closed.
+func (m *Sessions) CloseIdle(whose func(Client) bool, idle time.Duration, now time.Time) []string {
+	m.mu.Lock()
+	var gone []*Session
+	for id, s := range m.sessions {
+		if whose(s.Client) && now.Sub(time.Unix(0, s.used.Load())) >= idle && !m.Following(s) {
+			gone = append(gone, s)
+			delete(m.sessions, id)
+		}
+	}
+	m.mu.Unlock()
+	ids := make([]string, 0, len(gone))
+	for _, s := range gone {
+		s.live.close()
+		ids = append(ids, s.ID)
+	}
+	return ids
 }

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Session ids are random, not s1, s2: a client cannot guess another's.
@@ -86,5 +87,42 @@ func TestSessionsBoundToClient(t *testing.T) {
 	}
 	if err := m.Disconnect(bob, b.ID); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Sessions of clients with no visible end close after idle, unless used
+// since or followed; other clients' never do.
+func TestCloseIdle(t *testing.T) {
+	m := NewSessions(liveDesk("Tick 0").Platform())
+	open := func(c Client) *Session {
+		s, err := m.Connect(WithClient(context.Background(), c), Target{Pid: livePid}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	idle, used, followed, kept := open("web:a"), open("web:b"), open("web:c"), open("pipe")
+	stop, err := m.Follow(followed, func() {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	web := func(c Client) bool { return strings.HasPrefix(string(c), "web:") }
+	if ids := m.CloseIdle(web, time.Hour, time.Now()); len(ids) != 0 {
+		t.Fatalf("closed fresh sessions %v", ids)
+	}
+	later := time.Now().Add(2 * time.Hour)
+	used.used.Store(later.Add(-time.Minute).UnixNano()) // as a lookup then would
+	ids := m.CloseIdle(web, time.Hour, later)
+	if len(ids) != 1 || ids[0] != idle.ID {
+		t.Errorf("closed %v, want only the idle session %s", ids, idle.ID)
+	}
+	for _, s := range []*Session{used, followed, kept} {
+		if !m.Owns(WithClient(context.Background(), s.Client), s.ID) {
+			t.Errorf("%s's session closed", s.Client)
+		}
+	}
+	if m.Owns(WithClient(context.Background(), "web:a"), idle.ID) {
+		t.Error("the idle session still open")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/uiscope/uiscope/internal/platform"
@@ -37,6 +38,7 @@ type Session struct {
 	Created  time.Time
 	// Client opened the session and alone may use it (client.go).
 	Client Client
+	used   atomic.Int64 // unix ns of its last lookup (CloseIdle)
 
 	mu       sync.Mutex // guards tree, complete and ids
 	tree     *Tree      // the last read
@@ -212,6 +214,7 @@ func (m *Sessions) add(s *Session) error {
 		s.ID = newSessionID()
 	}
 	s.ids.Counter = &m.numbers
+	s.used.Store(time.Now().UnixNano())
 	m.sessions[s.ID] = s
 	return nil
 }

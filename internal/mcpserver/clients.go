@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -25,7 +26,7 @@ import (
 //   - streamable HTTP in 2026-07-28, which has no MCP session (every request
 //     is served by a throwaway one and there is no Mcp-Session-Id): the
 //     bearer identity the request authenticated with (auth.TokenInfo.UserID,
-//     see httpauth.go). Two clients presenting the same credential are the
+//     see http_auth.go). Two clients presenting the same credential are the
 //     same client; a client that wants to be told apart from others holding
 //     the run's token presents its own client key with it. Isolation never
 //     rests on an Mcp-Session-Id, nor on the TCP connection (a client may
@@ -37,13 +38,23 @@ import (
 type clients struct {
 	sessions *core.Sessions
 	res      *resources
+	idle     time.Duration // sessionlessIdle
 
 	mu    sync.Mutex
 	names map[*mcp.ServerSession]core.Client
+	swept time.Time
 }
 
+// sessionlessIdle closes a sessionless client's session nobody used for
+// this long: such a client has no end the server can see (no MCP session
+// to close), and one that stopped without disconnecting would otherwise
+// hold its places under core.MaxSessions until the server exits. It is
+// the same hour after which the SDK closes an idle HTTP MCP session. A
+// variable for tests alone.
+var sessionlessIdle = statefulIdle
+
 func newClients(sessions *core.Sessions, res *resources) *clients {
-	return &clients{sessions: sessions, res: res, names: map[*mcp.ServerSession]core.Client{}}
+	return &clients{sessions: sessions, res: res, idle: sessionlessIdle, names: map[*mcp.ServerSession]core.Client{}}
 }
 
 // middleware stamps every request with its client, and keeps other
@@ -53,6 +64,7 @@ func newClients(sessions *core.Sessions, res *resources) *clients {
 func (c *clients) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		ctx = core.WithClient(ctx, c.identify(req))
+		c.sweep()
 		res, err := next(ctx, method, req)
 		if list, ok := res.(*mcp.ListResourcesResult); ok && err == nil {
 			list.Resources = c.visible(ctx, list.Resources)
@@ -77,11 +89,12 @@ func (c *clients) identify(req mcp.Request) core.Client {
 	}
 	if extra := req.GetExtra(); sessionless(ss, extra) {
 		if extra.TokenInfo != nil && extra.TokenInfo.UserID != "" {
-			return core.Client("bearer:" + extra.TokenInfo.UserID)
+			return core.Client(sessionlessPrefix + extra.TokenInfo.UserID)
 		}
-		// Unreachable behind httpauth; a handler mounted without it would
-		// make every sessionless caller one client.
-		return "bearer:"
+		// Unreachable behind the bearer check (http.go); a handler
+		// mounted without it would make every sessionless caller one
+		// client.
+		return sessionlessPrefix
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -96,6 +109,30 @@ func (c *clients) identify(req mcp.Request) core.Client {
 	}()
 	return name
 }
+
+// sweep closes sessionless clients' idle sessions, at most once per
+// tenth of the idle time: a request is the only moment anyone could miss
+// a place, so there is no timer.
+func (c *clients) sweep() {
+	now := time.Now()
+	c.mu.Lock()
+	due := now.Sub(c.swept) >= c.idle/10
+	if due {
+		c.swept = now
+	}
+	c.mu.Unlock()
+	if !due {
+		return
+	}
+	for _, id := range c.sessions.CloseIdle(isSessionless, c.idle, now) {
+		c.res.closed(id)
+	}
+}
+
+// isSessionless tells the clients named by their bearer identity.
+func isSessionless(c core.Client) bool { return strings.HasPrefix(string(c), sessionlessPrefix) }
+
+const sessionlessPrefix = "bearer:"
 
 // gone forgets an MCP session that ended and closes the sessions its client
 // opened: nobody can use them any more.

@@ -27,7 +27,7 @@ import (
 //     have been rebound to 127.0.0.1 (403);
 //  2. its Origin, if any, is this server's own (403): no web page can call;
 //  3. its bearer token is the run's token (401), compared in constant time
-//     (httpauth.go);
+//     (http_auth.go);
 //  4. its body is at most MaxRequestBytes (413);
 //
 // and then the SDK's streamable handler serves it: a request in the

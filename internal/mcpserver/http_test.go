@@ -298,3 +298,29 @@ func TestHTTPSubscription(t *testing.T) {
 		})
 	}
 }
+
+// A sessionless client's session that nobody uses closes after the idle
+// time (checked on a later request), its resource with it; a session of a
+// client with an MCP session does not (it ends with that). Whether a use
+// keeps a session open is core's TestCloseIdle, on a clock of its own.
+func TestHTTPSessionlessIdle(t *testing.T) {
+	defer func(d time.Duration) { sessionlessIdle = d }(sessionlessIdle)
+	sessionlessIdle = 100 * time.Millisecond
+	l := newLiveServer()
+	endpoint, token := httpTestServer(t, l)
+	gone := httpClient(t, endpoint, token+".gone-0123456789abcdef", "")
+	stays := httpClient(t, endpoint, token, "2025-11-25")
+	idle := mustOK(t, gone, "connect", map[string]any{"pid": tickerPid})["session"].(string)
+	kept := mustOK(t, stays, "connect", map[string]any{"pid": tickerPid})["session"].(string)
+	deadline := time.Now().Add(30 * time.Second)
+	for l.sessions.Open() == 2 && time.Now().Before(deadline) {
+		mustOK(t, stays, "list_apps", nil)
+		time.Sleep(20 * time.Millisecond)
+	}
+	mustFail(t, gone, "get_a11y_tree", map[string]any{"session": idle}, core.CodeUnknownSession)
+	time.Sleep(2 * sessionlessIdle) // idle, well past the time
+	mustOK(t, stays, "get_a11y_tree", map[string]any{"session": kept})
+	if _, err := gone.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: resourceURI(idle, core.ModeA11y)}); err == nil {
+		t.Error("the idle session's resource still reads")
+	}
+}
