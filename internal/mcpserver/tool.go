@@ -19,7 +19,7 @@ import (
 )
 
 // handlerFunc is a tool's logic: parsed arguments in, its success shape or
-// an error out. Errors become failure data (see fail).
+// an error out. Errors become failure data (see failResult).
 type handlerFunc[In, Out any] func(context.Context, *mcp.CallToolRequest, In) (Out, error)
 
 // newTool binds a typed handler to its tool description. The input schema
