@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/uiscope/uiscope/internal/core"
 	"github.com/uiscope/uiscope/internal/mcpserver"
@@ -15,7 +16,7 @@ func init() {
 }
 
 func runMCP(ctx context.Context, c *cli, args []string) error {
-	fs := newFlags(c, "mcp", "[--allow-input[=interact] [--allow-desktop-keys]] [--apps PATTERN,...] [--strict] [--rate-limit CLASS=N/min]... [--audit-log PATH] [--http 127.0.0.1:0 [--http-unsafe-bind]] [--sandbox [--launch CMD]...]")
+	fs := newFlags(c, "mcp", "[--allow-input[=interact] [--allow-desktop-keys]] [--apps PATTERN,...] [--strict] [--rate-limit CLASS=N/min]... [--audit-log PATH] [--consent prompt] [--http 127.0.0.1:0 [--http-unsafe-bind]] [--sandbox [--launch CMD]...]")
 	cfg := mcpserver.Config{Log: c.stderr}
 	input := &capsFlag{}
 	fs.Var(input, "allow-input", "register and permit the tools that act on applications: alone, pointer and semantic actions (interact) and keystrokes (keyboard); =interact for actions without keystrokes")
@@ -46,18 +47,13 @@ func runMCP(ctx context.Context, c *cli, args []string) error {
 		launches = append(launches, argv)
 		return err
 	})
-	var unsupported string
-	for _, name := range []string{"consent"} {
-		fs.Func(name, "not supported yet", func(string) error {
-			unsupported = name
-			return nil
-		})
-	}
+	consent := fs.String("consent", "off", "`off`, or prompt: ask the user in a dialog before a client's first session on each process (once per client and process for the server's run)")
+	consentTimeout := fs.Duration("consent-timeout", time.Minute, "with --consent prompt: how long the dialog waits for an answer before refusing")
 	if err := parseFlags(fs, args); err != nil {
 		return exitError{2}
 	}
-	if unsupported != "" {
-		fmt.Fprintf(c.stderr, "uiscope mcp: --%s is not supported yet; only stdio without it is\n", unsupported)
+	if *consent != "off" && *consent != "prompt" {
+		fmt.Fprintf(c.stderr, "uiscope mcp: --consent must be off or prompt, not %q\n", *consent)
 		return exitError{2}
 	}
 	if *unsafeBind && *httpAddr == "" {
@@ -104,6 +100,9 @@ func runMCP(ctx context.Context, c *cli, args []string) error {
 	sessions := core.NewSessions(desk)
 	sessions.Caps = cfg.Caps
 	sessions.Allow = apps
+	if *consent == "prompt" {
+		sessions.Consent = security.NewConsent(security.DialogPrompter(pythonPath), *consentTimeout)
+	}
 	sessions.AllowDesktopKeys = *desktopKeys
 	if *httpAddr != "" {
 		return mcpserver.ServeHTTP(ctx, cfg, sessions, mcpserver.HTTPOptions{Addr: *httpAddr, UnsafeBind: *unsafeBind})
@@ -129,3 +128,7 @@ func (f *capsFlag) Set(v string) error {
 	f.caps = c
 	return err
 }
+
+// pythonPath runs the consent dialog: the Debian interpreter, which has
+// PyGObject (a python3 earlier on PATH may not).
+const pythonPath = "/usr/bin/python3"

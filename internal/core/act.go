@@ -83,6 +83,17 @@ func (m *Sessions) inputAllowed() error {
 	return m.require(security.Interact, "acting on applications")
 }
 
+// consented refuses an action the user did not approve for the session
+// (consent prompts): reading alone was granted, or less than need.
+func (m *Sessions) consented(s *Session, need security.Caps) error {
+	if m.Consent == nil || s.Granted.Has(need) {
+		return nil
+	}
+	return AsError(&security.Refusal{Code: security.CodeConsentDenied, Msg: fmt.Sprintf(
+		"the user allowed this client %s on pid %d, not this (%s); the answer holds until the server restarts, and no new dialog is shown",
+		map[bool]string{true: "reading only", false: "only " + (s.Granted & security.Input).String()}[s.Granted&security.Input == 0], s.Identity.Pid, need)})
+}
+
 // require refuses unless the server grants need; what names the
 // operation in the refusal.
 func (m *Sessions) require(need security.Caps, what string) error {
@@ -138,6 +149,9 @@ func (m *Sessions) prepareFor(ctx context.Context, need security.Caps, what, ses
 	}
 	s, err := m.Get(ctx, sessionID)
 	if err != nil {
+		return nil, err
+	}
+	if err := m.consented(s, need); err != nil {
 		return nil, err
 	}
 	if s.Mode == ModeVisual {
@@ -977,6 +991,9 @@ func (m *Sessions) keyboardTarget(ctx context.Context, sessionID, ref string) (*
 	if err != nil {
 		return nil, err
 	}
+	if err := m.consented(s, security.Keyboard); err != nil {
+		return nil, err
+	}
 	changes, stop := m.Watch(ctx, s)
 	return &target{s: s, actor: a, changes: changes, stop: stop}, nil
 }
@@ -1103,6 +1120,9 @@ func (m *Sessions) WindowAction(ctx context.Context, sessionID, action string) (
 	}
 	s, err := m.Get(ctx, sessionID)
 	if err != nil {
+		return nil, err
+	}
+	if err := m.consented(s, security.Interact); err != nil {
 		return nil, err
 	}
 	win, err := m.mainWindow(ctx, s)

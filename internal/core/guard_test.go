@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/uiscope/uiscope/internal/platform"
 	"github.com/uiscope/uiscope/internal/platform/fake"
@@ -126,3 +127,57 @@ func (zeroStart) Process(_ context.Context, pid int) (platform.Process, error) {
 	return platform.Process{Pid: pid, Executable: "/usr/bin/editor"}, nil
 }
 func (zeroStart) Frameworks(context.Context, int) ([]platform.Framework, error) { return nil, nil }
+
+// TestConsentGrantsReadingOnly: with consent prompts, a session the user
+// allowed to read is refused every action (consentDenied) although the
+// server grants input, and the dialog's process is never listed.
+func TestConsentGrantsReadingOnly(t *testing.T) {
+	d := newSafetyDesk()
+	ctx := context.Background()
+	m := NewSessions(d.Platform())
+	m.Caps = security.Input
+	shown := make(chan struct{}, 4)
+	m.Consent = security.NewConsent(func(ctx context.Context, p security.Prompt, started func(int)) (string, error) {
+		started(otherPid) // as if the dialog were the other app
+		apps, err := m.Apps(ctx)
+		if err != nil {
+			return "", err
+		}
+		for _, a := range apps {
+			if a.Pid == otherPid {
+				t.Error("the consent dialog's process is listed while it shows")
+			}
+		}
+		if _, err := m.Connect(ctx, Target{Pid: otherPid}, ""); err == nil {
+			t.Error("the consent dialog's process could be connected")
+		}
+		shown <- struct{}{}
+		return "read", nil
+	}, time.Minute)
+	s, err := m.Connect(ctx, Target{Pid: editorPid}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, _, err := m.Fetch(ctx, s, 5*time.Second, platform.TreeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := len(d.Calls())
+	_, err = m.Click(ctx, s.ID, refOf(t, tr, "Save"))
+	wantErrCode(t, "click with reading consented", err, security.CodeConsentDenied)
+	_, err = m.TypeText(ctx, s.ID, "", "x")
+	wantErrCode(t, "typing with reading consented", err, security.CodeConsentDenied)
+	_, err = m.WindowAction(ctx, s.ID, "close")
+	wantErrCode(t, "window_action with reading consented", err, security.CodeConsentDenied)
+	for _, c := range d.Calls()[before:] {
+		if c.Name != "Process" && c.Name != "Owner" && c.Name != "WindowPid" && c.Name != "Element" {
+			t.Errorf("an action reached the desktop: %+v", c)
+		}
+	}
+	if _, err := m.Connect(ctx, Target{Pid: editorPid}, ""); err != nil {
+		t.Errorf("a second connect: %v", err)
+	}
+	if len(shown) != 1 {
+		t.Errorf("%d dialogs, want 1", len(shown))
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/security"
 )
 
 // CodeWindowHidden: the window to capture is minimized or unmapped.
@@ -104,6 +105,9 @@ func (m *Sessions) Screenshot(ctx context.Context, s *Session, req ScreenshotReq
 	if req.Path != "" {
 		if err := m.inputAllowed(); err != nil {
 			return nil, Errorf(CodeInputNotAllowed, "writing the screenshot to a file (path) is not allowed: the server runs without --allow-input; omit path to get the image inline")
+		}
+		if err := m.consented(s, security.Interact); err != nil {
+			return nil, err
 		}
 	}
 	pix := m.desk.Pixels

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -39,6 +40,11 @@ type Session struct {
 	// Client opened the session and alone may use it (client.go).
 	Client Client
 	used   atomic.Int64 // unix ns of its last lookup (CloseIdle)
+	// Granted is what the session may do: with consent prompts, what the
+	// user approved for its client on its process instance (inspection
+	// alone, or with the server's input capabilities); else everything
+	// the server grants.
+	Granted security.Caps
 
 	mu       sync.Mutex // guards tree, complete and ids
 	tree     *Tree      // the last read
@@ -61,6 +67,10 @@ type Sessions struct {
 	// Allow, when set, restricts the applications listed and connected
 	// to the executables it allows (--apps).
 	Allow *security.Allowlist
+	// Consent, when set, asks the user before a client's first session
+	// on a process instance (--consent prompt); its dialogs are never
+	// listed or connected.
+	Consent *security.Consent
 	// AllowDesktopKeys lets press_key send chords the window manager or
 	// desktop acts on (Super+..., Alt+Tab, Ctrl+Alt+F1...). Off by default.
 	AllowDesktopKeys bool
@@ -113,7 +123,8 @@ func (m *Sessions) Apps(ctx context.Context) ([]platform.App, error) {
 	return out, nil
 }
 
-// allApps lists every application, allowed or not.
+// allApps lists every application, allowed or not, but never a consent
+// dialog: an agent must not be able to answer one.
 func (m *Sessions) allApps(ctx context.Context) ([]platform.App, error) {
 	a, err := m.a11y()
 	if err != nil {
@@ -122,6 +133,9 @@ func (m *Sessions) allApps(ctx context.Context) ([]platform.App, error) {
 	apps, err := a.Apps(ctx)
 	if err != nil {
 		return nil, AsError(err)
+	}
+	if m.Consent != nil {
+		apps = slices.DeleteFunc(apps, func(a platform.App) bool { return m.Consent.IsDialog(a.Pid) })
 	}
 	return apps, nil
 }
@@ -189,7 +203,20 @@ func (m *Sessions) Connect(ctx context.Context, t Target, mode string) (*Session
 	if exe == "" {
 		exe = app.Executable
 	}
-	s := &Session{Mode: mode, App: app, Created: time.Now(), Client: ClientOf(ctx), Identity: Identity{
+	granted := security.Inspect | m.Caps
+	if m.Consent != nil {
+		alive := func(ctx context.Context) bool {
+			p, err := procs.Process(ctx, app.Pid)
+			return !errors.Is(err, platform.ErrProcessGone) && (err != nil || p.StartTime == pi.StartTime)
+		}
+		hold := func(ctx context.Context) (func(), error) { return lockInput(ctx) }
+		granted, err = m.Consent.Ask(ctx, security.ConsentRequest{Client: string(ClientOf(ctx)), Pid: app.Pid,
+			StartTime: pi.StartTime, Executable: exe, Offer: m.Caps & security.Input}, alive, hold)
+		if err != nil {
+			return nil, AsError(err)
+		}
+	}
+	s := &Session{Mode: mode, App: app, Created: time.Now(), Client: ClientOf(ctx), Granted: granted, Identity: Identity{
 		Pid: app.Pid, StartTime: pi.StartTime, Executable: exe, Bus: app.BusName}}
 	if win != nil {
 		s.Identity.Window = win.ID.String()

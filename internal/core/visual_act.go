@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/security"
 )
 
 // Actions in visual sessions act by geometry: a window of the visual tree
@@ -58,6 +59,9 @@ func (m *Sessions) prepareVisual(ctx context.Context, sessionID, ref string) (*t
 	}
 	s, err := m.Get(ctx, sessionID)
 	if err != nil {
+		return nil, err
+	}
+	if err := m.consented(s, security.Interact); err != nil {
 		return nil, err
 	}
 	a, err := m.actor()

@@ -63,6 +63,7 @@ var refusals = map[string]bool{
 	security.CodeRateLimited:     true,
 	security.CodeAppNotAllowed:   true,
 	security.CodeConsentDenied:   true,
+	security.CodeConsentTimeout:  true,
 }
 
 // end writes the call's audit record: who, which process, which tool, how

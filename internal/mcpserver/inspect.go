@@ -166,7 +166,11 @@ type connectResult struct {
 }
 
 func (h *handlers) connect(ctx context.Context, _ *mcp.CallToolRequest, in connectArgs) (connectResult, error) {
-	ctx, cancel := context.WithTimeout(ctx, defaultTimeoutMs*time.Millisecond)
+	limit := defaultTimeoutMs * time.Millisecond
+	if c := h.sessions.Consent; c != nil {
+		limit += c.Timeout // the user may be asked
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	s, err := h.sessions.Connect(ctx, core.Target{Pid: in.Pid, Name: in.Name, Title: in.Title, Window: in.Window}, in.Mode)
 	if err != nil {

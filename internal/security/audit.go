@@ -104,3 +104,8 @@ func (a *Audit) Close() error {
 	defer a.mu.Unlock()
 	return a.f.Close()
 }
+
+func hashHex(salt, s string) string {
+	h := sha256.Sum256([]byte(salt + "\x00" + s))
+	return hex.EncodeToString(h[:])
+}

@@ -1,0 +1,247 @@
+//go:build linux
+
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/platform/atspi"
+	"github.com/uiscope/uiscope/internal/procinfo"
+	"github.com/uiscope/uiscope/internal/testdesk"
+)
+
+// consentServer is a `uiscope mcp --consent prompt` and its pid, whose
+// children are its dialogs.
+type consentServer struct {
+	*mcpServer
+	pid int
+}
+
+func startConsent(t *testing.T, d *testdesk.Desk, args ...string) consentServer {
+	t.Helper()
+	cmd := exec.Command(uiscopeBin, append([]string{"mcp", "--consent", "prompt"}, args...)...)
+	cmd.Env = d.Env()
+	s := startMCPCmd(t, cmd)
+	return consentServer{s, cmd.Process.Pid}
+}
+
+// callAsync runs a tool call in the background: a connect waits for the
+// user's answer.
+func (s consentServer) callAsync(name string, args map[string]any) <-chan map[string]any {
+	ch := make(chan map[string]any, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), mcpCallLimit)
+		defer cancel()
+		res, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		out := map[string]any{}
+		if err != nil {
+			out["protocolError"] = err.Error()
+		} else {
+			raw, _ := json.Marshal(res.StructuredContent)
+			_ = json.Unmarshal(raw, &out)
+		}
+		ch <- out
+	}()
+	return ch
+}
+
+// dialogs are the server's children: its consent dialogs.
+func (s consentServer) dialogs() []int { return procinfo.Children(s.pid) }
+
+// consentDialog is the dialog as the test reads it through its own
+// AT-SPI connection: its pid and its buttons' centres.
+type consentDialog struct {
+	pid     int
+	buttons map[string][2]int
+	text    []string
+}
+
+// waitDialog waits until the server shows a dialog whose buttons are on
+// the screen.
+func (s consentServer) waitDialog(t *testing.T, d *testdesk.Desk) consentDialog {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	last := "no child process"
+	for ctx.Err() == nil {
+		for _, pid := range s.dialogs() {
+			app, err := d.A11y.AppForPid(ctx, pid)
+			if err != nil {
+				last = "not on the accessibility bus: " + err.Error()
+				continue
+			}
+			root, _, err := d.A11y.Tree(ctx, app.Bus, atspi.TreeOptions{})
+			if err != nil {
+				last = err.Error()
+				continue
+			}
+			dlg := consentDialog{pid: pid, buttons: map[string][2]int{}}
+			var walk func(n *platform.Node)
+			walk = func(n *platform.Node) {
+				if n.Role.String() == "push button" && n.Bounds != nil && !n.Bounds.Empty() && n.States.Has(platform.StateShowing) {
+					dlg.buttons[n.Name] = [2]int{n.Bounds.X + n.Bounds.Width/2, n.Bounds.Y + n.Bounds.Height/2}
+				}
+				if n.Role.String() == "label" {
+					dlg.text = append(dlg.text, n.Name)
+				}
+				for _, c := range n.Children {
+					walk(c)
+				}
+			}
+			walk(root)
+			if _, ok := dlg.buttons["Deny"]; ok {
+				return dlg
+			}
+			last = "no Deny button on the screen yet"
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("no consent dialog: %s", last)
+	return consentDialog{}
+}
+
+// press clicks a dialog button with the test's own X input.
+func (dlg consentDialog) press(t *testing.T, d *testdesk.Desk, name string) {
+	t.Helper()
+	at, ok := dlg.buttons[name]
+	if !ok {
+		t.Fatalf("the dialog has no %q button: %v", name, dlg.buttons)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := d.X.Click(ctx, at[0], at[1], 1, 1); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitNoDialog waits until the server has no dialog left.
+func (s consentServer) waitNoDialog(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for len(s.dialogs()) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the consent dialog %v is still there", s.dialogs())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func wantFailure(t *testing.T, what string, out map[string]any, code string) {
+	t.Helper()
+	if out["ok"] != false || out["errorCode"] != code {
+		t.Errorf("%s: %v; want errorCode %s", what, out, code)
+	}
+}
+
+// TestConsentDenied: two requests at once share one dialog, which is
+// neither listed nor connectable meanwhile; Deny (pressed by the test's
+// own X input) refuses both, and later requests are refused without a
+// dialog.
+func TestConsentDenied(t *testing.T) {
+	d := testdesk.Shared(t)
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "consent denied")
+	s := startConsent(t, d, "--allow-input")
+	first := s.callAsync("connect", map[string]any{"pid": app.Pid})
+	second := s.callAsync("connect", map[string]any{"pid": app.Pid})
+	dlg := s.waitDialog(t, d)
+	if n := len(s.dialogs()); n != 1 {
+		t.Errorf("%d dialogs for two requests at once, want 1", n)
+	}
+	text := strings.Join(dlg.text, "\n")
+	if !strings.Contains(text, "python3") || strings.Contains(text, "consent denied") {
+		t.Errorf("the dialog's text names the executable and not the window's title? %q", text)
+	}
+	apps := s.ok(t, "list_apps", nil)
+	for _, a := range apps["apps"].([]any) {
+		if a.(map[string]any)["pid"] == float64(dlg.pid) {
+			t.Errorf("list_apps lists the consent dialog: %v", a)
+		}
+	}
+	s.fail(t, "connect", map[string]any{"pid": dlg.pid}, "notFound")
+	s.fail(t, "connect", map[string]any{"title": "uiscope: allow"}, "notFound")
+	dlg.press(t, d, "Deny")
+	wantFailure(t, "the first request", <-first, "consentDenied")
+	wantFailure(t, "the second request", <-second, "consentDenied")
+	s.waitNoDialog(t)
+	s.fail(t, "connect", map[string]any{"pid": app.Pid}, "consentDenied")
+	if n := len(s.dialogs()); n != 0 {
+		t.Errorf("a denied request showed a new dialog")
+	}
+}
+
+// TestConsentApproved: "Allow reading" grants reading and never acting
+// (refused without a new dialog); "Allow reading and acting" on another
+// process grants both.
+func TestConsentApproved(t *testing.T) {
+	d := testdesk.Shared(t)
+	readOnly := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "consent read")
+	acted := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "consent act")
+	s := startConsent(t, d, "--allow-input")
+
+	pending := s.callAsync("connect", map[string]any{"pid": readOnly.Pid})
+	s.waitDialog(t, d).press(t, d, "Allow reading")
+	out := <-pending
+	sess, _ := out["session"].(string)
+	if out["ok"] != true || sess == "" {
+		t.Fatalf("connect after Allow reading: %v", out)
+	}
+	s.waitNoDialog(t)
+	s.ok(t, "get_a11y_tree", map[string]any{"session": sess})
+	submit := findOne(t, s.mcpServer, sess, map[string]any{"name": "Submit", "role": "push button"})
+	s.fail(t, "click", map[string]any{"session": sess, "element": submit.Ref}, "consentDenied")
+	s.fail(t, "type_text", map[string]any{"session": sess, "text": "x"}, "consentDenied")
+	s.fail(t, "window_action", map[string]any{"session": sess, "action": "minimize"}, "consentDenied")
+	again := s.connect(t, map[string]any{"pid": readOnly.Pid})
+	s.fail(t, "click", map[string]any{"session": again, "element": submit.Ref}, "consentDenied")
+	if n := len(s.dialogs()); n != 0 {
+		t.Errorf("asking for more showed a new dialog")
+	}
+
+	pending = s.callAsync("connect", map[string]any{"pid": acted.Pid})
+	s.waitDialog(t, d).press(t, d, "Allow reading and acting")
+	out = <-pending
+	sess, _ = out["session"].(string)
+	if out["ok"] != true {
+		t.Fatalf("connect after Allow reading and acting: %v", out)
+	}
+	s.waitNoDialog(t)
+	submit = findOne(t, s.mcpServer, sess, map[string]any{"name": "Submit", "role": "push button"})
+	s.ok(t, "invoke", map[string]any{"session": sess, "element": submit.Ref})
+}
+
+// TestConsentTimeoutAndExit: no answer in time refuses (retryable) and a
+// later request asks again; a target that exits while asked is refused and
+// its dialog closed.
+func TestConsentTimeoutAndExit(t *testing.T) {
+	d := testdesk.Shared(t)
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "consent timeout")
+	s := startConsent(t, d, "--consent-timeout", "3s")
+	out := s.call(t, "connect", map[string]any{"pid": app.Pid})
+	wantFailure(t, "no answer", out, "consentTimeout")
+	if out["retryable"] != true {
+		t.Errorf("a timeout is not retryable: %v", out)
+	}
+	s.waitNoDialog(t)
+	pending := s.callAsync("connect", map[string]any{"pid": app.Pid})
+	dlg := s.waitDialog(t, d)
+	if err := app.Proc.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	out = <-pending
+	if out["ok"] != false || (out["errorCode"] != "consentDenied" && out["errorCode"] != "notFound") {
+		t.Errorf("the target exited while asked: %v", out)
+	}
+	if msg, _ := out["error"].(string); !strings.Contains(msg, "exited") {
+		t.Errorf("the refusal does not say the target exited: %v", out)
+	}
+	s.waitNoDialog(t)
+	_ = dlg
+}

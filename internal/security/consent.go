@@ -1,0 +1,256 @@
+package security
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+)
+
+// More reason codes, for consent.
+const (
+	CodeConsentTimeout = "consentTimeout"
+)
+
+// ConsentRequest is what the user is asked about: one client, one exact
+// process instance (pid and start time), and what the server could grant.
+type ConsentRequest struct {
+	Client     string
+	Pid        int
+	StartTime  uint64
+	Executable string
+	// Offer is what approval can grant beyond inspection (the server's
+	// input capabilities); reading alone is always a choice.
+	Offer Caps
+}
+
+// Prompt is what the dialog shows: every word chosen here.
+type Prompt struct {
+	Title   string      `json:"title"`
+	Lines   []string    `json:"lines"`
+	Buttons [][2]string `json:"buttons"` // key, label; the first is the default (deny)
+}
+
+// A Prompter shows a prompt and returns the key of the button the user
+// chose. It reports the pid of the dialog process through started as soon
+// as it has one, so that the dialog can be kept out of reach. It ends the
+// dialog when ctx ends.
+type Prompter func(ctx context.Context, p Prompt, started func(pid int)) (string, error)
+
+// Consent asks the user, through a dialog the server owns, before a
+// client reads an application, and remembers the answer for the server's
+// run: once per client and exact process instance. A denial and the set
+// approved hold until the server exits; asking for more is refused without
+// a new dialog. Grants live in memory only. Safe for concurrent use.
+type Consent struct {
+	// Timeout bounds a dialog: no answer in time is a refusal, and a later
+	// request asks again.
+	Timeout time.Duration
+	prompt  Prompter
+	// hash names the client in the dialog without its identity.
+	hash func(string) string
+
+	mu      sync.Mutex
+	asks    map[consentKey]*ask
+	dialogs map[int]bool
+}
+
+type consentKey struct {
+	client    string
+	pid       int
+	startTime uint64
+}
+
+// ask is one question: pending until done is closed, then its answer.
+type ask struct {
+	done    chan struct{}
+	granted Caps
+	err     error
+}
+
+// NewConsent asks through prompt; timeout 0 is a minute.
+func NewConsent(prompt Prompter, timeout time.Duration) *Consent {
+	if timeout <= 0 {
+		timeout = time.Minute
+	}
+	salt := fmt.Sprint(time.Now().UnixNano())
+	return &Consent{Timeout: timeout, prompt: prompt, asks: map[consentKey]*ask{}, dialogs: map[int]bool{},
+		hash: func(s string) string { return hashHex(salt, s)[:8] }}
+}
+
+// IsDialog reports whether pid is a consent dialog: it is never listed,
+// connected to or acted on, so that an agent cannot answer for the user.
+func (c *Consent) IsDialog(pid int) bool {
+	if c == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.dialogs[pid]
+}
+
+// Ask returns what the user granted r's client on r's process: inspection
+// and possibly r.Offer, or a refusal. The first request for a client and
+// process instance shows the dialog; requests meanwhile wait for the same
+// answer; later ones get it without a dialog. alive says whether the
+// process is still the one asked about (the dialog is ended, and the
+// request refused, when it exits); hold, when set, is taken for as long as
+// the dialog shows (the server's input lock: no synthetic input while the
+// user decides).
+func (c *Consent) Ask(ctx context.Context, r ConsentRequest, alive func(context.Context) bool, hold func(context.Context) (func(), error)) (Caps, error) {
+	k := consentKey{r.Client, r.Pid, r.StartTime}
+	c.mu.Lock()
+	a := c.asks[k]
+	if a == nil {
+		a = &ask{done: make(chan struct{})}
+		c.asks[k] = a
+		go c.run(k, a, r, alive, hold)
+	}
+	c.mu.Unlock()
+	select {
+	case <-a.done:
+		return a.granted, a.err
+	case <-ctx.Done():
+		return 0, &Refusal{Code: CodeConsentTimeout, RetryAfter: time.Second, Msg: "the request ended while the user was being asked for consent; ask again to wait for the answer"}
+	}
+}
+
+// run shows the dialog for one question and settles it. An answer stays;
+// a timeout or the target's exit forgets the question, so that a later
+// request asks again.
+func (c *Consent) run(k consentKey, a *ask, r ConsentRequest, alive func(context.Context) bool, hold func(context.Context) (func(), error)) {
+	ctx, cancel := context.WithTimeout(context.Background(), c.Timeout)
+	defer cancel()
+	forget := func(err error) {
+		c.mu.Lock()
+		delete(c.asks, k)
+		c.mu.Unlock()
+		a.err = err
+		close(a.done)
+	}
+	timedOut := func() error {
+		return &Refusal{Code: CodeConsentTimeout, RetryAfter: time.Second, Msg: fmt.Sprintf(
+			"the user did not answer the consent dialog for pid %d within %v, so access is refused; a new request asks again", r.Pid, c.Timeout)}
+	}
+	if hold != nil {
+		release, err := hold(ctx)
+		if err != nil {
+			forget(timedOut())
+			return
+		}
+		defer release()
+	}
+	exited := make(chan struct{})
+	pctx, stopPrompt := context.WithCancel(ctx)
+	defer stopPrompt()
+	go func() {
+		t := time.NewTicker(200 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-pctx.Done():
+				return
+			case <-t.C:
+				if alive != nil && !alive(pctx) && pctx.Err() == nil {
+					close(exited)
+					stopPrompt()
+					return
+				}
+			}
+		}
+	}()
+	var pid int
+	key, err := c.prompt(pctx, c.text(r), func(p int) {
+		c.mu.Lock()
+		pid = p
+		c.dialogs[p] = true
+		c.mu.Unlock()
+	})
+	c.mu.Lock()
+	delete(c.dialogs, pid)
+	c.mu.Unlock()
+	select {
+	case <-exited:
+		forget(refuse(CodeConsentDenied, "pid %d exited while the user was being asked for consent; nothing was granted", r.Pid))
+		return
+	default:
+	}
+	if ctx.Err() != nil {
+		forget(timedOut())
+		return
+	}
+	if err != nil {
+		// A dialog that could not be shown grants nothing, and is not an
+		// answer: a later request tries again.
+		forget(refuse(CodeConsentDenied, "the consent dialog could not be shown (%v), so access is refused", err))
+		return
+	}
+	switch key {
+	case "read":
+		a.granted = Inspect
+	case "act":
+		a.granted = Inspect | r.Offer
+	default:
+		a.err = refuse(CodeConsentDenied, "the user denied this client access to pid %d; the answer holds until the server restarts", r.Pid)
+	}
+	close(a.done)
+}
+
+// text is the dialog: fixed words, and of the target only its pid and
+// its executable's path as the system reports it, quoted with every
+// character that is not printable escaped and cut short. Window titles and
+// names an application chose are left out.
+func (c *Consent) text(r ConsentRequest) Prompt {
+	exe := r.Executable
+	if exe == "" {
+		exe = "(unknown)"
+	}
+	p := Prompt{
+		Title: "uiscope: allow an agent to access an application?",
+		Lines: []string{
+			fmt.Sprintf("An AI agent connected to uiscope (client %s) asks to read an application's windows and everything they show.", c.hash(r.Client)),
+			fmt.Sprintf("Application: %s, process %d (%s).", quoteShort(filepath.Base(exe)), r.Pid, quoteShort(exe)),
+			"Your answer holds for this agent and this run of the application until uiscope exits.",
+		},
+		Buttons: [][2]string{{"deny", "Deny"}, {"read", "Allow reading"}},
+	}
+	if r.Offer&Input != 0 {
+		p.Lines = append(p.Lines, fmt.Sprintf("Allowing reading and acting also lets it %s.", actWords(r.Offer)))
+		p.Buttons = append(p.Buttons, [2]string{"act", "Allow reading and acting"})
+	}
+	return p
+}
+
+func actWords(c Caps) string {
+	switch {
+	case c.Has(Input):
+		return "click, type and change things in it"
+	case c.Has(Interact):
+		return "click and change things in it (no typing)"
+	}
+	return "type into it"
+}
+
+// quoteShort quotes s for the dialog: non-printable characters escaped,
+// at most 80 characters.
+func quoteShort(s string) string {
+	r := []rune(s)
+	if len(r) > 80 {
+		s = string(r[:80]) + "…"
+	}
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsPrint(r) {
+			return r
+		}
+		return -1
+	}, strconv.QuoteToGraphic(s))
+	return s
+}
+
+// ErrNoDialog is a platform without a way to show the consent dialog.
+var ErrNoDialog = errors.New("no consent dialog on this platform")
