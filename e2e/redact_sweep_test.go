@@ -120,11 +120,15 @@ func TestRedactionEveryTool(t *testing.T) {
 				}
 				sweep("find_elements", map[string]any{"session": sess, "limit": 1000})
 				sweep("find_elements", map[string]any{"session": sess, "role": "password text"})
-				sweep("get_element_properties", map[string]any{"session": sess, "element": pw.Ref})
+				props := sweep("get_element_properties", map[string]any{"session": sess, "element": pw.Ref})
 				sweep("get_frameworks", map[string]any{"session": sess})
-				if b := pw.Bounds; b != nil {
-					sweep("hit_test", map[string]any{"session": sess, "x": b.X + b.Width/2, "y": b.Y + b.Height/2})
+				// At the field's centre, as read now (a page lays out late).
+				p, _ := props["properties"].(map[string]any)
+				b := decode[*struct{ X, Y, Width, Height int }](t, p["bounds"])
+				if b == nil || b.Width <= 0 {
+					t.Fatalf("the password field has no bounds to hit: %v", p)
 				}
+				sweep("hit_test", map[string]any{"session": sess, "x": b.X + b.Width/2, "y": b.Y + b.Height/2})
 				for _, prop := range []string{"text", "name"} {
 					out := sweep("wait_for", map[string]any{"session": sess, "role": "password text", "until": "property",
 						"property": prop, "value": secrets[0], "timeoutMs": 500})
