@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 )
 
 // Discovery is the discovery file's content (docs/api.md, "Files").
@@ -45,6 +46,7 @@ func writeDiscovery(dir string, d Discovery) (string, error) {
 	if err := ownedByUs(dir); err != nil {
 		return "", err
 	}
+	removeStale(dir, d.Pid)
 	b, err := json.Marshal(d)
 	if err != nil {
 		return "", err
@@ -70,4 +72,21 @@ func writeDiscovery(dir string, d Discovery) (string, error) {
 		return "", fmt.Errorf("discovery file %s: %w", path, werr)
 	}
 	return path, nil
+}
+
+// removeStale removes the discovery files of servers that died without
+// removing their own (SIGKILL, a crash): their tokens open nothing, but a
+// client reading the directory would try them.
+func removeStale(dir string, self int) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(strings.TrimSuffix(e.Name(), ".json"))
+		if err != nil || !strings.HasSuffix(e.Name(), ".json") || pid <= 0 || pid == self || alive(pid) {
+			continue
+		}
+		os.Remove(filepath.Join(dir, e.Name()))
+	}
 }

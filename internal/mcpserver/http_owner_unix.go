@@ -3,6 +3,7 @@
 package mcpserver
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"syscall"
@@ -19,4 +20,11 @@ func ownedByUs(dir string) error {
 		return fmt.Errorf("discovery directory %s belongs to uid %d, not to this user", dir, st.Uid)
 	}
 	return nil
+}
+
+// alive reports whether a process with the pid exists (signal 0 checks
+// without sending). A pid reused since only keeps a stale file a while.
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }

@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -96,9 +97,31 @@ func TestVerifyToken(t *testing.T) {
 func TestWriteDiscovery(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "uiscope", "mcp")
 	d := Discovery{Version: 1, Pid: 4242, Transport: "streamable-http", URL: "http://127.0.0.1:1/mcp", Port: 1, Token: "t"}
+	// A server that died without cleaning up left its file: it goes. A
+	// live server's file stays.
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(dir, fmt.Sprintf("%d.json", dead.Process.Pid))
+	live := filepath.Join(dir, fmt.Sprintf("%d.json", os.Getpid()))
+	for _, f := range []string{stale, live} {
+		if err := os.WriteFile(f, []byte("{}"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	path, err := writeDiscovery(dir, d)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("a dead server's discovery file survived: %v", err)
+	}
+	if err := os.Remove(live); err != nil {
+		t.Errorf("a live server's discovery file: %v", err)
 	}
 	if path != filepath.Join(dir, "4242.json") {
 		t.Errorf("path %s", path)
