@@ -131,6 +131,8 @@ func New(cfg Config, sessions *core.Sessions) *mcp.Server {
 	// Added last, so outermost: every handler and every middleware added
 	// before it sees the request's client (core.ClientOf, clients.go).
 	s.AddReceivingMiddleware(newClients(sessions, res).middleware)
+	// Outermost of all: tool results leave encoded once (encode.go).
+	s.AddReceivingMiddleware(encodeResults)
 	return s
 }
 
