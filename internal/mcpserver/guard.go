@@ -3,9 +3,12 @@ package mcpserver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/uiscope/uiscope/internal/core"
 	"github.com/uiscope/uiscope/internal/security"
@@ -83,5 +86,28 @@ func (g *guard) end(c *security.Call, op string, err error) {
 	}
 	if werr := g.audit.Write(r); werr != nil {
 		log.New(g.log, "uiscope mcp: ", log.LstdFlags).Printf("audit log: %v", errors.Unwrap(werr))
+	}
+}
+
+// middleware puts resource reads under the same guard as tool calls: a
+// read of a session's tree is an inspection, limited and audited like
+// get_a11y_tree. It must sit inside the clients middleware (added before
+// it), which names the client.
+func (g *guard) middleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method != "resources/read" {
+			return next(ctx, method, req)
+		}
+		ctx, call, refused := g.begin(ctx, security.Inspection)
+		if refused != nil {
+			g.end(call, method, refused)
+			e := core.AsError(refused)
+			// Resources have no failure data: the refusal is the
+			// protocol error, its code and wait in the message.
+			return nil, fmt.Errorf("%s [%s, retryAfterMs %d]", e.Msg, e.Code, e.RetryAfterMs)
+		}
+		res, err := next(ctx, method, req)
+		g.end(call, method, err)
+		return res, err
 	}
 }

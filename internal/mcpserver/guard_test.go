@@ -2,12 +2,16 @@ package mcpserver
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/uiscope/uiscope/internal/core"
 	"github.com/uiscope/uiscope/internal/security"
@@ -151,5 +155,33 @@ func TestAuditRecordsEveryCall(t *testing.T) {
 	}
 	if recs[0]["pid"] != nil {
 		t.Errorf("list_apps named a target: %v", recs[0])
+	}
+}
+
+// TestResourceReadsGuarded: reading a session's resource is an inspection
+// like get_a11y_tree: limited per client and audited with its target.
+func TestResourceReadsGuarded(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	a, err := security.OpenAudit(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	cs := connectClient(t, Config{Audit: a, Limits: security.NewLimiter(security.Limits{security.Inspection: 1})}, "")
+	conn := mustOK(t, cs, "connect", map[string]any{"pid": os.Getpid()})
+	uri := resourceURI(conn["session"].(string), core.ModeA11y)
+	ctx := context.Background()
+	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri}); err != nil {
+		t.Fatalf("the first read: %v", err)
+	}
+	_, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+	if err == nil || !strings.Contains(err.Error(), "rateLimited") || !strings.Contains(err.Error(), "retryAfterMs") {
+		t.Errorf("the second read past 1/min: %v; want a rateLimited refusal with retryAfterMs", err)
+	}
+	b, _ := os.ReadFile(path)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[1], `"operation":"resources/read","outcome":"ok"`) ||
+		!strings.Contains(lines[1], fmt.Sprintf(`"pid":%d`, os.Getpid())) || !strings.Contains(lines[2], `"outcome":"refused","reason":"rateLimited"`) {
+		t.Errorf("audit log:\n%s", b)
 	}
 }

@@ -128,6 +128,7 @@ func New(cfg Config, sessions *core.Sessions) *mcp.Server {
 	for _, t := range Enabled(cfg, inventory(&handlers{cfg: cfg, sessions: sessions, res: res})) {
 		t.register(s, t.Tool, g)
 	}
+	s.AddReceivingMiddleware(g.middleware)
 	// Added last, so outermost: every handler and every middleware added
 	// before it sees the request's client (core.ClientOf, clients.go).
 	s.AddReceivingMiddleware(newClients(sessions, res).middleware)
