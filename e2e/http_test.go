@@ -184,6 +184,20 @@ func TestHTTPGate(t *testing.T) {
 					t.Errorf("POST %s: HTTP %d, want %d", name, got, c.want)
 				}
 			}
+			// A body past the bound is refused before it is parsed.
+			big := `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"` + strings.Repeat("a", 2<<20) + `"}}`
+			req, err := http.NewRequest("POST", p.disc.URL, strings.NewReader(big))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Authorization", "Bearer "+p.disc.Token)
+			if res, err := http.DefaultClient.Do(req); err != nil || res.StatusCode != http.StatusRequestEntityTooLarge {
+				t.Errorf("POST of a 2 MiB body: %v %v, want 413", res, err)
+			} else {
+				res.Body.Close()
+			}
 			p.stop(t, sig)
 			if _, err := os.Stat(p.path); !errors.Is(err, os.ErrNotExist) {
 				t.Errorf("discovery file after %v: %v, want it removed", sig, err)
