@@ -7,9 +7,9 @@ import (
 	"time"
 )
 
-// Session handles and their owners (README, "Security").
+// Session handles and their owners (README, "Security model").
 //
-// A session id is 128 random bits (crypto/rand), so one client cannot
+// A session id is 130 random bits (crypto/rand), so one client cannot
 // guess another's, and it is bound to the client that opened it: every
 // lookup by another client answers unknownSession, worded exactly as for
 // an id that never existed, so that a refusal does not confirm that a

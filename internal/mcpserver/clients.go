@@ -12,7 +12,7 @@ import (
 	"github.com/uiscope/uiscope/internal/core"
 )
 
-// Telling clients apart (README, "Security"). Every request is stamped with
+// Telling clients apart (README, "Security model"). Every request is stamped with
 // the client that sent it (core.WithClient) before any handler runs, and the
 // core lets a client use only the sessions it opened. Who the client is
 // depends on how it reached the server:
@@ -32,7 +32,7 @@ import (
 //     rests on an Mcp-Session-Id, nor on the TCP connection (a client may
 //     use several, and drop and reopen them between calls).
 //
-// Either way a session id is 128 random bits, never listed to another
+// Either way a session id is 130 random bits, never listed to another
 // client (resources/list is filtered here), so a client that may not use a
 // session cannot name it either.
 type clients struct {
