@@ -14,7 +14,8 @@ PACKAGES=(
   xvfb xauth dbus dbus-x11 at-spi2-core libatk-adaptor libglib2.0-bin x11-utils openbox
   # setsid/flock (util-linux), ps/pgrep (procps), /usr/bin/time for benchmarks
   util-linux procps time
-  # test applications and fixtures
+  # test applications and fixtures; python3-gi and gir1.2-gtk-3.0 also run
+  # the consent dialog of uiscope mcp --consent prompt
   gtk-3-examples gtk-4-examples python3-gi gir1.2-gtk-3.0 gir1.2-gtk-4.0
   gir1.2-atspi-2.0 python3-pyatspi python3-pyqt5 python3-tk
   # real applications the task tests drive, and xdotool to act as "the user"
