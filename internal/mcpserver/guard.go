@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -85,7 +84,7 @@ func (g *guard) end(c *security.Call, op string, err error) {
 		}
 	}
 	if werr := g.audit.Write(r); werr != nil {
-		log.New(g.log, "uiscope mcp: ", log.LstdFlags).Printf("audit log: %v", errors.Unwrap(werr))
+		log.New(g.log, "uiscope mcp: ", log.LstdFlags).Printf("audit log: %v", werr)
 	}
 }
 
