@@ -89,9 +89,13 @@ func (m *Sessions) consented(s *Session, need security.Caps) error {
 	if m.Consent == nil || s.Granted.Has(need) {
 		return nil
 	}
+	allowed := "reading only"
+	if acts := s.Granted & security.Input; acts != 0 {
+		allowed = "reading and " + acts.String() + " only"
+	}
 	return AsError(&security.Refusal{Code: security.CodeConsentDenied, Msg: fmt.Sprintf(
 		"the user allowed this client %s on pid %d, not this (%s); the answer holds until the server restarts, and no new dialog is shown",
-		map[bool]string{true: "reading only", false: "only " + (s.Granted & security.Input).String()}[s.Granted&security.Input == 0], s.Identity.Pid, need)})
+		allowed, s.Identity.Pid, need)})
 }
 
 // require refuses unless the server grants need; what names the
