@@ -124,6 +124,9 @@ func (c *Consent) Ask(ctx context.Context, r ConsentRequest, alive func(context.
 // a timeout or the target's exit forgets the question, so that a later
 // request asks again.
 func (c *Consent) run(k consentKey, a *ask, r ConsentRequest, alive func(context.Context) bool, hold func(context.Context) (func(), error)) {
+	// Deferred first, so run last: the answer is out only once the input
+	// lock is released and the dialog is gone.
+	defer close(a.done)
 	ctx, cancel := context.WithTimeout(context.Background(), c.Timeout)
 	defer cancel()
 	forget := func(err error) {
@@ -131,7 +134,6 @@ func (c *Consent) run(k consentKey, a *ask, r ConsentRequest, alive func(context
 		delete(c.asks, k)
 		c.mu.Unlock()
 		a.err = err
-		close(a.done)
 	}
 	timedOut := func() error {
 		return &Refusal{Code: CodeConsentTimeout, RetryAfter: time.Second, Msg: fmt.Sprintf(
@@ -198,7 +200,6 @@ func (c *Consent) run(k consentKey, a *ask, r ConsentRequest, alive func(context
 	default:
 		a.err = refuse(CodeConsentDenied, "the user denied this client access to pid %d; the answer holds until the server restarts", r.Pid)
 	}
-	close(a.done)
 }
 
 // text is the dialog: fixed words, and of the target only its pid and
