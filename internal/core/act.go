@@ -326,16 +326,24 @@ func (m *Sessions) Click(ctx context.Context, sessionID, ref string) (*ActResult
 // pointerClick clicks the element's centre with the pointer, under the
 // input lock from activating its window to the click.
 func (m *Sessions) pointerClick(ctx context.Context, t *target) (int, int, error) {
+	return pointerInput(ctx, func() (int, int, error) { return m.pointAt(ctx, t) },
+		func(x, y int) error { return t.actor.Click(ctx, x, y, 1, 1) })
+}
+
+// pointerInput aims and sends pointer input under the input lock, so that
+// no other input moves or raises a window between the check of the point
+// (aim) and the input (send).
+func pointerInput(ctx context.Context, aim func() (int, int, error), send func(x, y int) error) (int, int, error) {
 	unlock, err := lockInput(ctx)
 	if err != nil {
 		return 0, 0, err
 	}
 	defer unlock()
-	x, y, err := m.pointAt(ctx, t)
+	x, y, err := aim()
 	if err != nil {
 		return 0, 0, err
 	}
-	if err := t.actor.Click(ctx, x, y, 1, 1); err != nil {
+	if err := send(x, y); err != nil {
 		return 0, 0, mapActErr(err)
 	}
 	return x, y, nil
@@ -807,15 +815,8 @@ func (m *Sessions) Scroll(ctx context.Context, sessionID, ref, direction string,
 		}
 		return m.finish(ctx, t, MethodSemantic, "Component.ScrollTo", nil, "")
 	}
-	unlock, err := lockInput(ctx)
-	if err != nil {
-		return nil, err
-	}
-	x, y, err := m.pointAt(ctx, t)
-	if err == nil {
-		err = mapActErr(t.actor.Wheel(ctx, x, y, dx, dy))
-	}
-	unlock()
+	x, y, err := pointerInput(ctx, func() (int, int, error) { return m.pointAt(ctx, t) },
+		func(x, y int) error { return t.actor.Wheel(ctx, x, y, dx, dy) })
 	if err != nil {
 		return nil, err
 	}

@@ -216,15 +216,8 @@ func (m *Sessions) clickVisual(ctx context.Context, sessionID, ref string) (*Act
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := lockInput(ctx)
-	if err != nil {
-		return nil, err
-	}
-	x, y, err := m.aimVisual(ctx, t)
-	if err == nil {
-		err = mapActErr(t.actor.Click(ctx, x, y, 1, 1))
-	}
-	unlock()
+	x, y, err := pointerInput(ctx, func() (int, int, error) { return m.aimVisual(ctx, t) },
+		func(x, y int) error { return t.actor.Click(ctx, x, y, 1, 1) })
 	if err != nil {
 		return nil, err
 	}
@@ -240,15 +233,8 @@ func (m *Sessions) scrollVisual(ctx context.Context, sessionID, ref, direction s
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := lockInput(ctx)
-	if err != nil {
-		return nil, err
-	}
-	x, y, err := m.aimVisual(ctx, t)
-	if err == nil {
-		err = mapActErr(t.actor.Wheel(ctx, x, y, dx, dy))
-	}
-	unlock()
+	x, y, err := pointerInput(ctx, func() (int, int, error) { return m.aimVisual(ctx, t) },
+		func(x, y int) error { return t.actor.Wheel(ctx, x, y, dx, dy) })
 	if err != nil {
 		return nil, err
 	}
