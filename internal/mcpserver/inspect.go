@@ -96,6 +96,17 @@ func (h *handlers) inspectTools() []toolDef {
 				"gone fails with elementGone: read the tree again.",
 		}, h.getProperties),
 		newTool(ToolsetInspect, &mcp.Tool{
+			Name:        "get_editable_properties",
+			Annotations: readOnly("Editable properties"),
+			Description: "Read one element's editable properties by its ref: a schemaId, descriptors (what can be " +
+				"edited and how: descriptorId, name, type, editor readonly/string/boolean/integer/number/enum/command, " +
+				"choices, minimum/maximum/increment, writable, clearable) and values (what each holds now, its runtime " +
+				"type, canClear), read live. Derived from the element's Text/EditableText (text), Value (value), " +
+				"checked/expanded/selected states, a Selection container's items (choice) and its actions (action). " +
+				"A descriptorId belongs to this element in this session under this schemaId: when the element " +
+				"changes (say it is disabled) the schemaId and ids change. A redacted field's text is never read.",
+		}, h.getEditableProperties),
+		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "get_frameworks",
 			Annotations: readOnly("Detect UI frameworks"),
 			Description: "Name the UI toolkits the connected app uses, with versions where knowable: the AT-SPI " +
@@ -348,6 +359,26 @@ func (h *handlers) getProperties(ctx context.Context, _ *mcp.CallToolRequest, in
 		return propsResult{}, err
 	}
 	return propsResult{Session: s.ID, Element: r.Ref, Properties: r.Properties}, nil
+}
+
+type editableArgs struct {
+	Session string `json:"session" jsonschema:"session id from connect"`
+	Element string `json:"element" jsonschema:"element ref, e.g. a11y:e12"`
+}
+
+type editableResult struct {
+	Session string `json:"session"`
+	*core.EditableProperties
+}
+
+func (h *handlers) getEditableProperties(ctx context.Context, _ *mcp.CallToolRequest, in editableArgs) (editableResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, defaultTimeoutMs*time.Millisecond)
+	defer cancel()
+	p, err := h.sessions.EditableProperties(ctx, in.Session, in.Element)
+	if err != nil {
+		return editableResult{}, err
+	}
+	return editableResult{Session: in.Session, EditableProperties: p}, nil
 }
 
 type frameworksResult struct {
