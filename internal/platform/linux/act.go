@@ -292,3 +292,37 @@ func (d *Desktop) Screen(ctx context.Context) (platform.Rect, error) {
 func xid(id platform.WindowID) (uint32, bool) {
 	return uint32(id), id != 0 && id <= math.MaxUint32
 }
+
+// ButtonDown presses a button at a point and leaves it down.
+func (d *Desktop) ButtonDown(ctx context.Context, x, y, button int) error {
+	xc, err := d.x(ctx)
+	if err != nil {
+		return err
+	}
+	return heldErr(xc.ButtonDown(ctx, x, y, button))
+}
+
+// DragTo moves the pointer in steps, for a drag.
+func (d *Desktop) DragTo(ctx context.Context, x, y int) error {
+	xc, err := d.x(ctx)
+	if err != nil {
+		return err
+	}
+	return heldErr(xc.DragTo(ctx, x, y))
+}
+
+// ButtonUp releases a held button.
+func (d *Desktop) ButtonUp(ctx context.Context, button int) error {
+	xc, err := d.x(ctx)
+	if err != nil {
+		return err
+	}
+	return heldErr(xc.ButtonUp(ctx, button))
+}
+
+func heldErr(err error) error {
+	if errors.Is(err, x11.ErrNotHeld) {
+		return fmt.Errorf("%w: %v", platform.ErrNoEffect, err)
+	}
+	return xErr(err)
+}

@@ -50,6 +50,7 @@ var (
 	_ platform.Accessibility = (*Desktop)(nil)
 	_ platform.Windows       = (*Desktop)(nil)
 	_ platform.Input         = (*Desktop)(nil)
+	_ platform.ButtonHolder  = (*Desktop)(nil)
 	_ platform.Actions       = (*Desktop)(nil)
 	_ platform.Events        = (*Desktop)(nil)
 )

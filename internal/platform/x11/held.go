@@ -1,0 +1,180 @@
+//go:build linux
+
+package x11
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jezek/xgb/xproto"
+	"github.com/jezek/xgb/xtest"
+)
+
+// Held input: a button pressed by one call and released by a later one (a
+// drag). Unlike Click, nothing here releases on its own: the caller owns
+// what it pressed and must release it (core/held.go does, on every way a
+// hold can end).
+
+// ErrNotHeld: the server does not show the button in the state a held
+// input call left it in.
+var ErrNotHeld = errors.New("the X server does not report the button in the state it was put in")
+
+// buttonMask is the core protocol's state bit of buttons 1 to 5.
+func buttonMask(button int) uint16 { return uint16(xproto.ButtonMask1) << (button - 1) }
+
+// checkHeldButton accepts the buttons whose state X reports (1 to 3: the
+// wheel's 4 to 7 are clicks, 8 and 9 have no state bit).
+func checkHeldButton(button int) error {
+	if button < 1 || button > 3 {
+		return fmt.Errorf("x11: button %d: only buttons 1 (left), 2 (middle) and 3 (right) can be held", button)
+	}
+	return nil
+}
+
+// ButtonDown moves the pointer to (x, y) and presses button, leaving it
+// down, and verifies the server reports it down.
+func (c *Conn) ButtonDown(ctx context.Context, x, y, button int) error {
+	if err := checkHeldButton(button); err != nil {
+		return err
+	}
+	_, err := call(ctx, func(ctx context.Context) (struct{}, error) {
+		inputMu.Lock()
+		defer inputMu.Unlock()
+		if err := c.beginInput(ctx); err != nil {
+			return struct{}{}, err
+		}
+		if err := c.onscreen(x, y); err != nil {
+			return struct{}{}, err
+		}
+		c.fakeMotion(x, y)
+		xtest.FakeInput(c.xc, fakeButtonPress, byte(button), 0, c.root, 0, 0, 0)
+		return struct{}{}, c.expectButton(button, true)
+	})
+	return err
+}
+
+// ButtonUp releases button wherever the pointer is and verifies the server
+// reports it up. Releasing a button that is up is harmless to X, so a
+// caller unsure of the state may always call it.
+func (c *Conn) ButtonUp(ctx context.Context, button int) error {
+	if err := checkHeldButton(button); err != nil {
+		return err
+	}
+	_, err := call(ctx, func(ctx context.Context) (struct{}, error) {
+		inputMu.Lock()
+		defer inputMu.Unlock()
+		if err := c.initXTest(); err != nil { // no ctx check: a release is always sent
+			return struct{}{}, err
+		}
+		xtest.FakeInput(c.xc, fakeButtonRelease, byte(button), 0, c.root, 0, 0, 0)
+		return struct{}{}, c.expectButton(button, false)
+	})
+	return err
+}
+
+// DragTo moves the pointer to (x, y) in steps, so that a toolkit sees a
+// drag pass its threshold and follows it the way it follows a hand, and
+// verifies the pointer arrived.
+func (c *Conn) DragTo(ctx context.Context, x, y int) error {
+	_, err := call(ctx, func(ctx context.Context) (struct{}, error) {
+		inputMu.Lock()
+		defer inputMu.Unlock()
+		if err := c.beginInput(ctx); err != nil {
+			return struct{}{}, err
+		}
+		if err := c.onscreen(x, y); err != nil {
+			return struct{}{}, err
+		}
+		r, err := c.queryPointer()
+		if err != nil {
+			return struct{}{}, err
+		}
+		const steps = 8
+		x0, y0 := int(r.RootX), int(r.RootY)
+		for i := 1; i <= steps; i++ {
+			if err := ctx.Err(); err != nil {
+				return struct{}{}, fmt.Errorf("x11: move: %w", err)
+			}
+			c.fakeMotion(x0+(x-x0)*i/steps, y0+(y-y0)*i/steps)
+			if err := c.roundTrip(); err != nil {
+				return struct{}{}, err
+			}
+		}
+		if r, err = c.queryPointer(); err != nil {
+			return struct{}{}, err
+		}
+		if int(r.RootX) != x || int(r.RootY) != y {
+			return struct{}{}, fmt.Errorf("x11: the pointer is at %d,%d, not %d,%d: %w", r.RootX, r.RootY, x, y, ErrNotHeld)
+		}
+		return struct{}{}, nil
+	})
+	return err
+}
+
+// ButtonsDown lists the buttons 1 to 5 the server reports down now.
+func (c *Conn) ButtonsDown(ctx context.Context) ([]int, error) {
+	return call(ctx, func(ctx context.Context) ([]int, error) {
+		r, err := c.queryPointer()
+		if err != nil {
+			return nil, err
+		}
+		var out []int
+		for b := 1; b <= 5; b++ {
+			if r.Mask&buttonMask(b) != 0 {
+				out = append(out, b)
+			}
+		}
+		return out, nil
+	})
+}
+
+// KeysDown lists the keycodes the server reports down now (QueryKeymap).
+func (c *Conn) KeysDown(ctx context.Context) ([]int, error) {
+	return call(ctx, func(ctx context.Context) ([]int, error) {
+		r, err := xproto.QueryKeymap(c.xc).Reply()
+		if err != nil {
+			return nil, fmt.Errorf("x11: querying the keymap: %w", err)
+		}
+		if r == nil {
+			return nil, errors.New("x11: querying the keymap: connection closed")
+		}
+		var out []int
+		for i, b := range r.Keys {
+			for bit := range 8 {
+				if b&(1<<bit) != 0 {
+					out = append(out, i*8+bit)
+				}
+			}
+		}
+		return out, nil
+	})
+}
+
+func (c *Conn) queryPointer() (*xproto.QueryPointerReply, error) {
+	r, err := xproto.QueryPointer(c.xc, c.root).Reply()
+	if err != nil {
+		return nil, fmt.Errorf("x11: querying the pointer: %w", err)
+	}
+	if r == nil {
+		return nil, errors.New("x11: querying the pointer: connection closed")
+	}
+	return r, nil
+}
+
+// expectButton waits for the server to have processed the input sent and
+// checks the button's state.
+func (c *Conn) expectButton(button int, down bool) error {
+	r, err := c.queryPointer() // a round trip: everything sent before is processed
+	if err != nil {
+		return err
+	}
+	if (r.Mask&buttonMask(button) != 0) != down {
+		state := "up"
+		if !down {
+			state = "down"
+		}
+		return fmt.Errorf("x11: button %d is still %s: %w", button, state, ErrNotHeld)
+	}
+	return nil
+}
