@@ -98,6 +98,9 @@ func runMCP(ctx context.Context, c *cli, args []string) error {
 	desk, done := serverDesktop()
 	defer done()
 	sessions := core.NewSessions(desk)
+	// Runs before done closes the desktop: no button stays held past the
+	// server (a signal ends ctx, and Serve returns).
+	defer sessions.ReleaseAll()
 	sessions.Caps = cfg.Caps
 	sessions.Allow = apps
 	if *consent == "prompt" {

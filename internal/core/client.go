@@ -78,6 +78,7 @@ func (m *Sessions) CloseClient(c Client) []string {
 	ids := make([]string, 0, len(gone))
 	for _, s := range gone {
 		s.live.close()
+		m.releaseSession(s.ID, "the session closed")
 		ids = append(ids, s.ID)
 	}
 	return ids
@@ -116,6 +117,7 @@ func (m *Sessions) CloseIdle(whose func(Client) bool, idle time.Duration, now ti
 	ids := make([]string, 0, len(gone))
 	for _, s := range gone {
 		s.live.close()
+		m.releaseSession(s.ID, "the session closed")
 		ids = append(ids, s.ID)
 	}
 	return ids

@@ -80,6 +80,7 @@ type Sessions struct {
 	mu       sync.Mutex
 	sessions map[string]*Session
 	numbers  Counter // element ids, for the whole run: see ids.go
+	held     holds   // pointer buttons held across calls (held.go)
 }
 
 // NewSessions manages sessions over desk. Parts desk lacks make the
@@ -318,6 +319,7 @@ func (m *Sessions) Disconnect(ctx context.Context, id string) error {
 	delete(m.sessions, id)
 	m.mu.Unlock()
 	s.live.close()
+	m.releaseSession(s.ID, "the session was disconnected")
 	return nil
 }
 

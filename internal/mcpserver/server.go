@@ -89,6 +89,7 @@ func Inventory(cfg Config, sessions *core.Sessions) []toolDef {
 func inventory(h *handlers) []toolDef {
 	tools := append(append(h.inspectTools(), h.visualTools()...), h.interactTools()...)
 	tools = append(tools, h.liveTools()...)
+	tools = append(tools, h.heldTools()...)
 	tools = append(tools, h.screenshotTool())
 	sort.Slice(tools, func(i, j int) bool { return tools[i].Tool.Name < tools[j].Tool.Name })
 	return tools
