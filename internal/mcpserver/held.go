@@ -71,7 +71,7 @@ func (h *handlers) heldTools() []toolDef {
 				return s.Press(ctx, in.Session, in.Element, point(in.X, in.Y), in.Button)
 			}),
 		heldTool("move", "Drag the held button",
-			"Move the pointer, with the button press holds still down, to an element's centre or a screen point, "+
+			"Move the pointer, with the held button still down, to an element's centre or a screen point, "+
 				"in steps as a hand does, so sliders, scrollbars and selections follow. Refused (holdConflict) when the "+
 				"session holds nothing; when the window lost the focus, its buttons are released and nothing moves.",
 			func(ctx context.Context, in moveArgs) (*core.HeldResult, error) {
