@@ -1,0 +1,190 @@
+//go:build linux
+
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/uiscope/uiscope/internal/platform/atspi"
+	"github.com/uiscope/uiscope/internal/testdesk"
+)
+
+// Held input through a real `uiscope mcp --allow-input`: a drag of a GTK 3
+// slider seen through the test's own AT-SPI reader, and the X server's own
+// state (QueryPointer) showing no button left down when the client dies
+// mid-hold.
+
+// liveValue reads a Value element's current number from the app.
+func liveValue(ctx context.Context, d *testdesk.Desk, key string) (float64, string) {
+	det, err := d.A11y.Element(ctx, key, atspi.ElementOptions{})
+	if err != nil || det.Value == nil {
+		return 0, fmt.Sprintf("<%v>", err)
+	}
+	return det.Value.Current, strconv.FormatFloat(det.Value.Current, 'g', -1, 64)
+}
+
+// buttonsDown is what the X server reports held, read by the test itself.
+func buttonsDown(t *testing.T, d *testdesk.Desk) []int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	b, err := d.X.ButtonsDown(ctx)
+	if err != nil {
+		t.Fatalf("querying the pointer: %v", err)
+	}
+	return b
+}
+
+func TestHeldDragGTK3Slider(t *testing.T) {
+	d := testdesk.Shared(t)
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "held drag")
+	s := startMCP(t, d, "", "--allow-input")
+	sess := s.connect(t, map[string]any{"pid": app.Pid})
+	vol := findOne(t, s, sess, map[string]any{"name": "Volume", "role": "slider"})
+	b := vol.Bounds
+	if b == nil || b.Width < 50 {
+		t.Fatalf("the slider's bounds %+v are too small to drag along", b)
+	}
+	ctx := context.Background()
+	start, _ := liveValue(ctx, d, vol.Key)
+
+	// The trough runs along the slider's lower part (the value is drawn
+	// above it); the drag starts at the value's place on it.
+	y := b.Y + b.Height*3/4
+	x0 := b.X + int(float64(b.Width)*start/100)
+	out := s.ok(t, "press", map[string]any{"session": sess, "x": x0, "y": y})
+	if held := decode[[]map[string]any](t, out["held"]); len(held) != 1 || held[0]["button"] != float64(1) {
+		t.Errorf("press: held %v, want button 1", out["held"])
+	}
+	if got := buttonsDown(t, d); !slices.Contains(got, 1) {
+		t.Fatalf("after press the X server reports buttons %v down, want 1", got)
+	}
+	s.fail(t, "press", map[string]any{"session": sess, "x": x0, "y": y}, "holdConflict")
+	s.ok(t, "move", map[string]any{"session": sess, "x": b.X + b.Width*9/10, "y": y})
+	until(t, "slider follows the drag", func(ctx context.Context) (bool, string) {
+		v, got := liveValue(ctx, d, vol.Key)
+		return v >= start+30, got
+	})
+	out = s.ok(t, "release", map[string]any{"session": sess})
+	if held := decode[[]map[string]any](t, out["held"]); len(held) != 0 {
+		t.Errorf("release: still held %v", held)
+	}
+	if got := buttonsDown(t, d); len(got) != 0 {
+		t.Errorf("after release the X server reports buttons %v down", got)
+	}
+	s.fail(t, "release", map[string]any{"session": sess}, "holdConflict")
+	s.fail(t, "move", map[string]any{"session": sess, "x": x0, "y": y}, "holdConflict")
+}
+
+// The client of TestHeldClientKilled runs as this test binary again:
+// init sees these variables and plays the client instead of the tests.
+const (
+	envHoldClient = "UISCOPE_E2E_HOLD_CLIENT" // the uiscope binary
+	envHoldPid    = "UISCOPE_E2E_HOLD_PID"    // the app to hold a button in
+)
+
+func init() {
+	if bin := os.Getenv(envHoldClient); bin != "" {
+		os.Exit(holdClient(bin, os.Getenv(envHoldPid)))
+	}
+}
+
+// holdClient connects to a `uiscope mcp` of its own, presses button 1 on
+// the app's slider, says so on stdout with the server's pid, and waits to
+// be killed.
+func holdClient(bin, pid string) int {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.Command(bin, "mcp", "--allow-input")
+	cmd.Stderr = os.Stderr
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e-hold", Version: "1"}, nil).
+		Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "connect:", err)
+		return 1
+	}
+	call := func(name string, args map[string]any) map[string]any {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil || res.IsError {
+			fmt.Fprintf(os.Stderr, "%s: %v %+v\n", name, err, res)
+			os.Exit(1)
+		}
+		var out map[string]any
+		raw, _ := json.Marshal(res.StructuredContent)
+		_ = json.Unmarshal(raw, &out)
+		return out
+	}
+	n, _ := strconv.Atoi(pid)
+	sess, _ := call("connect", map[string]any{"pid": n})["session"].(string)
+	els, _ := call("find_elements", map[string]any{"session": sess, "name": "Volume", "role": "slider"})["elements"].([]any)
+	if len(els) == 0 {
+		fmt.Fprintln(os.Stderr, "no slider")
+		return 1
+	}
+	ref, _ := els[0].(map[string]any)["ref"].(string)
+	call("press", map[string]any{"session": sess, "element": ref})
+	fmt.Printf("held %d\n", cmd.Process.Pid)
+	select {}
+}
+
+func TestHeldClientKilled(t *testing.T) {
+	d := testdesk.Shared(t)
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "held kill")
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := exec.Command(self)
+	client.Env = append(d.Env(), envHoldClient+"="+uiscopeBin, envHoldPid+"="+strconv.Itoa(app.Pid))
+	client.Stderr = os.Stderr
+	stdout, err := client.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := client.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = client.Process.Kill(); _ = client.Wait() })
+	line := make(chan string, 1)
+	go func() {
+		l, _ := bufio.NewReader(stdout).ReadString('\n')
+		line <- l
+	}()
+	var got string
+	select {
+	case got = <-line:
+	case <-time.After(90 * time.Second):
+		t.Fatal("the client never reported its hold")
+	}
+	serverPid, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(got, "held ")))
+	if err != nil {
+		t.Fatalf("the client reported %q, not its hold", got)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(serverPid, syscall.SIGKILL) })
+	if b := buttonsDown(t, d); !slices.Contains(b, 1) {
+		t.Fatalf("while the client holds, the X server reports buttons %v down, want 1", b)
+	}
+	if err := client.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	until(t, "no button down once the client is gone", func(context.Context) (bool, string) {
+		b := buttonsDown(t, d)
+		return len(b) == 0, fmt.Sprint(b)
+	})
+	until(t, "the orphaned server exits", func(context.Context) (bool, string) {
+		return syscall.Kill(serverPid, 0) != nil, "still running"
+	})
+}
