@@ -89,7 +89,7 @@ func appDetails(t *testing.T, d *testdesk.Desk, key string) *platform.Details {
 
 func TestEditablePropertiesGTK3(t *testing.T) {
 	d := testdesk.Shared(t)
-	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "props gtk3")
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "props gtk3", "--lockable")
 	s := startMCP(t, d, "", "--allow-input")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
 
@@ -164,6 +164,98 @@ func TestEditablePropertiesGTK3(t *testing.T) {
 			t.Errorf("combo box choice %v, the app's selection is %q (want Red)", val.Value, want)
 		}
 	})
+	t.Run("set and clear text", func(t *testing.T) {
+		el := findOne(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
+		desc, _ := editable(t, s, sess, el.Ref).need(t, "text", "string")
+		out := s.ok(t, "set_property", map[string]any{"session": sess, "element": el.Ref, "descriptorId": desc.DescriptorID, "value": "Grace Hopper"})
+		if got := liveText(context.Background(), d, el.Key); got != "Grace Hopper" {
+			t.Errorf("after set_property the app holds %q", got)
+		}
+		if v := decode[propValue](t, out["value"]); v.Value != "Grace Hopper" || v.DescriptorID != desc.DescriptorID {
+			t.Errorf("set_property read back %+v", v)
+		}
+		out = s.ok(t, "clear_property", map[string]any{"session": sess, "element": el.Ref, "descriptorId": desc.DescriptorID})
+		if got := liveText(context.Background(), d, el.Key); got != "" {
+			t.Errorf("after clear_property the app holds %q", got)
+		}
+		if v := decode[propValue](t, out["value"]); v.Value != "" || v.CanClear {
+			t.Errorf("clear_property read back %+v", v)
+		}
+		s.fail(t, "set_property", map[string]any{"session": sess, "element": el.Ref, "descriptorId": desc.DescriptorID, "value": 12}, "invalidArgument")
+	})
+	t.Run("set number", func(t *testing.T) {
+		el := findOne(t, s, sess, map[string]any{"name": "Count", "role": "spin button"})
+		desc, _ := editable(t, s, sess, el.Ref).need(t, "value", "integer")
+		out := s.ok(t, "set_property", map[string]any{"session": sess, "element": el.Ref, "descriptorId": desc.DescriptorID, "value": 42})
+		if got := appDetails(t, d, el.Key).Value.Current; got != 42 {
+			t.Errorf("after set_property the spin button holds %v", got)
+		}
+		if v := decode[propValue](t, out["value"]); v.Value != float64(42) {
+			t.Errorf("set_property read back %+v", v)
+		}
+		s.fail(t, "set_property", map[string]any{"session": sess, "element": el.Ref, "descriptorId": desc.DescriptorID, "value": 1000}, "invalidArgument")
+		s.fail(t, "set_property", map[string]any{"session": sess, "element": el.Ref, "descriptorId": desc.DescriptorID, "value": 1.5}, "invalidArgument")
+		s.fail(t, "clear_property", map[string]any{"session": sess, "element": el.Ref, "descriptorId": desc.DescriptorID}, "notClearable")
+	})
+	t.Run("set boolean", func(t *testing.T) {
+		el := findOne(t, s, sess, map[string]any{"name": "Remember me", "role": "check box"})
+		desc, _ := editable(t, s, sess, el.Ref).need(t, "checked", "boolean")
+		for _, want := range []bool{true, false} {
+			out := s.ok(t, "set_property", map[string]any{"session": sess, "element": el.Ref, "descriptorId": desc.DescriptorID, "value": want})
+			if got := liveStates(context.Background(), d, el.Key).Has(platform.StateChecked); got != want {
+				t.Errorf("set checked %v: the app says %v", want, got)
+			}
+			if v := decode[propValue](t, out["value"]); v.Value != want {
+				t.Errorf("set checked %v: read back %+v", want, v)
+			}
+		}
+	})
+	t.Run("set enum", func(t *testing.T) {
+		s.ok(t, "get_a11y_tree", map[string]any{"session": sess, "view": "raw"})
+		el := findOne(t, s, sess, map[string]any{"role": "combo box"})
+		desc, _ := editable(t, s, sess, el.Ref).need(t, "choice", "enum")
+		out := s.ok(t, "set_property", map[string]any{"session": sess, "element": el.Ref, "descriptorId": desc.DescriptorID, "value": "Blue"})
+		keys, err := d.A11y.SelectedChildren(context.Background(), el.Key)
+		if err != nil || len(keys) != 1 || appDetails(t, d, keys[0]).Node.Name != "Blue" {
+			t.Errorf("after set_property Blue the app's selection is %v (%v)", keys, err)
+		}
+		if v := decode[propValue](t, out["value"]); v.Value != "Blue" {
+			t.Errorf("set_property read back %+v", v)
+		}
+		s.fail(t, "set_property", map[string]any{"session": sess, "element": el.Ref, "descriptorId": desc.DescriptorID, "value": "Purple"}, "invalidArgument")
+	})
+	t.Run("refused descriptors", func(t *testing.T) {
+		el := findOne(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
+		cb := findOne(t, s, sess, map[string]any{"name": "Remember me", "role": "check box"})
+		text, _ := editable(t, s, sess, el.Ref).need(t, "text", "string")
+		checked, _ := editable(t, s, sess, cb.Ref).need(t, "checked", "boolean")
+		s.fail(t, "set_property", map[string]any{"session": sess, "element": el.Ref, "descriptorId": "p0000000000000000", "value": "x"}, "unknownDescriptor")
+		s.fail(t, "set_property", map[string]any{"session": sess, "element": el.Ref, "descriptorId": checked.DescriptorID, "value": "x"}, "descriptorMismatch")
+		other := s.connect(t, map[string]any{"pid": app.Pid})
+		el2 := findOne(t, s, other, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
+		s.fail(t, "set_property", map[string]any{"session": other, "element": el2.Ref, "descriptorId": text.DescriptorID, "value": "x"}, "unknownDescriptor")
+
+		// The entry changes: locked, it is no longer editable.
+		lock := findOne(t, s, sess, map[string]any{"name": "Lock name", "role": "check box"})
+		s.ok(t, "toggle", map[string]any{"session": sess, "element": lock.Ref})
+		until(t, "entry locked", func(ctx context.Context) (bool, string) {
+			st := liveStates(ctx, d, el.Key)
+			return !st.Has(platform.StateEditable), strings.Join(st.Names(), ",")
+		})
+		before := liveText(context.Background(), d, el.Key)
+		s.fail(t, "set_property", map[string]any{"session": sess, "element": el.Ref, "descriptorId": text.DescriptorID, "value": "stale"}, "staleDescriptor")
+		locked, _ := editable(t, s, sess, el.Ref).need(t, "text", "readonly")
+		s.fail(t, "set_property", map[string]any{"session": sess, "element": el.Ref, "descriptorId": locked.DescriptorID, "value": "ro"}, "readOnlyProperty")
+		if got := liveText(context.Background(), d, el.Key); got != before {
+			t.Errorf("a refused set changed the entry: %q, was %q", got, before)
+		}
+		out := s.call(t, "set_property", map[string]any{"session": sess, "element": el.Ref, "descriptorId": text.DescriptorID, "value": "x"})
+		for _, f := range []string{"errorCode", "errorDisposition", "retryable", "error"} {
+			if _, ok := out[f]; !ok {
+				t.Errorf("a refusal without %s: %v", f, out)
+			}
+		}
+	})
 	t.Run("bad arguments", func(t *testing.T) {
 		s.fail(t, "get_editable_properties", map[string]any{"session": sess, "element": "e999999"}, "unknownRef")
 		s.fail(t, "get_editable_properties", map[string]any{"session": sess, "element": "nonsense!"}, "malformedRef")
@@ -197,7 +289,7 @@ func TestEditablePropertiesGTK4(t *testing.T) {
 func TestEditablePropertiesQt5(t *testing.T) {
 	d := testdesk.Shared(t)
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("qt5_fixture.py"), "--title", "props qt5")
-	s := startMCP(t, d, "")
+	s := startMCP(t, d, "", "--allow-input")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
 
 	cb := findOne(t, s, sess, map[string]any{"name": "Remember me", "role": "check box"})
@@ -212,6 +304,18 @@ func TestEditablePropertiesQt5(t *testing.T) {
 	tdesc, tval := editable(t, s, sess, el.Ref).need(t, "text", "string")
 	if want := appDetails(t, d, el.Key).Text.Text; tval.Value != want || !tdesc.Clearable {
 		t.Errorf("Qt 5 line edit %+v %+v, the app holds %q", tdesc, tval, want)
+	}
+	s.ok(t, "set_property", map[string]any{"session": sess, "element": el.Ref, "descriptorId": tdesc.DescriptorID, "value": "Alan Turing"})
+	if got := liveText(context.Background(), d, el.Key); got != "Alan Turing" {
+		t.Errorf("after set_property the Qt line edit holds %q", got)
+	}
+	s.ok(t, "clear_property", map[string]any{"session": sess, "element": el.Ref, "descriptorId": tdesc.DescriptorID})
+	if got := liveText(context.Background(), d, el.Key); got != "" {
+		t.Errorf("after clear_property the Qt line edit holds %q", got)
+	}
+	out := s.ok(t, "set_property", map[string]any{"session": sess, "element": cb.Ref, "descriptorId": desc.DescriptorID, "value": !val.Value.(bool)})
+	if got := liveStates(context.Background(), d, cb.Key).Has(platform.StateChecked); got == val.Value || decode[propValue](t, out["value"]).Value != got {
+		t.Errorf("Qt 5 set checked: the app says %v, read back %v", got, out["value"])
 	}
 }
 

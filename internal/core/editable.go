@@ -66,6 +66,9 @@ type EditableProperties struct {
 	SchemaID    string               `json:"schemaId"`
 	Descriptors []PropertyDescriptor `json:"descriptors"`
 	Values      []PropertyValue      `json:"values"`
+
+	tree *Tree // the read the element was found in, and its id there
+	id   int
 }
 
 // EditableProperties reads an element live and derives its editable
@@ -77,41 +80,41 @@ func (m *Sessions) EditableProperties(ctx context.Context, sessionID, ref string
 	if err != nil {
 		return nil, err
 	}
-	n, id, t, err := s.Resolve(ref)
-	if err != nil {
-		return nil, err
-	}
-	d, err := m.Element(ctx, s, n.Key)
-	if err != nil {
-		return nil, err
-	}
+	return m.editable(ctx, s, ref)
+}
+
+// items lists a Selection container's items (itemNames) and which is
+// selected (-1: none, or not known).
+func (m *Sessions) items(ctx context.Context, s *Session, t *Tree, id int, d *platform.Details) ([]string, int) {
 	items := itemNames(t, id)
-	chosen := -1
 	if slices.Contains(d.Node.Interfaces, "selection") && m.desk.Actions != nil {
 		// A read, not an action: Selection.IsChildSelected asks the
 		// container, as GTK 3 combo box items carry no SELECTED state.
 		for i := range items {
-			if sel, err := m.desk.Actions.IsSelected(ctx, s.App, n.Key, i); err == nil && sel {
-				chosen = i
-				break
+			if sel, err := m.desk.Actions.IsSelected(ctx, s.App, d.Node.Key, i); err == nil && sel {
+				return items, i
 			}
 		}
 	}
-	return editableProperties(s.ID, t.RefString(id), d, items, chosen), nil
+	return items, -1
 }
 
-// itemNames are the names of the items a Selection container offers, from
-// the session's last read: its children, or the children of its only
-// child when that is a menu or list (a GTK combo box holds a menu).
-func itemNames(t *Tree, id int) []string {
+// itemIDs are the items a Selection container offers, from the session's
+// last read: its children, or the children of its only child when that is
+// a menu or list (a GTK combo box holds a menu).
+func itemIDs(t *Tree, id int) []int {
 	kids := t.Children(id)
 	if len(kids) == 1 {
 		if k, ok := t.Node(kids[0]); ok && (k.Role.String() == "menu" || k.Role.String() == "list") {
 			kids = t.Children(kids[0])
 		}
 	}
+	return kids
+}
+
+func itemNames(t *Tree, id int) []string {
 	names := []string{}
-	for _, k := range kids {
+	for _, k := range itemIDs(t, id) {
 		if n, ok := t.Node(k); ok {
 			names = append(names, n.Name)
 		}

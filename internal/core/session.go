@@ -50,6 +50,7 @@ type Session struct {
 	tree     *Tree      // the last read
 	complete *Tree      // the last read that was not truncated
 	ids      IDs
+	issued   map[string]issuedProperty // descriptor ids handed out (editable_set.go)
 
 	live live // patches, events and the watcher that feeds them (changes_follow.go)
 }

@@ -136,6 +136,20 @@ func (h *handlers) interactTools() []toolDef {
 			func(ctx context.Context, in setValueArgs) (*core.ActResult, error) {
 				return s.SetValue(ctx, in.Session, in.Element, in.Value)
 			}),
+		newTool(ToolsetInteract, &mcp.Tool{Name: "set_property", Annotations: destructive("Set a property"),
+			Description: "Set one editable property of an element, named by a descriptorId from get_editable_properties " +
+				"on that element in this session: value a string (editor string, or enum: one of choices; command: an " +
+				"action name), a number (integer, number: within minimum/maximum) or a boolean. It goes through the " +
+				"verified action for its kind (set_value, toggle, set_expanded, select, invoke), and value in the " +
+				"result is the property read back from the app afterwards. A descriptorId that is unknown " +
+				"(unknownDescriptor), from another element (descriptorMismatch), stale because the element changed " +
+				"(staleDescriptor) or read-only (readOnlyProperty) is refused: read get_editable_properties again.",
+		}, h.setProperty),
+		newTool(ToolsetInteract, &mcp.Tool{Name: "clear_property", Annotations: destructive("Clear a property"),
+			Description: "Clear one clearable property (clearable true: an editable text) named by a descriptorId from " +
+				"get_editable_properties, and answer with the value read back from the app. Refused as set_property " +
+				"refuses, and with notClearable for a property that cannot be cleared.",
+		}, h.clearProperty),
 		action(ToolsetInteract, "set_expanded", "Expand or collapse",
 			"Expand or collapse a tree row, expander or similar; a no-op (method none) when it already is.", actTimeout,
 			func(ctx context.Context, in expandArgs) (*core.ActResult, error) {
@@ -192,4 +206,42 @@ func (h *handlers) interactTools() []toolDef {
 				return s.WindowAction(ctx, in.Session, in.Action)
 			}),
 	}
+}
+
+type setPropertyArgs struct {
+	sessionField
+	Element      string `json:"element" jsonschema:"element ref"`
+	DescriptorID string `json:"descriptorId" jsonschema:"descriptorId from get_editable_properties on this element"`
+	Value        any    `json:"value" jsonschema:"the new value: a string, number or boolean, as the descriptor's editor says"`
+}
+
+type clearPropertyArgs struct {
+	sessionField
+	Element      string `json:"element" jsonschema:"element ref"`
+	DescriptorID string `json:"descriptorId" jsonschema:"descriptorId from get_editable_properties on this element"`
+}
+
+type propertyResult struct {
+	Session string `json:"session"`
+	*core.PropertyResult
+}
+
+func (h *handlers) setProperty(ctx context.Context, _ *mcp.CallToolRequest, in setPropertyArgs) (propertyResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, actTimeout)
+	defer cancel()
+	r, err := h.sessions.SetProperty(ctx, in.Session, in.Element, in.DescriptorID, in.Value, false)
+	if err != nil {
+		return propertyResult{}, err
+	}
+	return propertyResult{Session: in.Session, PropertyResult: r}, nil
+}
+
+func (h *handlers) clearProperty(ctx context.Context, _ *mcp.CallToolRequest, in clearPropertyArgs) (propertyResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, actTimeout)
+	defer cancel()
+	r, err := h.sessions.SetProperty(ctx, in.Session, in.Element, in.DescriptorID, nil, true)
+	if err != nil {
+		return propertyResult{}, err
+	}
+	return propertyResult{Session: in.Session, PropertyResult: r}, nil
 }

@@ -92,6 +92,13 @@ def build(args):
     disabled = Gtk.Button(label="Disabled action", sensitive=False)
     box.pack_start(disabled, False, False, 0)
 
+    if args.lockable:
+        # A check button that makes the Name entry read-only: the entry's
+        # editable properties change while it stays the same element.
+        lock = Gtk.CheckButton(label="Lock name")
+        lock.connect("toggled", lambda b: entry.set_editable(not b.get_active()))
+        box.pack_start(lock, False, False, 0)
+
     if args.removable_label:
         removable = Gtk.Label(label="Removable", xalign=0)
         box.pack_start(removable, False, False, 0)
@@ -197,6 +204,7 @@ def main():
     p.add_argument("--tick-on-signal", action="store_true")
     p.add_argument("--delayed-dialog", type=int, metavar="MS")
     p.add_argument("--removable-label", action="store_true")
+    p.add_argument("--lockable", action="store_true")
     p.add_argument("--native-submit", action="store_true")
     p.add_argument("--x", type=int, default=40)
     p.add_argument("--y", type=int, default=40)
