@@ -121,6 +121,7 @@ func TestRedactionEveryTool(t *testing.T) {
 				sweep("find_elements", map[string]any{"session": sess, "limit": 1000})
 				sweep("find_elements", map[string]any{"session": sess, "role": "password text"})
 				props := sweep("get_element_properties", map[string]any{"session": sess, "element": pw.Ref})
+				sweep("get_editable_properties", map[string]any{"session": sess, "element": pw.Ref})
 				sweep("get_frameworks", map[string]any{"session": sess})
 				// At the field's centre, as read now (a page lays out late).
 				p, _ := props["properties"].(map[string]any)
@@ -172,6 +173,15 @@ func TestRedactionEveryTool(t *testing.T) {
 			sweep("toggle", map[string]any{"session": sess, "element": pw.Ref})
 			sweep("set_expanded", map[string]any{"session": sess, "element": pw.Ref, "expanded": true})
 			sweep("select", map[string]any{"session": sess, "element": pw.Ref})
+			// Cleared, then set again, so the reads below have a secret to keep.
+			textID := "none"
+			for _, dd := range decode[[]propDesc](t, sweep("get_editable_properties", map[string]any{"session": sess, "element": pw.Ref})["descriptors"]) {
+				if dd.Name == "text" {
+					textID = dd.DescriptorID
+				}
+			}
+			sweep("clear_property", map[string]any{"session": sess, "element": pw.Ref, "descriptorId": textID})
+			sweep("set_property", map[string]any{"session": sess, "element": pw.Ref, "descriptorId": textID, "value": setSecret})
 			sweep("window_action", map[string]any{"session": sess, "action": "restore"})
 			sweep("screenshot", map[string]any{"session": sess, "path": filepath.Join(t.TempDir(), "shot.png")})
 			reads()
