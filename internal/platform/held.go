@@ -16,3 +16,11 @@ type ButtonHolder interface {
 	// ButtonUp releases button where the pointer is.
 	ButtonUp(ctx context.Context, button int) error
 }
+
+// KeyHolder is the optional part of Input that holds a key down across
+// calls (a modifier held through clicks). key is one key as a chord names
+// it ("Shift", "Control_L", "a"). The same rules as ButtonHolder's hold.
+type KeyHolder interface {
+	KeyDown(ctx context.Context, key string) error
+	KeyUp(ctx context.Context, key string) error
+}

@@ -76,13 +76,14 @@ type Desktop struct {
 	stealAfter int // characters still to type before the focus moves; <0 off
 	stealTo    platform.WindowID
 
-	typed   map[platform.WindowID]*strings.Builder
-	keys    map[platform.WindowID][]string
-	clicks  []Click
-	buttons []int  // held down (held.go)
-	pointer [2]int // where ButtonDown and DragTo left it
-	calls   []Call
-	kids    map[platform.WindowID][]*platform.NativeWindow // child windows (tree.go)
+	typed    map[platform.WindowID]*strings.Builder
+	keys     map[platform.WindowID][]string
+	clicks   []Click
+	buttons  []int    // held down (held.go)
+	pointer  [2]int   // where ButtonDown and DragTo left it
+	keysDown []string // held down by KeyDown
+	calls    []Call
+	kids     map[platform.WindowID][]*platform.NativeWindow // child windows (tree.go)
 }
 
 // New returns an empty desktop with a 1920x1080 screen.

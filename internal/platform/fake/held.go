@@ -70,3 +70,39 @@ func (d *Desktop) Pointer() (x, y int) {
 	defer d.mu.Unlock()
 	return d.pointer[0], d.pointer[1]
 }
+
+var _ platform.KeyHolder = (*Desktop)(nil)
+
+// KeyDown presses one key and leaves it down.
+func (d *Desktop) KeyDown(ctx context.Context, key string) error {
+	if err := d.ValidateChord(key); err != nil {
+		return err
+	}
+	if err := d.enter(ctx, "KeyDown", 0, false); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !slices.Contains(d.keysDown, key) {
+		d.keysDown = append(d.keysDown, key)
+	}
+	return nil
+}
+
+// KeyUp releases a key, with an ended context too (see ButtonUp).
+func (d *Desktop) KeyUp(ctx context.Context, key string) error {
+	if err := d.enter(context.WithoutCancel(ctx), "KeyUp", 0, false); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.keysDown = slices.DeleteFunc(d.keysDown, func(k string) bool { return k == key })
+	return nil
+}
+
+// KeysDown are the keys held down now, in the order pressed.
+func (d *Desktop) KeysDown() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.keysDown)
+}

@@ -326,3 +326,25 @@ func heldErr(err error) error {
 	}
 	return xErr(err)
 }
+
+// KeyDown presses one key and leaves it down.
+func (d *Desktop) KeyDown(ctx context.Context, key string) error {
+	return d.holdKey(ctx, key, (*x11.Conn).KeyDown)
+}
+
+// KeyUp releases a held key.
+func (d *Desktop) KeyUp(ctx context.Context, key string) error {
+	return d.holdKey(ctx, key, (*x11.Conn).KeyUp)
+}
+
+func (d *Desktop) holdKey(ctx context.Context, key string, fn func(*x11.Conn, context.Context, x11.Chord) error) error {
+	ch, err := x11.ParseChord(key)
+	if err != nil {
+		return fmt.Errorf("%w: %v", platform.ErrInvalidKeys, err)
+	}
+	xc, err := d.x(ctx)
+	if err != nil {
+		return err
+	}
+	return heldErr(fn(xc, ctx, ch))
+}

@@ -51,6 +51,7 @@ var (
 	_ platform.Windows       = (*Desktop)(nil)
 	_ platform.Input         = (*Desktop)(nil)
 	_ platform.ButtonHolder  = (*Desktop)(nil)
+	_ platform.KeyHolder     = (*Desktop)(nil)
 	_ platform.Actions       = (*Desktop)(nil)
 	_ platform.Events        = (*Desktop)(nil)
 )

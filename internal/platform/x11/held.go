@@ -178,3 +178,86 @@ func (c *Conn) expectButton(button int, down bool) error {
 	}
 	return nil
 }
+
+// heldKeys maps the keysym of each key KeyDown left down to the keycode it
+// pressed, so that KeyUp releases that very key even if the layout
+// changed meanwhile. Guarded by inputMu, as all input.
+var heldKeys = map[uint32]xproto.Keycode{}
+
+// KeyDown presses one key (a chord of a key alone: "Shift", "a", "F5") and
+// leaves it down, verified by QueryKeymap. A key the layout lacks, or has
+// only on the shifted level, is refused: a held key is a physical key, and
+// a spare keycode bound to it could not stay bound for the hold's length.
+func (c *Conn) KeyDown(ctx context.Context, ch Chord) error {
+	if ch.Key == 0 || ch.Mods != 0 {
+		return fmt.Errorf("x11: %s is not one key; hold each key of a chord with its own call", ch)
+	}
+	_, err := call(ctx, func(ctx context.Context) (struct{}, error) {
+		inputMu.Lock()
+		defer inputMu.Unlock()
+		if err := c.beginInput(ctx); err != nil {
+			return struct{}{}, err
+		}
+		km, err := c.readKeymap()
+		if err != nil {
+			return struct{}{}, err
+		}
+		kc, shift, ok := km.lookup(ch.Key)
+		switch {
+		case !ok:
+			return struct{}{}, fmt.Errorf("x11: the keyboard layout has no key for %s, so it cannot be held", keysymDesc(ch.Key))
+		case shift:
+			return struct{}{}, fmt.Errorf("x11: %s is on a key's shifted level; hold Shift and the key's unshifted character instead", keysymDesc(ch.Key))
+		}
+		xtest.FakeInput(c.xc, fakeKeyPress, byte(kc), 0, c.root, 0, 0, 0)
+		heldKeys[ch.Key] = kc
+		return struct{}{}, c.expectKey(kc, true)
+	})
+	return err
+}
+
+// KeyUp releases a key KeyDown pressed (or, unknown to it, the layout's key
+// for it), verified by QueryKeymap. Releasing a key that is up is harmless.
+func (c *Conn) KeyUp(ctx context.Context, ch Chord) error {
+	_, err := call(ctx, func(ctx context.Context) (struct{}, error) {
+		inputMu.Lock()
+		defer inputMu.Unlock()
+		if err := c.initXTest(); err != nil { // no ctx check: a release is always sent
+			return struct{}{}, err
+		}
+		kc, ok := heldKeys[ch.Key]
+		if !ok {
+			km, err := c.readKeymap()
+			if err != nil {
+				return struct{}{}, err
+			}
+			if kc, _, ok = km.lookup(ch.Key); !ok {
+				return struct{}{}, fmt.Errorf("x11: the keyboard layout has no key for %s", keysymDesc(ch.Key))
+			}
+		}
+		xtest.FakeInput(c.xc, fakeKeyRelease, byte(kc), 0, c.root, 0, 0, 0)
+		delete(heldKeys, ch.Key)
+		return struct{}{}, c.expectKey(kc, false)
+	})
+	return err
+}
+
+// expectKey waits for the server to have processed the input sent and
+// checks the key's state.
+func (c *Conn) expectKey(kc xproto.Keycode, down bool) error {
+	r, err := xproto.QueryKeymap(c.xc).Reply()
+	if err != nil {
+		return fmt.Errorf("x11: querying the keymap: %w", err)
+	}
+	if r == nil {
+		return errors.New("x11: querying the keymap: connection closed")
+	}
+	if (r.Keys[kc/8]&(1<<(kc%8)) != 0) != down {
+		state := "up"
+		if !down {
+			state = "down"
+		}
+		return fmt.Errorf("x11: keycode %d is still %s: %w", kc, state, ErrNotHeld)
+	}
+	return nil
+}
