@@ -957,6 +957,9 @@ func (m *Sessions) PressKey(ctx context.Context, sessionID, ref, keys string) (*
 	if !m.AllowDesktopKeys && desktopChord(keys) {
 		return nil, Errorf(CodeInvalidArgument, "%s is a chord the window manager or desktop acts on (switching windows, locking the screen, opening a terminal, changing the console), not the application; it is refused unless the server runs with --allow-desktop-keys", Quote(keys))
 	}
+	if held := m.heldModsChord(keys); !m.AllowDesktopKeys && held != keys && desktopChord(held) {
+		return nil, Errorf(CodeInvalidArgument, "%s with the modifiers held (key_down) is %s, a chord the window manager or desktop acts on; it is refused unless the server runs with --allow-desktop-keys", Quote(keys), Quote(held))
+	}
 	t, err := m.keyboardTarget(ctx, sessionID, ref)
 	if err != nil {
 		return nil, err

@@ -29,12 +29,12 @@ import (
 // held. The sequence is refused, never repaired.
 const CodeHoldConflict = "holdConflict"
 
-// Hold is one held button, as results list it.
+// Hold is one held button or key, as results list it.
 type Hold struct {
-	Button int    `json:"button"`
-	Window string `json:"window"` // the window it was pressed in
-	X      int    `json:"x"`      // where the pointer is now
-	Y      int    `json:"y"`
+	Button int    `json:"button,omitempty"`
+	Key    string `json:"key,omitempty"` // Ctrl, Alt, Shift, Super, or the key as given
+	Window string `json:"window"`        // the window it was pressed in
+	At     *Point `json:"at,omitempty"`  // a button's: where the pointer is now
 }
 
 // HeldResult says what a held-input call did and what the session holds
@@ -57,6 +57,7 @@ type hold struct {
 	session string
 	Hold
 	win platform.WindowID
+	raw string // a key as given to KeyDown, for KeyUp
 }
 
 // holds are the buttons held in the process: the pointer is one for the
@@ -171,7 +172,7 @@ func (m *Sessions) Press(ctx context.Context, sessionID, ref string, at *Point, 
 		return nil, mapActErr(err)
 	}
 	m.held.mu.Lock()
-	m.held.list = append(m.held.list, &hold{session: s.ID, win: win.ID, Hold: Hold{Button: button, Window: win.ID.String(), X: x, Y: y}})
+	m.held.list = append(m.held.list, &hold{session: s.ID, win: win.ID, Hold: Hold{Button: button, Window: win.ID.String(), At: &Point{x, y}}})
 	delete(m.held.ended, s.ID)
 	m.held.mu.Unlock()
 	m.watchHolds()
@@ -191,7 +192,7 @@ func (m *Sessions) pressable(session string, button int) error {
 	m.held.mu.Lock()
 	defer m.held.mu.Unlock()
 	for _, h := range m.held.list {
-		if h.Button != button {
+		if h.Button != button || button == 0 {
 			continue
 		}
 		if h.session == session {
@@ -261,7 +262,7 @@ func (m *Sessions) Move(ctx context.Context, sessionID, ref string, at *Point) (
 		return nil, err
 	}
 	defer unlock()
-	mine := m.heldOf(s.ID)
+	mine := slices.DeleteFunc(m.heldOf(s.ID), func(h Hold) bool { return h.Button == 0 })
 	if len(mine) == 0 {
 		return nil, Errorf(CodeHoldConflict, "this session holds no button, so there is nothing to drag; press one first (click moves and clicks in one call)%s", m.endedNote(s.ID))
 	}
@@ -291,8 +292,8 @@ func (m *Sessions) Move(ctx context.Context, sessionID, ref string, at *Point) (
 	}
 	m.held.mu.Lock()
 	for _, h := range m.held.list {
-		if h.session == s.ID {
-			h.X, h.Y = p.X, p.Y
+		if h.session == s.ID && h.Button != 0 {
+			h.At = &Point{p.X, p.Y}
 		}
 	}
 	m.held.mu.Unlock()
@@ -310,7 +311,7 @@ func (m *Sessions) Release(ctx context.Context, sessionID string, button int) (*
 		return nil, err
 	}
 	defer unlock()
-	mine := m.heldOf(s.ID)
+	mine := slices.DeleteFunc(m.heldOf(s.ID), func(h Hold) bool { return h.Button == 0 })
 	if button == 0 && len(mine) == 1 {
 		button = mine[0].Button
 	}
@@ -369,11 +370,15 @@ func (m *Sessions) releaseWhere(match func(*hold) bool, why string) {
 	}
 	m.held.mu.Unlock()
 	hb, _ := m.desk.Input.(platform.ButtonHolder)
-	if hb == nil {
-		return
-	}
-	for _, h := range gone {
-		_ = sendUp(hb, h.Button)
+	kh, _ := m.desk.Input.(platform.KeyHolder)
+	// Released in the reverse order of pressing, as a hand lets go.
+	for i := len(gone) - 1; i >= 0; i-- {
+		switch h := gone[i]; {
+		case h.Key != "" && kh != nil:
+			_ = sendKeyUp(kh, h.raw)
+		case h.Button != 0 && hb != nil:
+			_ = sendUp(hb, h.Button)
+		}
 	}
 }
 
@@ -385,7 +390,7 @@ func (m *Sessions) releaseSession(id, why string) {
 	m.held.mu.Unlock()
 }
 
-// ReleaseAll releases every held button: the server calls it as it exits.
+// ReleaseAll releases every held button and key: the server calls it as it exits.
 func (m *Sessions) ReleaseAll() {
 	m.releaseWhere(func(*hold) bool { return true }, "the server is exiting")
 }

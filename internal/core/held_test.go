@@ -59,7 +59,7 @@ func TestHeldSequences(t *testing.T) {
 	if r, err = m.Move(ctx, s.ID, "", &Point{200, 80}); err != nil {
 		t.Fatalf("move: %v", err)
 	}
-	if x, y := d.Pointer(); x != 200 || y != 80 || r.Held[0].X != 200 {
+	if x, y := d.Pointer(); x != 200 || y != 80 || r.Held[0].At == nil || r.Held[0].At.X != 200 {
 		t.Errorf("move: pointer at %d,%d, held %+v", x, y, r.Held)
 	}
 	if r, err = m.Release(ctx, s.ID, 0); err != nil {
@@ -130,3 +130,51 @@ func TestHeldNeedsInteract(t *testing.T) {
 }
 
 var _ platform.ButtonHolder = safetyDesk{}
+
+// TestHeldKeys: key_down / key_up refusals, the desktop-chord rule with
+// held modifiers, and release when the session ends.
+func TestHeldKeys(t *testing.T) {
+	d := newSafetyDesk()
+	m, s, _ := connectEditor(t, d)
+	ctx := context.Background()
+
+	_, err := m.KeyUp(ctx, s.ID, "Shift")
+	wantErrCode(t, "key_up with nothing held", err, CodeHoldConflict)
+	_, err = m.KeyDown(ctx, s.ID, "Ctrl+a")
+	wantErrCode(t, "key_down of a chord", err, CodeInvalidArgument)
+	_, err = m.KeyDown(ctx, s.ID, "Super")
+	wantErrCode(t, "key_down of Super", err, CodeInvalidArgument)
+
+	r, err := m.KeyDown(ctx, s.ID, "shift")
+	if err != nil {
+		t.Fatalf("key_down: %v", err)
+	}
+	if len(r.Held) != 1 || r.Held[0].Key != "Shift" || r.Held[0].Window != d.editorWin.String() {
+		t.Errorf("key_down: held %+v", r.Held)
+	}
+	if got := d.KeysDown(); len(got) != 1 {
+		t.Fatalf("after key_down the fake has %v down", got)
+	}
+	_, err = m.KeyDown(ctx, s.ID, "Shift_L")
+	wantErrCode(t, "key_down of a held key", err, CodeHoldConflict)
+	_, err = m.KeyUp(ctx, s.ID, "Ctrl")
+	wantErrCode(t, "key_up of a key not held", err, CodeHoldConflict)
+
+	if _, err := m.KeyDown(ctx, s.ID, "Alt"); err != nil {
+		t.Fatalf("key_down Alt: %v", err)
+	}
+	_, err = m.PressKey(ctx, s.ID, "", "Tab")
+	wantErrCode(t, "press_key Tab with Alt held", err, CodeInvalidArgument)
+	_, err = m.KeyDown(ctx, s.ID, "Tab")
+	wantErrCode(t, "key_down Tab with Alt held", err, CodeInvalidArgument)
+
+	if r, err = m.KeyUp(ctx, s.ID, "Alt"); err != nil || len(r.Held) != 1 {
+		t.Fatalf("key_up Alt: %v, held %+v", err, r)
+	}
+	if err := m.Disconnect(ctx, s.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got := d.KeysDown(); len(got) != 0 {
+		t.Errorf("keys %v left down after disconnect", got)
+	}
+}

@@ -44,9 +44,14 @@ func point(x, y *int) *core.Point {
 	return &core.Point{X: *x, Y: *y}
 }
 
+type heldKeyArgs struct {
+	sessionField
+	Key string `json:"key" jsonschema:"one key: Shift, Ctrl, Alt, or a key like a, Tab, F5"`
+}
+
 // heldTool builds one held-input tool.
-func heldTool[In interface{ session() string }](name, title, desc string, act func(context.Context, In) (*core.HeldResult, error)) toolDef {
-	return newTool(ToolsetInteract, &mcp.Tool{Name: name, Annotations: destructive(title), Description: desc},
+func heldTool[In interface{ session() string }](toolset, name, title, desc string, act func(context.Context, In) (*core.HeldResult, error)) toolDef {
+	return newTool(toolset, &mcp.Tool{Name: name, Annotations: destructive(title), Description: desc},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in In) (heldResult, error) {
 			ctx, cancel := context.WithTimeout(ctx, actTimeout)
 			defer cancel()
@@ -61,7 +66,7 @@ func heldTool[In interface{ session() string }](name, title, desc string, act fu
 func (h *handlers) heldTools() []toolDef {
 	s := h.sessions
 	return []toolDef{
-		heldTool("press", "Press and hold a pointer button",
+		heldTool(ToolsetInteract, "press", "Press and hold a pointer button",
 			"Press a pointer button at an element's centre or a screen point in the session's window and keep it "+
 				"down, for a drag: then move, then release. The window is brought to the front and checked to be on top "+
 				"at the point first. held lists what the session holds. A held button is released automatically when "+
@@ -70,18 +75,32 @@ func (h *handlers) heldTools() []toolDef {
 			func(ctx context.Context, in pressArgs) (*core.HeldResult, error) {
 				return s.Press(ctx, in.Session, in.Element, point(in.X, in.Y), in.Button)
 			}),
-		heldTool("move", "Drag the held button",
+		heldTool(ToolsetInteract, "move", "Drag the held button",
 			"Move the pointer, with the held button still down, to an element's centre or a screen point, "+
 				"in steps as a hand does, so sliders, scrollbars and selections follow. Refused (holdConflict) when the "+
 				"session holds nothing; when the window lost the focus, its buttons are released and nothing moves.",
 			func(ctx context.Context, in moveArgs) (*core.HeldResult, error) {
 				return s.Move(ctx, in.Session, in.Element, point(in.X, in.Y))
 			}),
-		heldTool("release", "Release a held button",
+		heldTool(ToolsetInteract, "release", "Release a held button",
 			"Release a button the session holds, where the pointer is. Releasing what is not held is refused "+
 				"(holdConflict) with the reason, e.g. that it was released automatically.",
 			func(ctx context.Context, in releaseArgs) (*core.HeldResult, error) {
 				return s.Release(ctx, in.Session, in.Button)
+			}),
+		heldTool(ToolsetKeyboard, "key_down", "Press and hold a key",
+			"Press one key (a modifier mostly: Shift, Ctrl, Alt) in the connected app's window that has the focus "+
+				"and keep it down, e.g. Shift through clicks for a range selection; key_up releases it. held lists what "+
+				"the session holds. Released automatically as a held button is (press). Holding a key that is held, "+
+				"or a key that makes a desktop chord with those held (Super, Alt then Tab), is refused.",
+			func(ctx context.Context, in heldKeyArgs) (*core.HeldResult, error) {
+				return s.KeyDown(ctx, in.Session, in.Key)
+			}),
+		heldTool(ToolsetKeyboard, "key_up", "Release a held key",
+			"Release a key the session holds with key_down. Releasing what is not held is refused (holdConflict) "+
+				"with the reason.",
+			func(ctx context.Context, in heldKeyArgs) (*core.HeldResult, error) {
+				return s.KeyUp(ctx, in.Session, in.Key)
 			}),
 	}
 }

@@ -1,0 +1,224 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/security"
+)
+
+// Held keys: key_down and key_up, a key (a modifier, mostly) held across
+// calls, with the rules of held buttons (held.go): it belongs to the
+// session and to the window that had the focus when it went down, and is
+// released on the same occasions.
+
+// modifierNames maps the names a chord may give a modifier key to the one
+// a hold lists it by.
+var modifierNames = map[string]string{
+	"ctrl": "Ctrl", "control": "Ctrl", "control_l": "Ctrl", "control_r": "Ctrl",
+	"alt": "Alt", "alt_l": "Alt", "alt_r": "Alt", "meta": "Alt", "meta_l": "Alt", "meta_r": "Alt",
+	"shift": "Shift", "shift_l": "Shift", "shift_r": "Shift",
+	"super": "Super", "super_l": "Super", "super_r": "Super", "win": "Super",
+}
+
+// holdName is the name a key is held and listed by: its modifier's, or the
+// key as given.
+func holdName(key string) string {
+	if n, ok := modifierNames[strings.ToLower(key)]; ok {
+		return n
+	}
+	return key
+}
+
+// heldDesktop reports whether holding key while the keys already held
+// (every session's: the keyboard is one) would make a chord the desktop
+// acts on. Super alone is the desktop's.
+func (m *Sessions) heldDesktop(key string) bool {
+	var mods, others []string
+	for _, n := range append(m.heldKeys(), holdName(key)) {
+		if _, ok := modifierNames[strings.ToLower(n)]; ok {
+			mods = append(mods, n)
+		} else {
+			others = append(others, n)
+		}
+	}
+	if slices.Contains(mods, "Super") {
+		return true
+	}
+	for _, k := range others {
+		if desktopChord(strings.Join(append(slices.Clone(mods), k), "+")) {
+			return true
+		}
+	}
+	return false
+}
+
+// heldKeys are the names of every key held, every session's.
+func (m *Sessions) heldKeys() []string {
+	m.held.mu.Lock()
+	defer m.held.mu.Unlock()
+	var out []string
+	for _, h := range m.held.list {
+		if h.Key != "" {
+			out = append(out, h.Key)
+		}
+	}
+	return out
+}
+
+// heldModsChord is the chord press_key's keys make with the modifiers held
+// now, for the desktop-chord check.
+func (m *Sessions) heldModsChord(keys string) string {
+	var mods []string
+	for _, n := range m.heldKeys() {
+		if _, ok := modifierNames[strings.ToLower(n)]; ok {
+			mods = append(mods, n)
+		}
+	}
+	return strings.Join(append(mods, keys), "+")
+}
+
+func (m *Sessions) keyHolder() (actor, platform.KeyHolder, error) {
+	a, err := m.actor()
+	if err != nil {
+		return actor{}, nil, err
+	}
+	kh, ok := a.Input.(platform.KeyHolder)
+	if !ok {
+		return actor{}, nil, Errorf(CodeNotSupported, "this platform cannot hold a key down")
+	}
+	return a, kh, nil
+}
+
+// KeyDown presses one key in the app's window that has the focus (as
+// press_key without an element) and keeps it down.
+func (m *Sessions) KeyDown(ctx context.Context, sessionID, key string) (*HeldResult, error) {
+	if err := m.require(security.Keyboard, "holding a key"); err != nil {
+		return nil, err
+	}
+	key = strings.TrimSpace(key)
+	if key == "" {
+		return nil, Errorf(CodeInvalidArgument, "key is empty; give one key, like Shift, Ctrl or a")
+	}
+	a, kh, err := m.keyHolder()
+	if err != nil {
+		return nil, err
+	}
+	if err := a.ValidateChord(key); err != nil {
+		return nil, AsError(err)
+	}
+	if key != "+" && strings.Contains(key, "+") {
+		return nil, Errorf(CodeInvalidArgument, "%s is a chord; key_down holds one key: hold each with its own call", Quote(key))
+	}
+	name := holdName(key)
+	t, err := m.keyboardTarget(ctx, sessionID, "")
+	if err != nil {
+		return nil, err
+	}
+	defer t.done()
+	var win platform.Window
+	err = m.withKeyboard(ctx, t, func(w platform.Window) error {
+		win = w
+		// Checked under the input lock, so two calls cannot both pass.
+		if err := m.keyPressable(t.s.ID, name); err != nil {
+			return err
+		}
+		if !m.AllowDesktopKeys && m.heldDesktop(key) {
+			return Errorf(CodeInvalidArgument, "holding %s with %s makes a chord the window manager or desktop acts on; it is refused unless the server runs with --allow-desktop-keys", Quote(key), orNothing(m.heldKeys()))
+		}
+		if err := kh.KeyDown(ctx, key); err != nil {
+			_ = sendKeyUp(kh, key) // it may have gone down before the failure
+			return mapActErr(err)
+		}
+		m.held.mu.Lock()
+		m.held.list = append(m.held.list, &hold{session: t.s.ID, win: w.ID, raw: key, Hold: Hold{Key: name, Window: w.ID.String()}})
+		delete(m.held.ended, t.s.ID)
+		m.held.mu.Unlock()
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	m.watchHolds()
+	return &HeldResult{Method: MethodKeyboard, Detail: fmt.Sprintf("%s pressed in window %s and held", name, win.ID), Held: m.heldOf(t.s.ID),
+		Note: "release it with key_up; it is released automatically if the window loses the focus or the session ends"}, nil
+}
+
+func orNothing(keys []string) string {
+	if len(keys) == 0 {
+		return "nothing else held"
+	}
+	return strings.Join(keys, ", ") + " held"
+}
+
+// keyPressable refuses a key some session holds already.
+func (m *Sessions) keyPressable(session, name string) error {
+	m.held.mu.Lock()
+	defer m.held.mu.Unlock()
+	for _, h := range m.held.list {
+		if h.Key != name {
+			continue
+		}
+		if h.session == session {
+			return Errorf(CodeHoldConflict, "%s is already held by this session (pressed in window %s); pressing it again is refused: key_up it first", name, h.Window)
+		}
+		return Errorf(CodeHoldConflict, "%s is held by another session; nothing was pressed", name)
+	}
+	return nil
+}
+
+// KeyUp releases a key the session holds.
+func (m *Sessions) KeyUp(ctx context.Context, sessionID, key string) (*HeldResult, error) {
+	if err := m.require(security.Keyboard, "releasing a held key"); err != nil {
+		return nil, err
+	}
+	s, err := m.Get(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	_, kh, err := m.keyHolder()
+	if err != nil {
+		return nil, err
+	}
+	unlock, err := lockInput(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	name := holdName(strings.TrimSpace(key))
+	var raw string
+	var keys []string
+	m.held.mu.Lock()
+	for _, h := range m.held.list {
+		if h.session == s.ID && h.Key != "" {
+			keys = append(keys, h.Key)
+			if h.Key == name {
+				raw = h.raw
+			}
+		}
+	}
+	m.held.mu.Unlock()
+	if raw == "" {
+		if len(keys) == 0 {
+			return nil, Errorf(CodeHoldConflict, "this session holds no key, so %s was not released%s", Quote(key), m.endedNote(s.ID))
+		}
+		return nil, Errorf(CodeHoldConflict, "%s is not held by this session (it holds %s); nothing was released", Quote(key), strings.Join(keys, ", "))
+	}
+	if err := sendKeyUp(kh, raw); err != nil {
+		return nil, mapActErr(err)
+	}
+	m.held.mu.Lock()
+	m.held.list = slices.DeleteFunc(m.held.list, func(h *hold) bool { return h.session == s.ID && h.Key == name })
+	m.held.mu.Unlock()
+	return &HeldResult{Method: MethodKeyboard, Detail: name + " released", Held: m.heldOf(s.ID)}, nil
+}
+
+// sendKeyUp releases a key on a context of its own (see sendUp).
+func sendKeyUp(kh platform.KeyHolder, key string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), releaseTime)
+	defer cancel()
+	return kh.KeyUp(ctx, key)
+}
