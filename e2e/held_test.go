@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/uiscope/uiscope/internal/platform"
 	"github.com/uiscope/uiscope/internal/platform/atspi"
 	"github.com/uiscope/uiscope/internal/testdesk"
 )
@@ -46,6 +47,58 @@ func buttonsDown(t *testing.T, d *testdesk.Desk) []int {
 		t.Fatalf("querying the pointer: %v", err)
 	}
 	return b
+}
+
+// keysDown are the keycodes the X server reports down (QueryKeymap).
+func keysDown(t *testing.T, d *testdesk.Desk) []int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	k, err := d.X.KeysDown(ctx)
+	if err != nil {
+		t.Fatalf("querying the keymap: %v", err)
+	}
+	return k
+}
+
+// TestHeldShiftRangeSelection: Shift held with key_down through a real
+// click selects the range of a multiple-selection list.
+func TestHeldShiftRangeSelection(t *testing.T) {
+	d := testdesk.Shared(t)
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "held range", "--rows", "6", "--multi")
+	s := startMCP(t, d, "", "--allow-input")
+	sess := s.connect(t, map[string]any{"pid": app.Pid})
+	rows := map[int]actElem{}
+	for _, i := range []int{2, 3, 4} {
+		rows[i] = findOne(t, s, sess, map[string]any{"name": fmt.Sprintf("Row %d", i), "nameMatch": "exact", "role": "table cell"})
+	}
+	click := func(el actElem) {
+		s.ok(t, "press", map[string]any{"session": sess, "element": el.Ref})
+		s.ok(t, "release", map[string]any{"session": sess})
+	}
+	selected := func(ctx context.Context, el actElem) bool {
+		return liveStates(ctx, d, el.Key).Has(platform.StateSelected)
+	}
+	click(rows[2])
+	until(t, "Row 2 selected", func(ctx context.Context) (bool, string) { return selected(ctx, rows[2]), "not selected" })
+	out := s.ok(t, "key_down", map[string]any{"session": sess, "key": "Shift"})
+	if held := decode[[]map[string]any](t, out["held"]); len(held) != 1 || held[0]["key"] != "Shift" {
+		t.Errorf("key_down: held %v, want Shift", out["held"])
+	}
+	s.fail(t, "key_down", map[string]any{"session": sess, "key": "Shift"}, "holdConflict")
+	click(rows[4])
+	out = s.ok(t, "key_up", map[string]any{"session": sess, "key": "Shift"})
+	if held := decode[[]map[string]any](t, out["held"]); len(held) != 0 {
+		t.Errorf("key_up: still held %v", held)
+	}
+	s.fail(t, "key_up", map[string]any{"session": sess, "key": "Shift"}, "holdConflict")
+	until(t, "rows 2 to 4 selected as a range", func(ctx context.Context) (bool, string) {
+		got := fmt.Sprint(selected(ctx, rows[2]), selected(ctx, rows[3]), selected(ctx, rows[4]))
+		return got == "true true true", got
+	})
+	if k := keysDown(t, d); len(k) != 0 {
+		t.Errorf("after key_up the X server reports keycodes %v down", k)
+	}
 }
 
 func TestHeldDragGTK3Slider(t *testing.T) {
@@ -136,6 +189,7 @@ func holdClient(bin, pid string) int {
 	}
 	ref, _ := els[0].(map[string]any)["ref"].(string)
 	call("press", map[string]any{"session": sess, "element": ref})
+	call("key_down", map[string]any{"session": sess, "key": "Shift"})
 	fmt.Printf("held %d\n", cmd.Process.Pid)
 	select {}
 }
@@ -177,12 +231,15 @@ func TestHeldClientKilled(t *testing.T) {
 	if b := buttonsDown(t, d); !slices.Contains(b, 1) {
 		t.Fatalf("while the client holds, the X server reports buttons %v down, want 1", b)
 	}
+	if k := keysDown(t, d); len(k) == 0 {
+		t.Fatal("while the client holds Shift, the X server reports no key down")
+	}
 	if err := client.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	until(t, "no button down once the client is gone", func(context.Context) (bool, string) {
-		b := buttonsDown(t, d)
-		return len(b) == 0, fmt.Sprint(b)
+	until(t, "no button or key down once the client is gone", func(context.Context) (bool, string) {
+		b, k := buttonsDown(t, d), keysDown(t, d)
+		return len(b) == 0 && len(k) == 0, fmt.Sprintf("buttons %v, keycodes %v", b, k)
 	})
 	until(t, "the orphaned server exits", func(context.Context) (bool, string) {
 		return syscall.Kill(serverPid, 0) != nil, "still running"

@@ -18,6 +18,7 @@ Widgets (accessible name -> GTK3/ATK role name):
 Options:
   --title T            window title (default "uiscope GTK3 fixture")
   --rows N             add a scrolled list "Rows" (tree table) with rows "Row 1".."Row N"
+  --multi              the --rows list selects several rows (Shift+click selects a range)
   --timer-label MS     add a label "Tick 0" whose number goes up every MS ms
   --tick-log FILE      with --timer-label: append "N TIME_NS" to FILE at each tick, N the new number
                        and TIME_NS the wall clock in Unix nanoseconds just after the label changed
@@ -124,6 +125,8 @@ def build(args):
             rows.append(["Row %d" % i])
         view = Gtk.TreeView(model=rows)
         view.append_column(Gtk.TreeViewColumn("Row", Gtk.CellRendererText(), text=0))
+        if args.multi:
+            view.get_selection().set_mode(Gtk.SelectionMode.MULTIPLE)
         scroller = Gtk.ScrolledWindow(min_content_height=120)
         scroller.set_policy(Gtk.PolicyType.NEVER, Gtk.PolicyType.AUTOMATIC)
         scroller.add(name(view, "Rows"))
@@ -198,6 +201,7 @@ def main():
     p = argparse.ArgumentParser(description="uiscope GTK 3 fixture")
     p.add_argument("--title", default="uiscope GTK3 fixture")
     p.add_argument("--rows", type=int, metavar="N")
+    p.add_argument("--multi", action="store_true", help="the --rows list selects several rows (Shift+click a range)")
     p.add_argument("--timer-label", type=int, metavar="MS")
     p.add_argument("--tick-log", metavar="FILE")
     p.add_argument("--many-labels", type=int, metavar="N")
