@@ -89,7 +89,7 @@ func appDetails(t *testing.T, d *testdesk.Desk, key string) *platform.Details {
 
 func TestEditablePropertiesGTK3(t *testing.T) {
 	d := testdesk.Shared(t)
-	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "props gtk3", "--lockable")
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "props gtk3", "--lockable", "--rows", "3")
 	s := startMCP(t, d, "", "--allow-input")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
 
@@ -224,6 +224,21 @@ func TestEditablePropertiesGTK3(t *testing.T) {
 		}
 		s.fail(t, "set_property", map[string]any{"session": sess, "element": el.Ref, "descriptorId": desc.DescriptorID, "value": "Purple"}, "invalidArgument")
 	})
+	t.Run("tree row", func(t *testing.T) {
+		row := findOne(t, s, sess, map[string]any{"name": "Row 2", "nameMatch": "exact", "role": "table cell"})
+		p := editable(t, s, sess, row.Ref)
+		desc, val := p.need(t, "selected", "boolean")
+		if want := liveStates(context.Background(), d, row.Key).Has(platform.StateSelected); val.Value != want {
+			t.Errorf("row selected %v, the app says %v", val.Value, want)
+		}
+		out := s.ok(t, "set_property", map[string]any{"session": sess, "element": row.Ref, "descriptorId": desc.DescriptorID, "value": true})
+		if !liveStates(context.Background(), d, row.Key).Has(platform.StateSelected) {
+			t.Error("after set_property selected true the app's row is not selected")
+		}
+		if v := decode[propValue](t, out["value"]); v.Value != true {
+			t.Errorf("set_property read back %+v", v)
+		}
+	})
 	t.Run("refused descriptors", func(t *testing.T) {
 		el := findOne(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
 		cb := findOne(t, s, sess, map[string]any{"name": "Remember me", "role": "check box"})
@@ -267,7 +282,7 @@ func TestEditablePropertiesGTK3(t *testing.T) {
 func TestEditablePropertiesGTK4(t *testing.T) {
 	d := testdesk.Shared(t)
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk4_fixture.py"), "--title", "props gtk4")
-	s := startMCP(t, d, "")
+	s := startMCP(t, d, "", "--allow-input")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
 
 	el := findOne(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "interface": "editable"})
@@ -278,6 +293,14 @@ func TestEditablePropertiesGTK4(t *testing.T) {
 	}
 	if want := appDetails(t, d, el.Key).Text.Text; val.Value != want {
 		t.Errorf("GTK 4 entry text %v, the app holds %q", val.Value, want)
+	}
+	s.ok(t, "set_property", map[string]any{"session": sess, "element": el.Ref, "descriptorId": desc.DescriptorID, "value": "Grace"})
+	if got := liveText(context.Background(), d, el.Key); got != "Grace" {
+		t.Errorf("after set_property the GTK 4 entry holds %q", got)
+	}
+	s.ok(t, "clear_property", map[string]any{"session": sess, "element": el.Ref, "descriptorId": desc.DescriptorID})
+	if got := liveText(context.Background(), d, el.Key); got != "" {
+		t.Errorf("after clear_property the GTK 4 entry holds %q", got)
 	}
 	cb := findOne(t, s, sess, map[string]any{"name": "Remember me", "role": "check box"})
 	_, cval := editable(t, s, sess, cb.Ref).need(t, "checked", "boolean")
