@@ -245,3 +245,27 @@ func TestHeldClientKilled(t *testing.T) {
 		return syscall.Kill(serverPid, 0) != nil, "still running"
 	})
 }
+
+// TestHeldServerTerminated: SIGTERM to the server mid-hold releases the
+// button and the key before it exits.
+func TestHeldServerTerminated(t *testing.T) {
+	d := testdesk.Shared(t)
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "held term")
+	cmd := exec.Command(uiscopeBin, "mcp", "--allow-input")
+	cmd.Env = d.Env()
+	s := startMCPCmd(t, cmd)
+	sess := s.connect(t, map[string]any{"pid": app.Pid})
+	vol := findOne(t, s, sess, map[string]any{"name": "Volume", "role": "slider"})
+	s.ok(t, "press", map[string]any{"session": sess, "element": vol.Ref})
+	s.ok(t, "key_down", map[string]any{"session": sess, "key": "Shift"})
+	if b, k := buttonsDown(t, d), keysDown(t, d); !slices.Contains(b, 1) || len(k) == 0 {
+		t.Fatalf("while held the X server reports buttons %v, keycodes %v down", b, k)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	until(t, "no button or key down once the server is terminated", func(context.Context) (bool, string) {
+		b, k := buttonsDown(t, d), keysDown(t, d)
+		return len(b) == 0 && len(k) == 0, fmt.Sprintf("buttons %v, keycodes %v", b, k)
+	})
+}
