@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jezek/xgb/xproto"
 	"github.com/jezek/xgb/xtest"
@@ -101,7 +102,10 @@ func (c *Conn) DragTo(ctx context.Context, x, y int) error {
 				return struct{}{}, err
 			}
 		}
-		if r, err = c.queryPointer(); err != nil {
+		if err := settleState(func() (bool, error) {
+			r, err = c.queryPointer()
+			return err == nil && int(r.RootX) == x && int(r.RootY) == y, err
+		}); err != nil {
 			return struct{}{}, err
 		}
 		if int(r.RootX) != x || int(r.RootY) != y {
@@ -165,7 +169,12 @@ func (c *Conn) queryPointer() (*xproto.QueryPointerReply, error) {
 // expectButton waits for the server to have processed the input sent and
 // checks the button's state.
 func (c *Conn) expectButton(button int, down bool) error {
-	r, err := c.queryPointer() // a round trip: everything sent before is processed
+	var r *xproto.QueryPointerReply
+	err := settleState(func() (bool, error) {
+		var err error
+		r, err = c.queryPointer()
+		return err == nil && (r.Mask&buttonMask(button) != 0) == down, err
+	})
 	if err != nil {
 		return err
 	}
@@ -245,12 +254,20 @@ func (c *Conn) KeyUp(ctx context.Context, ch Chord) error {
 // expectKey waits for the server to have processed the input sent and
 // checks the key's state.
 func (c *Conn) expectKey(kc xproto.Keycode, down bool) error {
-	r, err := xproto.QueryKeymap(c.xc).Reply()
+	var r *xproto.QueryKeymapReply
+	err := settleState(func() (bool, error) {
+		var err error
+		r, err = xproto.QueryKeymap(c.xc).Reply()
+		if err != nil {
+			return false, fmt.Errorf("x11: querying the keymap: %w", err)
+		}
+		if r == nil {
+			return false, errors.New("x11: querying the keymap: connection closed")
+		}
+		return (r.Keys[kc/8]&(1<<(kc%8)) != 0) == down, nil
+	})
 	if err != nil {
-		return fmt.Errorf("x11: querying the keymap: %w", err)
-	}
-	if r == nil {
-		return errors.New("x11: querying the keymap: connection closed")
+		return err
 	}
 	if (r.Keys[kc/8]&(1<<(kc%8)) != 0) != down {
 		state := "up"
@@ -260,4 +277,24 @@ func (c *Conn) expectKey(kc xproto.Keycode, down bool) error {
 		return fmt.Errorf("x11: keycode %d is still %s: %w", kc, state, ErrNotHeld)
 	}
 	return nil
+}
+
+// stateSettle bounds how long a held-input call waits for the server to
+// show the state it asked for. The server queues XTest's events and
+// processes them with its input, not always before the client's next
+// request (a release read back at once was seen still down, about one
+// run in three), so the state is read until it shows or this passes.
+const stateSettle = time.Second
+
+// settleState reads until done reports the state shows, an error, or
+// stateSettle passes (then the last read stands).
+func settleState(read func() (bool, error)) error {
+	deadline := time.Now().Add(stateSettle)
+	for {
+		ok, err := read()
+		if ok || err != nil || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
