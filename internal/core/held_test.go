@@ -178,3 +178,26 @@ func TestHeldKeys(t *testing.T) {
 		t.Errorf("keys %v left down after disconnect", got)
 	}
 }
+
+// TestHeldReleasedWhenTheWindowCloses: the app exiting closes the window
+// the hold was pressed in; the button and the key are released.
+func TestHeldReleasedWhenTheWindowCloses(t *testing.T) {
+	d := newSafetyDesk()
+	m, s, _ := connectEditor(t, d)
+	ctx := context.Background()
+	if _, err := m.Press(ctx, s.ID, "", &Point{50, 50}, 1); err != nil {
+		t.Fatalf("press: %v", err)
+	}
+	if _, err := m.KeyDown(ctx, s.ID, "Shift"); err != nil {
+		t.Fatalf("key_down: %v", err)
+	}
+	d.Exit(editorPid)
+	waitNoButtons(t, d, "the window closed")
+	deadline := time.Now().Add(10 * time.Second)
+	for len(d.KeysDown()) > 0 || len(m.Held()) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("keys %v down, holds %+v listed after the window closed", d.KeysDown(), m.Held())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
