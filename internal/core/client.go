@@ -66,10 +66,16 @@ func (m *Sessions) lookup(ctx context.Context, id string) (*Session, error) {
 // when the client is gone for good (its MCP session ended), so that its
 // sessions do not hold places under MaxSessions. It returns the ids closed.
 func (m *Sessions) CloseClient(c Client) []string {
+	return m.closeWhere(func(s *Session) bool { return s.Client == c })
+}
+
+// closeWhere closes the open sessions pick chooses (called under m.mu):
+// their watchers stop and what they hold is released. It returns their ids.
+func (m *Sessions) closeWhere(pick func(*Session) bool) []string {
 	m.mu.Lock()
 	var gone []*Session
 	for id, s := range m.sessions {
-		if s.Client == c {
+		if pick(s) {
 			gone = append(gone, s)
 			delete(m.sessions, id)
 		}
@@ -105,20 +111,7 @@ func (m *Sessions) Open() int {
 // would otherwise hold its places under MaxSessions until the server
 // exits. It returns the ids closed.
 func (m *Sessions) CloseIdle(whose func(Client) bool, idle time.Duration, now time.Time) []string {
-	m.mu.Lock()
-	var gone []*Session
-	for id, s := range m.sessions {
-		if whose(s.Client) && now.Sub(time.Unix(0, s.used.Load())) >= idle && !m.Following(s) {
-			gone = append(gone, s)
-			delete(m.sessions, id)
-		}
-	}
-	m.mu.Unlock()
-	ids := make([]string, 0, len(gone))
-	for _, s := range gone {
-		s.live.close()
-		m.releaseSession(s.ID, "the session closed")
-		ids = append(ids, s.ID)
-	}
-	return ids
+	return m.closeWhere(func(s *Session) bool {
+		return whose(s.Client) && now.Sub(time.Unix(0, s.used.Load())) >= idle && !m.Following(s)
+	})
 }

@@ -112,6 +112,39 @@ func (m *Sessions) holdParts(ctx context.Context, sessionID string) (*Session, a
 	return s, a, hb, nil
 }
 
+// beginPointerHold is what press and move share: exactly one of an
+// element and a point, the gate and the session (holdParts), the element
+// read live, and the input lock taken. end releases the lock and the
+// element's event watch.
+func (m *Sessions) beginPointerHold(ctx context.Context, sessionID, ref string, at *Point, verb string) (*Session, actor, platform.ButtonHolder, *target, func(), error) {
+	if (ref == "") == (at == nil) {
+		return nil, actor{}, nil, nil, nil, Errorf(CodeInvalidArgument, "%s takes an element or a point (x and y), exactly one of them", verb)
+	}
+	s, a, hb, err := m.holdParts(ctx, sessionID)
+	if err != nil {
+		return nil, actor{}, nil, nil, nil, err
+	}
+	var t *target
+	if ref != "" {
+		if t, err = m.prepare(ctx, sessionID, ref); err != nil {
+			return nil, actor{}, nil, nil, nil, err
+		}
+	}
+	unlock, err := lockInput(ctx)
+	if err != nil {
+		if t != nil {
+			t.done()
+		}
+		return nil, actor{}, nil, nil, nil, err
+	}
+	return s, a, hb, t, func() {
+		unlock()
+		if t != nil {
+			t.done()
+		}
+	}, nil
+}
+
 // endedNote says why a session's holds went away without its asking, for
 // a refusal that would otherwise puzzle it.
 func (m *Sessions) endedNote(session string) string {
@@ -133,25 +166,11 @@ func (m *Sessions) Press(ctx context.Context, sessionID, ref string, at *Point, 
 	if button < 1 || button > 3 {
 		return nil, Errorf(CodeInvalidArgument, "button %d cannot be held: buttons are 1 (left), 2 (middle) and 3 (right)", button)
 	}
-	if (ref == "") == (at == nil) {
-		return nil, Errorf(CodeInvalidArgument, "press takes an element or a point (x and y), exactly one of them")
-	}
-	s, a, hb, err := m.holdParts(ctx, sessionID)
+	s, a, hb, t, end, err := m.beginPointerHold(ctx, sessionID, ref, at, "press")
 	if err != nil {
 		return nil, err
 	}
-	var t *target
-	if ref != "" {
-		if t, err = m.prepare(ctx, sessionID, ref); err != nil {
-			return nil, err
-		}
-		defer t.done()
-	}
-	unlock, err := lockInput(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
+	defer end()
 	// Checked under the input lock, so two presses cannot both pass it.
 	if err := m.pressable(s.ID, button); err != nil {
 		return nil, err
@@ -243,25 +262,11 @@ func (m *Sessions) pointInWindow(ctx context.Context, s *Session, a actor, p Poi
 // Move drags what the session holds to an element's centre or a point,
 // after checking the window it was pressed in still has the focus.
 func (m *Sessions) Move(ctx context.Context, sessionID, ref string, at *Point) (*HeldResult, error) {
-	if (ref == "") == (at == nil) {
-		return nil, Errorf(CodeInvalidArgument, "move takes an element or a point (x and y), exactly one of them")
-	}
-	s, a, hb, err := m.holdParts(ctx, sessionID)
+	s, a, hb, t, end, err := m.beginPointerHold(ctx, sessionID, ref, at, "move")
 	if err != nil {
 		return nil, err
 	}
-	var t *target
-	if ref != "" {
-		if t, err = m.prepare(ctx, sessionID, ref); err != nil {
-			return nil, err
-		}
-		defer t.done()
-	}
-	unlock, err := lockInput(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
+	defer end()
 	mine := slices.DeleteFunc(m.heldOf(s.ID), func(h Hold) bool { return h.Button == 0 })
 	if len(mine) == 0 {
 		return nil, Errorf(CodeHoldConflict, "this session holds no button, so there is nothing to drag; press one first (click moves and clicks in one call)%s", m.endedNote(s.ID))
