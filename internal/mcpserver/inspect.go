@@ -10,28 +10,10 @@ import (
 	"github.com/uiscope/uiscope/internal/core"
 )
 
-// Deadlines and budgets for tool arguments.
-const (
-	defaultTimeoutMs = 10000
-	maxTimeoutMs     = 120000
-)
-
-// timeout validates an optional timeoutMs argument.
-func timeout(ms *int, def int) (time.Duration, error) {
-	v := def
-	if ms != nil {
-		v = *ms
-	}
-	if v <= 0 || v > maxTimeoutMs {
-		return 0, core.Errorf(core.CodeInvalidArgument, "timeoutMs must be between 1 and %d, not %d", maxTimeoutMs, v)
-	}
-	return time.Duration(v) * time.Millisecond, nil
-}
-
 // session checks a timeoutMs argument and returns the (identity-checked)
 // session with it.
 func (h *handlers) session(ctx context.Context, id string, timeoutMs *int) (*core.Session, time.Duration, error) {
-	limit, err := timeout(timeoutMs, defaultTimeoutMs)
+	limit, err := core.Timeout(timeoutMs)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -141,7 +123,7 @@ type listAppsResult struct {
 }
 
 func (h *handlers) listApps(ctx context.Context, _ *mcp.CallToolRequest, _ listAppsArgs) (listAppsResult, error) {
-	ctx, cancel := context.WithTimeout(ctx, defaultTimeoutMs*time.Millisecond)
+	ctx, cancel := context.WithTimeout(ctx, core.DefaultTimeoutMs*time.Millisecond)
 	defer cancel()
 	apps, err := h.sessions.Apps(ctx)
 	if err != nil {
@@ -177,7 +159,7 @@ type connectResult struct {
 }
 
 func (h *handlers) connect(ctx context.Context, _ *mcp.CallToolRequest, in connectArgs) (connectResult, error) {
-	limit := defaultTimeoutMs * time.Millisecond
+	limit := core.DefaultTimeoutMs * time.Millisecond
 	if c := h.sessions.Consent; c != nil {
 		limit += c.Timeout // the user may be asked
 	}
@@ -372,7 +354,7 @@ type editableResult struct {
 }
 
 func (h *handlers) getEditableProperties(ctx context.Context, _ *mcp.CallToolRequest, in editableArgs) (editableResult, error) {
-	ctx, cancel := context.WithTimeout(ctx, defaultTimeoutMs*time.Millisecond)
+	ctx, cancel := context.WithTimeout(ctx, core.DefaultTimeoutMs*time.Millisecond)
 	defer cancel()
 	p, err := h.sessions.EditableProperties(ctx, in.Session, in.Element)
 	if err != nil {
@@ -457,7 +439,7 @@ type waitResult struct {
 }
 
 func (h *handlers) waitFor(ctx context.Context, _ *mcp.CallToolRequest, in waitArgs) (waitResult, error) {
-	limit, err := timeout(in.TimeoutMs, defaultTimeoutMs)
+	limit, err := core.Timeout(in.TimeoutMs)
 	if err != nil {
 		return waitResult{}, err
 	}

@@ -227,21 +227,21 @@ type propertyResult struct {
 }
 
 func (h *handlers) setProperty(ctx context.Context, _ *mcp.CallToolRequest, in setPropertyArgs) (propertyResult, error) {
-	ctx, cancel := context.WithTimeout(ctx, actTimeout)
-	defer cancel()
-	r, err := h.sessions.SetProperty(ctx, in.Session, in.Element, in.DescriptorID, in.Value, false)
-	if err != nil {
-		return propertyResult{}, err
-	}
-	return propertyResult{Session: in.Session, PropertyResult: r}, nil
+	return h.property(ctx, in.Session, in.Element, in.DescriptorID, in.Value, false)
 }
 
 func (h *handlers) clearProperty(ctx context.Context, _ *mcp.CallToolRequest, in clearPropertyArgs) (propertyResult, error) {
+	return h.property(ctx, in.Session, in.Element, in.DescriptorID, nil, true)
+}
+
+// property sets (or, with clear, clears) one property under the acting
+// deadline: the body set_property and clear_property share.
+func (h *handlers) property(ctx context.Context, session, element, descriptorID string, value any, clear bool) (propertyResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, actTimeout)
 	defer cancel()
-	r, err := h.sessions.SetProperty(ctx, in.Session, in.Element, in.DescriptorID, nil, true)
+	r, err := h.sessions.SetProperty(ctx, session, element, descriptorID, value, clear)
 	if err != nil {
 		return propertyResult{}, err
 	}
-	return propertyResult{Session: in.Session, PropertyResult: r}, nil
+	return propertyResult{Session: session, PropertyResult: r}, nil
 }
