@@ -39,20 +39,14 @@ func (c *Conn) ButtonDown(ctx context.Context, x, y, button int) error {
 	if err := checkHeldButton(button); err != nil {
 		return err
 	}
-	_, err := call(ctx, func(ctx context.Context) (struct{}, error) {
-		inputMu.Lock()
-		defer inputMu.Unlock()
-		if err := c.beginInput(ctx); err != nil {
-			return struct{}{}, err
-		}
+	return c.input(ctx, func(ctx context.Context) error {
 		if err := c.onscreen(x, y); err != nil {
-			return struct{}{}, err
+			return err
 		}
 		c.fakeMotion(x, y)
 		xtest.FakeInput(c.xc, fakeButtonPress, byte(button), 0, c.root, 0, 0, 0)
-		return struct{}{}, c.expectButton(button, true)
+		return c.expectButton(button, true)
 	})
-	return err
 }
 
 // ButtonUp releases button wherever the pointer is and verifies the server
@@ -78,42 +72,36 @@ func (c *Conn) ButtonUp(ctx context.Context, button int) error {
 // drag pass its threshold and follows it the way it follows a hand, and
 // verifies the pointer arrived.
 func (c *Conn) DragTo(ctx context.Context, x, y int) error {
-	_, err := call(ctx, func(ctx context.Context) (struct{}, error) {
-		inputMu.Lock()
-		defer inputMu.Unlock()
-		if err := c.beginInput(ctx); err != nil {
-			return struct{}{}, err
-		}
+	return c.input(ctx, func(ctx context.Context) error {
 		if err := c.onscreen(x, y); err != nil {
-			return struct{}{}, err
+			return err
 		}
 		r, err := c.queryPointer()
 		if err != nil {
-			return struct{}{}, err
+			return err
 		}
 		const steps = 8
 		x0, y0 := int(r.RootX), int(r.RootY)
 		for i := 1; i <= steps; i++ {
 			if err := ctx.Err(); err != nil {
-				return struct{}{}, fmt.Errorf("x11: move: %w", err)
+				return fmt.Errorf("x11: move: %w", err)
 			}
 			c.fakeMotion(x0+(x-x0)*i/steps, y0+(y-y0)*i/steps)
 			if err := c.roundTrip(); err != nil {
-				return struct{}{}, err
+				return err
 			}
 		}
 		if err := settleState(func() (bool, error) {
 			r, err = c.queryPointer()
 			return err == nil && int(r.RootX) == x && int(r.RootY) == y, err
 		}); err != nil {
-			return struct{}{}, err
+			return err
 		}
 		if int(r.RootX) != x || int(r.RootY) != y {
-			return struct{}{}, fmt.Errorf("x11: the pointer is at %d,%d, not %d,%d: %w", r.RootX, r.RootY, x, y, ErrNotHeld)
+			return fmt.Errorf("x11: the pointer is at %d,%d, not %d,%d: %w", r.RootX, r.RootY, x, y, ErrNotHeld)
 		}
-		return struct{}{}, nil
+		return nil
 	})
-	return err
 }
 
 // ButtonsDown lists the buttons 1 to 5 the server reports down now.
@@ -136,12 +124,9 @@ func (c *Conn) ButtonsDown(ctx context.Context) ([]int, error) {
 // KeysDown lists the keycodes the server reports down now (QueryKeymap).
 func (c *Conn) KeysDown(ctx context.Context) ([]int, error) {
 	return call(ctx, func(ctx context.Context) ([]int, error) {
-		r, err := xproto.QueryKeymap(c.xc).Reply()
+		r, err := c.queryKeymap()
 		if err != nil {
-			return nil, fmt.Errorf("x11: querying the keymap: %w", err)
-		}
-		if r == nil {
-			return nil, errors.New("x11: querying the keymap: connection closed")
+			return nil, err
 		}
 		var out []int
 		for i, b := range r.Keys {
@@ -162,6 +147,17 @@ func (c *Conn) queryPointer() (*xproto.QueryPointerReply, error) {
 	}
 	if r == nil {
 		return nil, errors.New("x11: querying the pointer: connection closed")
+	}
+	return r, nil
+}
+
+func (c *Conn) queryKeymap() (*xproto.QueryKeymapReply, error) {
+	r, err := xproto.QueryKeymap(c.xc).Reply()
+	if err != nil {
+		return nil, fmt.Errorf("x11: querying the keymap: %w", err)
+	}
+	if r == nil {
+		return nil, errors.New("x11: querying the keymap: connection closed")
 	}
 	return r, nil
 }
@@ -201,28 +197,22 @@ func (c *Conn) KeyDown(ctx context.Context, ch Chord) error {
 	if ch.Key == 0 || ch.Mods != 0 {
 		return fmt.Errorf("x11: %s is not one key; hold each key of a chord with its own call", ch)
 	}
-	_, err := call(ctx, func(ctx context.Context) (struct{}, error) {
-		inputMu.Lock()
-		defer inputMu.Unlock()
-		if err := c.beginInput(ctx); err != nil {
-			return struct{}{}, err
-		}
+	return c.input(ctx, func(ctx context.Context) error {
 		km, err := c.readKeymap()
 		if err != nil {
-			return struct{}{}, err
+			return err
 		}
 		kc, shift, ok := km.lookup(ch.Key)
 		switch {
 		case !ok:
-			return struct{}{}, fmt.Errorf("x11: the keyboard layout has no key for %s, so it cannot be held", keysymDesc(ch.Key))
+			return fmt.Errorf("x11: the keyboard layout has no key for %s, so it cannot be held", keysymDesc(ch.Key))
 		case shift:
-			return struct{}{}, fmt.Errorf("x11: %s is on a key's shifted level; hold Shift and the key's unshifted character instead", keysymDesc(ch.Key))
+			return fmt.Errorf("x11: %s is on a key's shifted level; hold Shift and the key's unshifted character instead", keysymDesc(ch.Key))
 		}
 		xtest.FakeInput(c.xc, fakeKeyPress, byte(kc), 0, c.root, 0, 0, 0)
 		heldKeys[ch.Key] = kc
-		return struct{}{}, c.expectKey(kc, true)
+		return c.expectKey(kc, true)
 	})
-	return err
 }
 
 // KeyUp releases a key KeyDown pressed (or, unknown to it, the layout's key
@@ -257,12 +247,9 @@ func (c *Conn) expectKey(kc xproto.Keycode, down bool) error {
 	var r *xproto.QueryKeymapReply
 	err := settleState(func() (bool, error) {
 		var err error
-		r, err = xproto.QueryKeymap(c.xc).Reply()
+		r, err = c.queryKeymap()
 		if err != nil {
-			return false, fmt.Errorf("x11: querying the keymap: %w", err)
-		}
-		if r == nil {
-			return false, errors.New("x11: querying the keymap: connection closed")
+			return false, err
 		}
 		return (r.Keys[kc/8]&(1<<(kc%8)) != 0) == down, nil
 	})

@@ -92,6 +92,20 @@ func (c *Conn) beginInput(ctx context.Context) error {
 	return c.initXTest()
 }
 
+// input runs fn as one input sequence: on the connection's goroutine
+// (call), behind inputMu, after beginInput.
+func (c *Conn) input(ctx context.Context, fn func(ctx context.Context) error) error {
+	_, err := call(ctx, func(ctx context.Context) (struct{}, error) {
+		inputMu.Lock()
+		defer inputMu.Unlock()
+		if err := c.beginInput(ctx); err != nil {
+			return struct{}{}, err
+		}
+		return struct{}{}, fn(ctx)
+	})
+	return err
+}
+
 // --- keyboard ---
 
 // keymap is the server's core keyboard mapping.
@@ -408,19 +422,13 @@ func (c *Conn) KeyChord(ctx context.Context, ch Chord) error {
 // ctx, with every key it pressed released and every keycode it bound
 // restored at the end, whatever happens.
 func (c *Conn) withKeys(ctx context.Context, fn func(ctx context.Context, s *keySession) error) error {
-	_, err := call(ctx, func(ctx context.Context) (struct{}, error) {
-		inputMu.Lock()
-		defer inputMu.Unlock()
-		if err := c.beginInput(ctx); err != nil {
-			return struct{}{}, err
-		}
+	return c.input(ctx, func(ctx context.Context) error {
 		s, err := c.newKeySession()
 		if err != nil {
-			return struct{}{}, err
+			return err
 		}
-		return struct{}{}, s.run(func() error { return fn(ctx, s) })
+		return s.run(func() error { return fn(ctx, s) })
 	})
-	return err
 }
 
 // TypeText types text character by character, as the current keyboard
@@ -526,14 +534,9 @@ func (c *Conn) fakeMotion(x, y int) {
 // pointerInput runs a pointer sequence at (x, y): checks, the move there,
 // then fn; buttons fn presses are released on every path.
 func (c *Conn) pointerInput(ctx context.Context, x, y int, fn func(press func(button byte))) error {
-	_, err := call(ctx, func(ctx context.Context) (struct{}, error) {
-		inputMu.Lock()
-		defer inputMu.Unlock()
-		if err := c.beginInput(ctx); err != nil {
-			return struct{}{}, err
-		}
+	return c.input(ctx, func(ctx context.Context) error {
 		if err := c.onscreen(x, y); err != nil {
-			return struct{}{}, err
+			return err
 		}
 		var down byte
 		defer func() {
@@ -550,9 +553,8 @@ func (c *Conn) pointerInput(ctx context.Context, x, y int, fn func(press func(bu
 				down = 0
 			})
 		}
-		return struct{}{}, c.roundTrip()
+		return c.roundTrip()
 	})
-	return err
 }
 
 // MovePointer moves the pointer to the absolute screen point (x, y).
