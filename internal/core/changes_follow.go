@@ -194,7 +194,13 @@ func (m *Sessions) follow(ctx context.Context, s *Session, done, ready chan stru
 	defer close(done)
 	changes, stop := m.Watch(ctx, s)
 	defer stop()
-	close(ready)
+	// ready closes once the first read (the baseline every later change is
+	// diffed against) is recorded: a change made after Follow or the first
+	// get_events returns is then a difference from the baseline, never
+	// part of it. (The platform watches from here on, so a change during
+	// the first read wakes a second one.)
+	baseline := sync.OnceFunc(func() { close(ready) })
+	defer baseline()
 	poll := time.NewTimer(FollowPoll)
 	defer poll.Stop()
 	for {
@@ -220,6 +226,7 @@ func (m *Sessions) follow(ctx context.Context, s *Session, done, ready chan stru
 		} else if m.record(s, t) {
 			m.tell(s)
 		}
+		baseline()
 		poll.Reset(FollowPoll)
 		select {
 		case <-ctx.Done():
@@ -274,8 +281,9 @@ func (m *Sessions) FollowErr(s *Session) error {
 // Events is get_events: it takes events from the session's log (see
 // EventLog.Take). The first call starts the session's watcher, which
 // then runs until the session ends, and says so (started): events are
-// only seen while someone watches.
-func (m *Sessions) Events(s *Session, since *int64, limit int) (r EventsRead, started bool, err error) {
+// only seen while someone watches. It returns once the watcher has its
+// baseline (or ctx ends), so what the caller does next is seen.
+func (m *Sessions) Events(ctx context.Context, s *Session, since *int64, limit int) (r EventsRead, started bool, err error) {
 	_, _, log := s.live.feeds()
 	s.live.mu.Lock()
 	if s.live.closed {
@@ -284,8 +292,13 @@ func (m *Sessions) Events(s *Session, since *int64, limit int) (r EventsRead, st
 	}
 	started = !s.live.logHeld
 	s.live.logHeld = true
-	m.startLocked(s)
+	ready := m.startLocked(s)
 	s.live.mu.Unlock()
+	select {
+	case <-ready:
+	case <-ctx.Done():
+		return EventsRead{}, false, Errorf(CodeTimeout, "the first read of the application did not finish: %v", ctx.Err())
+	}
 	return log.Take(since, limit), started, nil
 }
 

@@ -361,7 +361,7 @@ func (h *handlers) getEvents(ctx context.Context, _ *mcp.CallToolRequest, in eve
 	if err != nil {
 		return eventsResult{}, err
 	}
-	r, started, err := h.sessions.Events(s, in.Since, limit)
+	r, started, err := h.sessions.Events(ctx, s, in.Since, limit)
 	if err != nil {
 		return eventsResult{}, err
 	}
