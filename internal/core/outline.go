@@ -86,6 +86,10 @@ func (t *Tree) writeLine(b *strings.Builder, id int) {
 		b.WriteByte(' ')
 		b.WriteString(strconv.Quote(cutRunes(n.Name, outlineNameRunes)))
 	}
+	if n.Value != nil && !n.Redacted {
+		b.WriteString(" = ")
+		b.WriteString(strconv.Quote(cutRunes(*n.Value, outlineNameRunes)))
+	}
 	b.WriteString(" [")
 	b.WriteString(t.RefString(id))
 	b.WriteByte(']')

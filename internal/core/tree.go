@@ -99,6 +99,7 @@ func NewTree(root *platform.Node, kind string) *Tree {
 		n := f.n
 		if n.IsPassword() || n.Redacted {
 			n.Name, n.Description = "", ""
+			n.Value, n.ValueTruncated = nil, false
 			n.Redacted = true
 		}
 		t.nodes = append(t.nodes, n)
@@ -222,6 +223,10 @@ type Element struct {
 	Interfaces   []string       `json:"interfaces,omitempty"`
 	Actions      []string       `json:"actions,omitempty"`
 	Redacted     bool           `json:"redacted,omitempty"`
+	// Value is what the control holds (platform.Node.Value); never on a
+	// redacted element.
+	Value          *string `json:"value,omitempty"`
+	ValueTruncated bool    `json:"valueTruncated,omitempty"`
 	// ChildCount is the number of children the element reported, which may
 	// differ from len(Children) (views, depth, budget, a cut-short walk).
 	ChildCount int        `json:"childCount"`
@@ -229,8 +234,12 @@ type Element struct {
 	// ChildrenOmitted counts the element's children (in the rendered view)
 	// that are in the fetched tree but left out of this output by depth or
 	// the node budget.
-	ChildrenOmitted int    `json:"childrenOmitted,omitempty"`
-	Error           string `json:"error,omitempty"`
+	ChildrenOmitted int `json:"childrenOmitted,omitempty"`
+	// ChildrenPartial and ChildrenRange: the element's children are
+	// virtual and only those on screen were read (platform.Node).
+	ChildrenPartial bool                 `json:"childrenPartial,omitempty"`
+	ChildrenRange   *platform.ChildRange `json:"childrenRange,omitempty"`
+	Error           string               `json:"error,omitempty"`
 }
 
 // Element returns the element with the given id, without children.
@@ -258,9 +267,17 @@ func (t *Tree) element(id int) *Element {
 		Redacted:     n.Redacted,
 		ChildCount:   n.ChildCount,
 		Error:        n.Err,
+
+		ChildrenPartial: n.ChildrenPartial,
+		ChildrenRange:   n.ChildrenRange,
+	}
+	if n.Value != nil {
+		v := *n.Value
+		e.Value, e.ValueTruncated = &v, n.ValueTruncated
 	}
 	if e.Redacted || n.IsPassword() {
 		e.Name, e.Description, e.Redacted = "", "", true
+		e.Value, e.ValueTruncated = nil, false
 	}
 	if n.Bounds != nil {
 		b := *n.Bounds

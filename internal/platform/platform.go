@@ -216,6 +216,30 @@ type Node struct {
 	Children     []*Node  `json:"children,omitempty"`
 	Redacted     bool     `json:"redacted,omitempty"`
 	Err          string   `json:"error,omitempty"` // why this node's details are incomplete
+	// Value is what a control holds (the text of an entry or a cell, a
+	// slider's number, a combo box's chosen item), at most MaxValueRunes
+	// runes, ValueTruncated when cut; nil when it holds nothing readable.
+	// Never set on a redacted node.
+	Value          *string `json:"value,omitempty"`
+	ValueTruncated bool    `json:"valueTruncated,omitempty"`
+	// ChildrenPartial marks a container whose children are virtual (it
+	// manages its descendants, or has too many to walk): Children holds
+	// only those on screen, in order, and ChildrenRange says which.
+	ChildrenPartial bool        `json:"childrenPartial,omitempty"`
+	ChildrenRange   *ChildRange `json:"childrenRange,omitempty"`
+}
+
+// MaxValueRunes bounds a node's Value.
+const MaxValueRunes = 200
+
+// ChildRange says which children a partial container holds: for a table,
+// the rows and columns shown (first and last, inclusive); otherwise the
+// index of the first child held and how many.
+type ChildRange struct {
+	Rows    *[2]int `json:"rows,omitempty"`
+	Columns *[2]int `json:"columns,omitempty"`
+	First   *int    `json:"first,omitempty"`
+	Count   *int    `json:"count,omitempty"`
 }
 
 // IsPassword reports whether the node is a password field, whose text must
