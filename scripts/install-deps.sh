@@ -20,6 +20,8 @@ PACKAGES=(
   gir1.2-atspi-2.0 python3-pyatspi python3-pyqt5 python3-tk
   # real applications the task tests drive, and xdotool to act as "the user"
   mousepad firefox-esr xdotool
+  # apps at scale: browsers and an office suite (GTK 3 VCL, so AT-SPI sees it)
+  chromium libreoffice-calc libreoffice-writer libreoffice-gtk3
 )
 GO_MIN_MAJOR=1
 GO_MIN_MINOR=26
