@@ -1,0 +1,166 @@
+//go:build linux
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/platform/atspi"
+	"github.com/uiscope/uiscope/internal/testdesk"
+)
+
+// Browser launch helpers: Firefox ESR and Chromium on a page the test
+// writes, each with a profile of its own, returned once the page's
+// document is on the accessibility bus.
+
+// browser is one browser the tests drive the same way.
+type browser struct {
+	name string
+	// launch starts it on pageURL in a fresh profile; it returns once the
+	// app is on the bus with a window (testdesk.Launch), not yet once the
+	// page is there: see openPage.
+	launch func(t *testing.T, d *testdesk.Desk, pageURL string) *testdesk.App
+}
+
+// browsers are the browsers every browser test runs on.
+var browsers = []browser{
+	{name: "firefox", launch: launchFirefox},
+	{name: "chromium", launch: launchChromium},
+}
+
+// writePage writes html to a page in a temporary directory of the test and
+// returns its file URL.
+func writePage(t testing.TB, name, html string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(html), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return (&url.URL{Scheme: "file", Path: path}).String()
+}
+
+// launchFirefox starts Firefox ESR on pageURL with a fresh home and profile.
+func launchFirefox(t *testing.T, d *testdesk.Desk, pageURL string) *testdesk.App {
+	t.Helper()
+	return d.Launch(t, append(freshHome(t), "firefox-esr", "-profile", firefoxProfile(t), "-no-remote", pageURL)...)
+}
+
+// launchChromium starts Chromium on pageURL with a fresh home and profile
+// directory. Chromium exposes its pages to AT-SPI only when asked
+// (--force-renderer-accessibility: without it the tree is four empty
+// frames), and its sandbox refuses to run as root (--no-sandbox; tests and
+// CI run as root). The rest keeps a first start from showing anything but
+// the page: no first-run page, no default-browser question, no sign-in or
+// translate offers, no keyring prompt.
+func launchChromium(t *testing.T, d *testdesk.Desk, pageURL string) *testdesk.App {
+	t.Helper()
+	return d.Launch(t, append(freshHome(t), "chromium",
+		"--force-renderer-accessibility", "--no-sandbox",
+		"--user-data-dir="+t.TempDir(),
+		"--no-first-run", "--no-default-browser-check", "--disable-sync",
+		"--disable-features=Translate,MediaRouter,OptimizationHints",
+		"--password-store=basic", "--disable-background-networking",
+		"--disable-component-update", "--disable-default-apps",
+		"--new-window", pageURL)...)
+}
+
+// openPage launches b on html (written to a temporary page) and waits until
+// the page's document, named title, is on the accessibility bus with at
+// least one child: a browser shows its window before the page is exported.
+func openPage(t *testing.T, d *testdesk.Desk, b browser, title, html string) *testdesk.App {
+	t.Helper()
+	app := b.launch(t, d, writePage(t, "page.html", html))
+	waitDocument(t, d, app, title)
+	return app
+}
+
+// waitDocument waits until app's tree holds a document named title with
+// children, reading the tree again after each of the app's events (and at
+// least every half second: a browser's tree also grows without one).
+func waitDocument(t *testing.T, d *testdesk.Desk, app *testdesk.App, title string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	changes, stop, err := d.A11y.Watch(ctx, app.Bus)
+	if err != nil {
+		t.Fatalf("watching %s's events: %v", app.Bus, err)
+	}
+	defer stop()
+	last := "nothing read"
+	for {
+		rctx, rcancel := context.WithTimeout(ctx, 30*time.Second)
+		root, _, err := d.A11y.Tree(rctx, app.Bus, atspi.TreeOptions{NoDetails: true})
+		rcancel()
+		if err == nil {
+			if doc := findDocument(root, title); doc != nil && len(doc.Children) > 0 {
+				return
+			}
+			last = "documents: " + strings.Join(documents(root), ", ")
+		} else {
+			last = err.Error()
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the page %q never showed in the accessibility tree; last seen %s (log: %s)", title, last, app.Proc.LogPath)
+		case <-app.Proc.Done():
+			t.Fatalf("the browser exited before its page %q showed (log: %s)", title, app.Proc.LogPath)
+		case <-changes:
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+// isDocument reports whether n is a web document (Gecko and Chromium say
+// "document web"; "document frame" for other documents).
+func isDocument(n *platform.Node) bool {
+	r := n.Role.String()
+	return r == "document web" || r == "document frame"
+}
+
+// findDocument is the first document in the tree named title.
+func findDocument(n *platform.Node, title string) *platform.Node {
+	if isDocument(n) && n.Name == title {
+		return n
+	}
+	for _, k := range n.Children {
+		if doc := findDocument(k, title); doc != nil {
+			return doc
+		}
+	}
+	return nil
+}
+
+// documents lists the names of the documents in the tree, for a failure.
+func documents(n *platform.Node) []string {
+	var out []string
+	if isDocument(n) {
+		out = append(out, fmt.Sprintf("%q (%d children)", n.Name, len(n.Children)))
+	}
+	for _, k := range n.Children {
+		out = append(out, documents(k)...)
+	}
+	return out
+}
+
+// windowTitle is the title of app's first mapped top-level window, read
+// from X11 rather than AT-SPI: an independent account of the page's title.
+func windowTitle(ctx context.Context, d *testdesk.Desk, pid int) string {
+	wins, err := d.X.TopLevels(ctx)
+	if err != nil {
+		return "<" + err.Error() + ">"
+	}
+	for _, w := range wins {
+		if w.Pid == pid && w.Mapped {
+			return w.Title
+		}
+	}
+	return "<no window>"
+}
