@@ -42,16 +42,22 @@ var sweepCases = []sweepCase{
 	fixtureCase("gtk3_fixture.py", "hunter2-gtk-secret"),
 	fixtureCase("gtk4_fixture.py", "hunter2-gtk4-secret", "gtk4-hidden-entry-secret", "pin-placeholder-hint"),
 	fixtureCase("qt5_fixture.py", "hunter2-qt-secret"),
-	{
-		name: "firefox form.html",
+	browserCase(browsers[0]),
+	browserCase(browsers[1]),
+}
+
+// browserCase is the sign-in form in a browser (form.html: its password
+// input starts empty, so the sweep plants a secret first).
+func browserCase(b browser) sweepCase {
+	return sweepCase{
+		name: b.name + " form.html",
 		launch: func(t *testing.T, d *testdesk.Desk) *testdesk.App {
-			page := "file://" + testdesk.Fixture("form.html")
-			return d.Launch(t, append(freshHome(t), "firefox-esr", "-profile", firefoxProfile(t), "-no-remote", page)...)
+			return b.launch(t, d, "file://"+testdesk.Fixture("form.html"))
 		},
 		ready: func(t *testing.T, s *mcpServer, sess string) {
 			s.ok(t, "wait_for", map[string]any{"session": sess, "role": "password text", "until": "appears", "timeoutMs": 60000})
 		},
-	},
+	}
 }
 
 // TestRedactionEveryTool calls every tool the server lists — reads,
@@ -108,7 +114,11 @@ func TestRedactionEveryTool(t *testing.T) {
 				// Plant one: the field starts empty.
 				planted := "planted-secret-" + tag.Replace(tc.name)
 				secrets = append(secrets, planted)
-				sweep("set_value", map[string]any{"session": sess, "element": pw.Ref, "value": planted})
+				// A secret that never reached the field would make the sweep
+				// prove nothing: the planting must have worked.
+				if out := sweep("set_value", map[string]any{"session": sess, "element": pw.Ref, "value": planted}); out["ok"] != true {
+					t.Fatalf("planting the secret with set_value failed: %v", out)
+				}
 			}
 			vconn := sweep("connect", map[string]any{"pid": app.Pid, "mode": "visual"})
 			vsess, _ := vconn["session"].(string)

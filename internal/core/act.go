@@ -295,6 +295,11 @@ func mapActErr(err error) error {
 // clickActions are the action names that mean "press this".
 var clickActions = []string{"click", "press", "activate", "jump", "open", "toggle"}
 
+// chooseActions are the action names that choose an item: a click, or
+// "select", the one action browsers give the options of an HTML select
+// (Firefox and Chromium alike).
+var chooseActions = append(slices.Clone(clickActions), "select")
+
 // Click presses an element: its own action when it has one, else a real
 // pointer click at its centre after checking the window is in front and
 // nothing covers the point.
@@ -477,8 +482,9 @@ func valueIs(want float64) func(*platform.Details) bool {
 
 // SetValue sets an element's text (EditableText) or number (Value) and
 // succeeds only when the element, read back on a settled UI, holds it.
-// When the toolkit accepts the text call but changes nothing (GTK 4.8), it
-// falls back to select-all and typing.
+// When the toolkit accepts the text call but changes nothing (GTK 4.8), or
+// an editable field has no EditableText at all (Chromium), it falls back to
+// select-all and typing, verified the same way.
 func (m *Sessions) SetValue(ctx context.Context, sessionID, ref, value string) (*ActResult, error) {
 	t, err := m.prepare(ctx, sessionID, ref)
 	if err != nil {
@@ -517,32 +523,61 @@ func (m *Sessions) SetValue(ctx context.Context, sessionID, ref, value string) (
 		case !errors.Is(err, platform.ErrNoEffect):
 			return nil, mapActErr(err)
 		}
-		// Keystrokes: front, focus, select all, type — one input sequence.
-		if err := m.require(security.Keyboard, "this field ignored the text call, so setting it means typing, which"); err != nil {
-			return nil, err
+		return m.setByTyping(ctx, t, value, claim,
+			fmt.Sprintf("the toolkit accepted the text call but kept %s; the text was typed instead", Quote(eff)))
+	case typable(n):
+		claim := "setting the text"
+		if !n.Redacted {
+			claim += " to " + Quote(value)
 		}
-		if err := m.withKeyboard(ctx, t, func(win platform.Window) error {
-			if err := t.actor.KeyChord(ctx, "Ctrl+a"); err != nil {
-				return mapActErr(err)
-			}
-			if value == "" {
-				return mapActErr(t.actor.KeyChord(ctx, "BackSpace"))
-			}
-			_, err := m.typeBatched(ctx, t, win, value)
-			return err
-		}); err != nil {
-			return nil, err
-		}
-		if n.Redacted {
-			return m.finishPassword(ctx, t, value, claim+" by typing it")
-		}
-		r, err := m.finish(ctx, t, MethodKeyboard, "Ctrl+A, then typed", textIs(value), claim+" by typing it")
-		if r != nil {
-			r.Note = fmt.Sprintf("the toolkit accepted the text call but kept %s; the text was typed instead", Quote(eff))
-		}
-		return r, err
+		return m.setByTyping(ctx, t, value, claim,
+			"the field has no EditableText interface (as Chromium's inputs), so the text was typed: focus, Ctrl+A, then the keys, and read back")
 	}
 	return nil, Errorf(CodeNotSupported, "%s (%s) has neither editable text nor a value; use type_text or select", t.ref, n.Role)
+}
+
+// typable reports whether an element is a text field that can be set by
+// typing though it has no EditableText: it says it is editable and has a
+// Text interface to read the result back with (Chromium's inputs). Without
+// a Text interface a typed value could not be verified, so it is not set.
+func typable(n *platform.Node) bool {
+	return n.States.Has(platform.StateEditable) && hasInterface(n, "text") && !hasInterface(n, "editabletext")
+}
+
+// setByTyping sets a field's text with keystrokes — front, focus, select
+// all, type, as one input sequence — and succeeds only when the field,
+// read back on a settled UI, holds value (a password field: its length).
+// note says why the text was typed.
+func (m *Sessions) setByTyping(ctx context.Context, t *target, value, claim, note string) (*ActResult, error) {
+	n := &t.det.Node
+	if err := m.require(security.Keyboard, "setting this field means typing, which"); err != nil {
+		return nil, err
+	}
+	if strings.ContainsAny(value, "\r\n") && slices.Contains(n.States.Names(), "single-line") {
+		// Typed, a line break is Enter: it would submit a form rather than
+		// land in the field, which keeps no line breaks anyway.
+		return nil, Errorf(CodeInvalidArgument, "%s is a single-line field: it holds no line breaks, and typing one would press Enter; set a value without them", t.ref)
+	}
+	if err := m.withKeyboard(ctx, t, func(win platform.Window) error {
+		if err := t.actor.KeyChord(ctx, "Ctrl+a"); err != nil {
+			return mapActErr(err)
+		}
+		if value == "" {
+			return mapActErr(t.actor.KeyChord(ctx, "BackSpace"))
+		}
+		_, err := m.typeBatched(ctx, t, win, value)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	if n.Redacted {
+		return m.finishPassword(ctx, t, value, claim+" by typing it")
+	}
+	r, err := m.finish(ctx, t, MethodKeyboard, "Ctrl+A, then typed", textIs(value), claim+" by typing it")
+	if r != nil {
+		r.Note = note
+	}
+	return r, err
 }
 
 // lengthChecker is a platform that can tell whether a text field holds n
@@ -566,7 +601,7 @@ func (m *Sessions) finishPassword(ctx context.Context, t *target, value, claim s
 	}
 	r, err := m.finish(ctx, t, MethodKeyboard, "Ctrl+A, then typed", want, claim)
 	if r != nil {
-		r.Note = "password field: the toolkit ignored the text call, so the text was typed; its text is never read back, only its length was checked"
+		r.Note = "password field: the text was typed; its text is never read back, only its length was checked"
 	}
 	return r, err
 }
@@ -621,11 +656,21 @@ func (m *Sessions) Select(ctx context.Context, sessionID, ref, mode string) (*Ac
 	// Menu items are chosen by activating them: a GTK 3 combo box's menu
 	// accepts Selection calls and changes nothing.
 	if t.det.Node.Role.String() == "menu item" && want {
-		used, err := t.actor.DoAction(ctx, t.s.App, t.node.Key, clickActions...)
-		if err != nil {
+		used, err := t.actor.DoAction(ctx, t.s.App, t.node.Key, chooseActions...)
+		if err != nil && !errors.Is(err, platform.ErrNotSupported) {
 			return nil, mapActErr(err)
 		}
-		return m.finish(ctx, t, MethodAction, used, m.chosen(ctx, t), claim)
+		var r *ActResult
+		if err == nil {
+			r, err = m.finish(ctx, t, MethodAction, used, m.chosen(ctx, t), claim)
+			if err == nil || AsError(err).Code != CodeNoEffect {
+				return r, err
+			}
+		}
+		if r, kerr, ok := m.chooseByKeys(ctx, t, claim); ok {
+			return r, kerr
+		}
+		return nil, mapActErr(err)
 	}
 	if t.det.ParentKey != "" {
 		err := t.actor.Select(ctx, t.s.App, t.det.ParentKey, t.det.IndexInParent, want, mode == "replace")
@@ -643,11 +688,53 @@ func (m *Sessions) Select(ctx context.Context, sessionID, ref, mode string) (*Ac
 	if !want {
 		return nil, Errorf(CodeNotSupported, "%s's container has no Selection interface, so it cannot be deselected", t.ref)
 	}
-	used, err := t.actor.DoAction(ctx, t.s.App, t.node.Key, clickActions...)
+	used, err := t.actor.DoAction(ctx, t.s.App, t.node.Key, chooseActions...)
 	if err != nil {
 		return nil, mapActErr(err)
 	}
 	return m.finish(ctx, t, MethodAction, used, m.chosen(ctx, t), claim+" by its action "+strconv.Quote(used))
+}
+
+// chooseByKeys chooses a combo box's item with the keyboard, as a user
+// would on a closed one: focus the combo box, Home, then Down to the item.
+// Firefox's options of an HTML select answer their "select" action and
+// change nothing. ok is false when the item is not in a combo box (or the
+// server does not allow keys): the caller's own failure stands then.
+func (m *Sessions) chooseByKeys(ctx context.Context, t *target, claim string) (*ActResult, error, bool) {
+	if !m.Caps.Has(security.Keyboard) || t.det.ParentKey == "" {
+		return nil, nil, false
+	}
+	menu, err := m.desk.Accessibility.Element(ctx, t.s.App, t.det.ParentKey)
+	if err != nil || menu.ParentKey == "" {
+		return nil, nil, false
+	}
+	combo, err := m.desk.Accessibility.Element(ctx, t.s.App, menu.ParentKey)
+	if err != nil || combo.Node.Role.String() != "combo box" {
+		return nil, nil, false
+	}
+	// The keys go to the combo box: aim, activate and focus it instead.
+	ct := *t
+	ct.node, ct.det = &combo.Node, combo
+	keys := []string{"Home"}
+	for range t.det.IndexInParent {
+		keys = append(keys, "Down")
+	}
+	if err := m.withKeyboard(ctx, &ct, func(platform.Window) error {
+		for _, k := range keys {
+			if err := t.actor.KeyChord(ctx, k); err != nil {
+				return mapActErr(err)
+			}
+		}
+		return nil
+	}); err != nil {
+		return nil, err, true
+	}
+	detail := fmt.Sprintf("the combo box focused, then Home and Down x%d", t.det.IndexInParent)
+	r, err := m.finish(ctx, t, MethodKeyboard, detail, m.chosen(ctx, t), claim+" with the keyboard ("+detail+")")
+	if r != nil {
+		r.Note = "the item's own action changed nothing, so it was chosen with the keyboard on its combo box"
+	}
+	return r, err, true
 }
 
 // chosen is the read-back for an item selected by its action: the item
@@ -711,6 +798,11 @@ func focused(d *platform.Details) bool { return d.Node.States.Has(platform.State
 // focus. The caller holds the input lock.
 func (m *Sessions) focus(ctx context.Context, t *target) error {
 	if focused(t.det) {
+		// Asked again all the same: a browser keeps a page element's
+		// focused state while its own UI (the address bar) has the keys,
+		// and Chromium's GrabFocus gives them back to the page. Where the
+		// focus is real, asking again changes nothing.
+		_ = t.actor.GrabFocus(ctx, t.s.App, t.node.Key)
 		return nil
 	}
 	if err := t.actor.GrabFocus(ctx, t.s.App, t.node.Key); err == nil {

@@ -154,7 +154,9 @@ func editableProperties(sessionID, ref string, d *platform.Details, items []stri
 	}
 
 	if has("text") {
-		editable := has("editabletext") && n.States.Has(platform.StateEditable)
+		// A field without EditableText that says it is editable is set by
+		// typing (SetValue): writable all the same.
+		editable := (has("editabletext") || typable(n)) && n.States.Has(platform.StateEditable)
 		desc := PropertyDescriptor{Name: "text", Type: "string", Editor: EditorReadonly, Redacted: redacted}
 		if editable && enabled {
 			desc.Editor, desc.Writable, desc.Clearable = EditorString, true, true

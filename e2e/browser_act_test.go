@@ -1,0 +1,164 @@
+//go:build linux
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/uiscope/uiscope/internal/testdesk"
+)
+
+// formPage is a form of every common kind of control. Its script writes
+// what the form holds into the page's title on every change, so a test
+// checks the page itself through the window's title, read from X11: an
+// account independent of AT-SPI and of the tool's answers.
+const formPage = `<!DOCTYPE html>
+<html lang="en">
+<head><meta charset="utf-8"><title>form ready</title></head>
+<body>
+<form id="f" onsubmit="return false">
+  <p><label for="name">Full name</label> <input id="name" type="text"></p>
+  <p><label for="notes">Notes</label> <textarea id="notes" rows="3" cols="30"></textarea></p>
+  <p><input id="news" type="checkbox"> <label for="news">Newsletter</label></p>
+  <p><input id="small" name="size" type="radio" value="small" checked> <label for="small">Small</label>
+     <input id="large" name="size" type="radio" value="large"> <label for="large">Large</label></p>
+  <p><label for="colour">Colour</label> <select id="colour">
+     <option value="red">Red</option><option value="green">Green</option><option value="blue">Blue</option></select></p>
+  <p><label for="pin">PIN</label> <input id="pin" type="password"></p>
+  <p><button id="go" type="button">Go</button></p>
+</form>
+<script>
+var presses = 0;
+function show() {
+  var f = document.getElementById("f");
+  document.title = "name=" + f.name.value + "|notes=" + f.notes.value.replace(/\n/g, "/") +
+    "|news=" + (f.news.checked ? "on" : "off") + "|size=" + f.querySelector("input[name=size]:checked").value +
+    "|colour=" + f.colour.value + "|pin=" + f.pin.value.length + "|go=" + presses;
+}
+document.getElementById("f").addEventListener("input", show);
+document.getElementById("f").addEventListener("change", show);
+document.getElementById("go").addEventListener("click", function () { presses++; show(); });
+</script>
+</body>
+</html>
+`
+
+// TestBrowserFormTask fills a web form in Firefox ESR and Chromium as an
+// agent would — set_value on a text input, type_text into a text area,
+// toggle a check box, click a radio button, select an option of a select,
+// set_value on a password input, click a button — and checks every
+// success against the page: each control read back through
+// get_element_properties and the tree, and the page's own account of
+// its form in its title. Between steps the address bar takes the keys
+// (Ctrl+L), as after a user's visit there: keys sent next must still
+// reach the page's field, not the address bar.
+func TestBrowserFormTask(t *testing.T) {
+	d := testdesk.Shared(t)
+	for _, b := range browsers {
+		t.Run(b.name, func(t *testing.T) {
+			app := openPage(t, d, b, "form ready", formPage)
+			s := startMCP(t, d, "", "--allow-input")
+			sess := s.connect(t, map[string]any{"pid": app.Pid})
+			find := func(args map[string]any) actElem { return findOne(t, s, sess, args) }
+			name := find(map[string]any{"name": "Full name", "nameMatch": "exact", "role": "entry"})
+			notes := find(map[string]any{"name": "Notes", "nameMatch": "exact", "role": "entry"})
+			news := find(map[string]any{"name": "Newsletter", "nameMatch": "exact", "role": "check box"})
+			large := find(map[string]any{"name": "Large", "nameMatch": "exact", "role": "radio button"})
+			green := find(map[string]any{"name": "Green", "nameMatch": "exact", "role": "menu item"})
+			pin := find(map[string]any{"role": "password text"})
+			goButton := find(map[string]any{"name": "Go", "nameMatch": "exact", "role": "push button"})
+
+			// page waits until the page's title shows what the form holds.
+			page := func(want string) {
+				t.Helper()
+				until(t, "the page's title "+want, func(ctx context.Context) (bool, string) {
+					got := windowTitle(ctx, d, app.Pid)
+					return strings.HasPrefix(got, want+" "), fmt.Sprintf("%q", got)
+				})
+			}
+			text := func(el actElem) string {
+				t.Helper()
+				p, _ := s.ok(t, "get_element_properties", map[string]any{"session": sess, "element": el.Ref})["properties"].(map[string]any)
+				tx, _ := p["text"].(map[string]any)
+				got, _ := tx["text"].(string)
+				return got
+			}
+			addressBar := func() { s.ok(t, "press_key", map[string]any{"session": sess, "keys": "Ctrl+l"}) }
+
+			addressBar()
+			const full = "Ada Lovelace"
+			set := s.ok(t, "set_value", map[string]any{"session": sess, "element": name.Ref, "value": full})
+			if got, ok := afterText(set); !ok || got != full {
+				t.Errorf("set_value answered ok with after.text %q (present %v); want %q", got, ok, full)
+			}
+			page("name=" + full + "|notes=|news=off|size=small|colour=red|pin=0|go=0")
+
+			addressBar()
+			typed := s.ok(t, "type_text", map[string]any{"session": sess, "element": name.Ref, "text": ", Countess"})
+			if got, ok := afterText(typed); !ok || got != full+", Countess" {
+				t.Errorf("type_text answered ok with after.text %q (present %v); want %q", got, ok, full+", Countess")
+			}
+			s.ok(t, "set_value", map[string]any{"session": sess, "element": notes.Ref, "value": "first line\nsecond"})
+			addressBar()
+			s.ok(t, "type_text", map[string]any{"session": sess, "element": notes.Ref, "text": "\nZoë, 東京"})
+			page("name=" + full + ", Countess|notes=first line/second/Zoë, 東京|news=off|size=small|colour=red|pin=0|go=0")
+			if got := text(name); got != full+", Countess" {
+				t.Errorf("get_element_properties: the name holds %q", got)
+			}
+			if got := text(notes); got != "first line\nsecond\nZoë, 東京" {
+				t.Errorf("get_element_properties: the notes hold %q", got)
+			}
+
+			s.ok(t, "toggle", map[string]any{"session": sess, "element": news.Ref})
+			s.ok(t, "click", map[string]any{"session": sess, "element": large.Ref})
+			sel := s.ok(t, "select", map[string]any{"session": sess, "element": green.Ref})
+			if after, _ := sel["after"].(map[string]any); !strings.Contains(fmt.Sprint(after["states"]), "selected") {
+				t.Errorf("select answered ok; after %v", after)
+			}
+			const secret = "pin-4071"
+			pw := s.ok(t, "set_value", map[string]any{"session": sess, "element": pin.Ref, "value": secret})
+			if raw := fmt.Sprint(pw); strings.Contains(raw, secret) {
+				t.Errorf("set_value on a password field echoes it: %s", raw)
+			}
+			s.ok(t, "click", map[string]any{"session": sess, "element": goButton.Ref})
+			page(fmt.Sprintf("name=%s, Countess|notes=first line/second/Zoë, 東京|news=on|size=large|colour=green|pin=%d|go=1", full, len(secret)))
+
+			// The tree, read afresh, says the same.
+			tree := s.ok(t, "get_a11y_tree", map[string]any{"session": sess, "format": "json", "view": "raw", "maxNodes": 100000})
+			root := decode[*mcpElem](t, tree["root"])
+			want := map[string][2]string{ // name -> role, state it must have
+				"Newsletter": {"check box", "checked"},
+				"Large":      {"radio button", "checked"},
+				"Green":      {"menu item", "selected"},
+			}
+			seen := map[string]bool{}
+			var walk func(e *mcpElem)
+			walk = func(e *mcpElem) {
+				if w, ok := want[e.Name]; ok && e.Role == w[0] {
+					seen[e.Name] = true
+					if !e.has(w[1]) {
+						t.Errorf("the tree's %s %q is not %s: %v", e.Role, e.Name, w[1], e.States)
+					}
+				}
+				if e.Role == "radio button" && e.Name == "Small" && e.has("checked") {
+					t.Errorf("the tree's radio button Small is still checked")
+				}
+				for _, k := range e.Children {
+					walk(k)
+				}
+			}
+			walk(root)
+			for n := range want {
+				if !seen[n] {
+					t.Errorf("the tree has no %s %q", want[n][0], n)
+				}
+			}
+			if raw := fmt.Sprint(tree); strings.Contains(raw, secret) {
+				t.Errorf("the tree holds the password")
+			}
+		})
+	}
+}
