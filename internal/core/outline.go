@@ -1,6 +1,7 @@
 package core
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -107,6 +108,11 @@ func (t *Tree) writeLine(b *strings.Builder, id int) {
 		b.WriteByte('x')
 		b.WriteString(strconv.Itoa(r.Height))
 	}
+	if n.ChildrenPartial {
+		b.WriteString(" (")
+		b.WriteString(partialText(n))
+		b.WriteByte(')')
+	}
 	if n.Err != "" {
 		b.WriteString(" error=")
 		b.WriteString(strconv.Quote(cutRunes(n.Err, outlineNameRunes)))
@@ -146,4 +152,26 @@ func cutRunes(s string, n int) string {
 		count++
 	}
 	return s[:i] + "…"
+}
+
+// partialText says which children a partial container holds, for the
+// outline: "rows 0–24, columns 0–7 on screen of 1048576×16384" for a table,
+// "children 120–151 on screen of 5000" otherwise.
+func partialText(n *platform.Node) string {
+	r := n.ChildrenRange
+	var b strings.Builder
+	switch {
+	case r != nil && r.Rows != nil && r.Columns != nil:
+		fmt.Fprintf(&b, "rows %d–%d, columns %d–%d on screen", r.Rows[0], r.Rows[1], r.Columns[0], r.Columns[1])
+		if r.RowCount != nil && r.ColumnCount != nil {
+			fmt.Fprintf(&b, " of %d×%d", *r.RowCount, *r.ColumnCount)
+		}
+		return b.String()
+	case r != nil && r.First != nil && r.Count != nil && *r.Count > 0:
+		fmt.Fprintf(&b, "children %d–%d on screen", *r.First, *r.First+*r.Count-1)
+	default:
+		b.WriteString("none on screen")
+	}
+	fmt.Fprintf(&b, " of %d", n.ChildCount)
+	return b.String()
 }

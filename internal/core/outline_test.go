@@ -191,3 +191,33 @@ func TestOutlineMuchSmallerThanJSON(t *testing.T) {
 		}
 	}
 }
+
+// A partial container's outline line says which children it holds, of how
+// many.
+func TestOutlinePartialContainer(t *testing.T) {
+	pt := func(v int) *int { return &v }
+	table := nd("table", "Sheet1")
+	table.ChildCount = 2147483647
+	table.ChildrenPartial = true
+	table.ChildrenRange = &platform.ChildRange{Rows: &[2]int{0, 24}, Columns: &[2]int{0, 7}, RowCount: pt(1048576), ColumnCount: pt(16384)}
+	list := nd("list", "Files")
+	list.ChildCount = 5000
+	list.ChildrenPartial = true
+	list.ChildrenRange = &platform.ChildRange{First: pt(120), Count: pt(32)}
+	hidden := nd("list", "Hidden")
+	hidden.ChildCount = 5000
+	hidden.ChildrenPartial = true
+	hidden.ChildrenRange = &platform.ChildRange{First: pt(0), Count: pt(0)}
+	root := nd("frame", "W")
+	root.Children = []*platform.Node{table, list, hidden}
+	tr := NewTree(root, KindA11y)
+	for id, want := range map[int]string{
+		1: `table "Sheet1" [a11y:e1] (rows 0–24, columns 0–7 on screen of 1048576×16384)`,
+		2: `list "Files" [a11y:e2] (children 120–151 on screen of 5000)`,
+		3: `list "Hidden" [a11y:e3] (none on screen of 5000)`,
+	} {
+		if got, _ := tr.OutlineLine(id); got != want {
+			t.Errorf("line %d:\n got %s\nwant %s", id, got, want)
+		}
+	}
+}

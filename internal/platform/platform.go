@@ -233,13 +233,17 @@ type Node struct {
 const MaxValueRunes = 200
 
 // ChildRange says which children a partial container holds: for a table,
-// the rows and columns shown (first and last, inclusive); otherwise the
-// index of the first child held and how many.
+// the rows and columns shown (first and last, inclusive) and, where the
+// table says, how many it has; otherwise the index of the first child held
+// and how many. A table with nothing on screen has neither rows nor
+// columns.
 type ChildRange struct {
-	Rows    *[2]int `json:"rows,omitempty"`
-	Columns *[2]int `json:"columns,omitempty"`
-	First   *int    `json:"first,omitempty"`
-	Count   *int    `json:"count,omitempty"`
+	Rows        *[2]int `json:"rows,omitempty"`
+	Columns     *[2]int `json:"columns,omitempty"`
+	RowCount    *int    `json:"rowCount,omitempty"`
+	ColumnCount *int    `json:"columnCount,omitempty"`
+	First       *int    `json:"first,omitempty"`
+	Count       *int    `json:"count,omitempty"`
 }
 
 // IsPassword reports whether the node is a password field, whose text must

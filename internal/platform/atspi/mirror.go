@@ -619,7 +619,7 @@ func (m *mirror) plan(dirty map[dbus.ObjectPath]dirt) (walks, bounds []dbus.Obje
 
 // sameRead reports whether two reads ask for the same tree.
 func sameRead(a, b TreeOptions) bool {
-	return a.MaxNodes == b.MaxNodes && a.MaxManagedChildren == b.MaxManagedChildren &&
+	return a.MaxNodes == b.MaxNodes && a.MaxManagedChildren == b.MaxManagedChildren && a.MaxChildren == b.MaxChildren &&
 		a.NoCache == b.NoCache && a.NoDetails == b.NoDetails && a.NoShowing == b.NoShowing &&
 		a.Actions == b.Actions
 }

@@ -19,10 +19,14 @@ type TreeOptions struct {
 	// MaxNodes stops the walk after this many nodes (0: 50000), so that an
 	// app with a runaway tree cannot exhaust memory.
 	MaxNodes int
-	// MaxManagedChildren caps the children read under one element that
-	// manages its descendants (tables, tree views: children are created on
-	// demand, possibly millions). 0: 1000.
+	// MaxManagedChildren: an element that manages its descendants (tables,
+	// tree views: children are created on demand, possibly millions) with
+	// more children than this holds only those on screen (virtual.go).
+	// 0: 200.
 	MaxManagedChildren int
+	// MaxChildren: any element with more children than this holds only
+	// those on screen. 0: 2000.
+	MaxChildren int
 	// NoCache skips the bulk prefetch (for comparisons).
 	NoCache bool
 	// NoDetails skips bounds and actions.
@@ -217,7 +221,10 @@ func (c *Conn) SubTree(ctx context.Context, key string, opts TreeOptions) (*plat
 		opts.MaxNodes = 50000
 	}
 	if opts.MaxManagedChildren <= 0 {
-		opts.MaxManagedChildren = 1000
+		opts.MaxManagedChildren = defaultMaxManagedChildren
+	}
+	if opts.MaxChildren <= 0 {
+		opts.MaxChildren = defaultMaxChildren
 	}
 	bus, path, err := ParseKey(key)
 	if err != nil {
@@ -338,6 +345,14 @@ func (w *walker) walk(root *walkNode) error {
 			if !wn.detailed || wn.node.ChildCount <= 0 {
 				continue
 			}
+			if w.virtual(wn.node) {
+				kids, rng := w.visibleChildren(wn)
+				wn.node.ChildrenPartial, wn.node.ChildrenRange = true, rng
+				for _, k := range kids {
+					next = w.addChild(wn, k, next)
+				}
+				continue
+			}
 			if kids, ok := w.cachedChildren(wn); ok {
 				for _, k := range kids {
 					next = w.addChild(wn, k, next)
@@ -347,13 +362,8 @@ func (w *walker) walk(root *walkNode) error {
 			// GetChildAtIndex, not GetChildren: GTK 4.8's GetChildren skips
 			// stack pages and answers with their children, while
 			// GetChildAtIndex agrees with Parent and ChildCount (and is what
-			// libatspi clients walk). Elements that manage their
-			// descendants create children on demand, possibly millions:
-			// read up to the cap.
+			// libatspi clients walk).
 			n := wn.node.ChildCount
-			if wn.node.States.Has(platform.StateManagesDescendants) && n > w.opts.MaxManagedChildren {
-				n = w.opts.MaxManagedChildren
-			}
 			if n > w.opts.MaxNodes {
 				n = w.opts.MaxNodes
 			}
