@@ -261,4 +261,24 @@ func TestCalcVisibleCells(t *testing.T) {
 	if !strings.Contains(text, `table cell "A2"`) || !strings.Contains(text, cellName(r1, 3)) {
 		t.Errorf("the outline lacks the cells of rows 2 and %d", r1+1)
 	}
+
+	// A search says when it saw only the visible part: a cell on screen is
+	// found, one scrolled away is not, and neither answer claims to be
+	// the whole sheet's.
+	for _, tc := range []struct {
+		name  string
+		found int
+	}{{"A2", 1}, {cellName(150, 0), 0}} {
+		f := s.ok(t, "find_elements", map[string]any{"session": session, "role": "table cell", "name": tc.name, "nameMatch": "exact", "timeoutMs": 60000})
+		parts, _ := f["partialContainers"].([]any)
+		if f["matched"] != float64(tc.found) || f["visibleOnly"] != true || len(parts) != 1 || parts[0] != grid.Ref ||
+			!strings.Contains(fmt.Sprint(f["note"]), "visible part") {
+			t.Errorf("find_elements %s: matched %v, visibleOnly %v, partialContainers %v (grid %s), note %q",
+				tc.name, f["matched"], f["visibleOnly"], f["partialContainers"], grid.Ref, f["note"])
+		}
+	}
+	w := s.ok(t, "wait_for", map[string]any{"session": session, "role": "table cell", "name": "B3", "nameMatch": "exact", "until": "appears", "timeoutMs": 60000})
+	if w["visibleOnly"] != true || !strings.Contains(fmt.Sprint(w["note"]), "visible part") {
+		t.Errorf("wait_for B3: visibleOnly %v, note %q", w["visibleOnly"], w["note"])
+	}
 }

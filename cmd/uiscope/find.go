@@ -45,11 +45,16 @@ func runFind(ctx context.Context, c *cli, args []string) error {
 		return cliError(c, "find", err)
 	}
 	tree, st, fst := r.Tree, r.Stats, r.Find
+	partial, note := tree.PartialRefs(fst.Partial)
 	if *asJSON {
-		if err := writeJSON(c.stdout, map[string]any{
+		out := map[string]any{
 			"elements": r.Elements, "matched": fst.Matched, "returned": fst.Returned,
 			"truncated": st.Truncated, "limitHit": fst.LimitHit,
-		}); err != nil {
+		}
+		if len(partial) > 0 {
+			out["visibleOnly"], out["partialContainers"] = true, partial
+		}
+		if err := writeJSON(c.stdout, out); err != nil {
 			return err
 		}
 	} else {
@@ -64,6 +69,9 @@ func runFind(ctx context.Context, c *cli, args []string) error {
 	}
 	if st.Truncated {
 		fmt.Fprintf(c.stderr, "warning: the tree is incomplete (%s); a missing match proves nothing\n", st.Reason)
+	}
+	if note != "" {
+		fmt.Fprintf(c.stderr, "note: %s\n", note)
 	}
 	if st.Truncated {
 		return exitError{exitPartial}

@@ -59,6 +59,10 @@ type FindStats struct {
 	Matched  int  // elements matching in the searched subtree
 	Returned int  // elements returned (at most Limit)
 	LimitHit bool // more matched than were returned
+	// Partial lists the positions of the partial containers in the
+	// searched subtree (virtual containers that hold only what is on
+	// screen): elements scrolled out of view were not searched.
+	Partial []int
 }
 
 // knownInterfaces are the interface short names the backends report.
@@ -249,7 +253,48 @@ func (t *Tree) Find(q Query) ([]*Element, FindStats, error) {
 	}
 	st.Returned = len(out)
 	st.LimitHit = st.Matched > st.Returned
+	st.Partial = t.PartialWithin(q.Within)
 	return out, st, nil
+}
+
+// PartialWithin lists, in pre-order, the positions of the partial
+// containers under within (a position; itself included): containers whose
+// children are virtual and were read as what is on screen. A search there
+// saw only the visible part.
+func (t *Tree) PartialWithin(within int) []int {
+	if within < 0 || within >= len(t.nodes) {
+		return nil
+	}
+	var out []int
+	for id := within; id < t.end[within]; id++ {
+		if t.nodes[id].ChildrenPartial {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// maxPartialListed bounds the partial containers a result names.
+const maxPartialListed = 10
+
+// PartialRefs returns the refs of the given positions, at most ten, and a
+// note saying the search saw only what these containers show; "" when
+// there are none.
+func (t *Tree) PartialRefs(ids []int) ([]string, string) {
+	if len(ids) == 0 {
+		return nil, ""
+	}
+	refs := make([]string, 0, min(len(ids), maxPartialListed))
+	for _, id := range ids[:min(len(ids), maxPartialListed)] {
+		refs = append(refs, t.RefString(id))
+	}
+	more := ""
+	if len(ids) > len(refs) {
+		more = fmt.Sprintf(" and %d more", len(ids)-len(refs))
+	}
+	return refs, fmt.Sprintf("only the visible part was searched: %s%s hold only the children on screen "+
+		"(childrenPartial); what is scrolled out of view was not searched — scroll it into view, or read a table's cells with read_table",
+		strings.Join(refs, ", "), more)
 }
 
 // FindIDs lists, in pre-order and without limit, the positions under

@@ -210,3 +210,28 @@ func TestEditDistance(t *testing.T) {
 		t.Errorf("roleNames: %v", roleNames())
 	}
 }
+
+// Find says which partial containers the searched subtree holds, and only
+// those inside it.
+func TestFindPartial(t *testing.T) {
+	first, count := 0, 1
+	table := nd("table", "Sheet1", nd("table cell", "A1"))
+	table.ChildCount, table.ChildrenPartial = 1<<31-1, true
+	table.ChildrenRange = &platform.ChildRange{First: &first, Count: &count}
+	panel := nd("panel", "side", nd("push button", "OK"))
+	tr := NewTree(nd("frame", "Calc", panel, table), KindA11y)
+	_, st, err := tr.Find(Query{Name: "A1"})
+	if err != nil || len(st.Partial) != 1 || st.Partial[0] != 3 {
+		t.Fatalf("whole tree: partial %v, err %v", st.Partial, err)
+	}
+	refs, note := tr.PartialRefs(st.Partial)
+	if len(refs) != 1 || refs[0] != "a11y:e3" || !strings.Contains(note, "a11y:e3") || !strings.Contains(note, "read_table") {
+		t.Errorf("refs %v, note %q", refs, note)
+	}
+	if _, st, _ := tr.Find(Query{Name: "OK", Within: 1}); st.Partial != nil {
+		t.Errorf("within the panel: partial %v", st.Partial)
+	}
+	if refs, note := tr.PartialRefs(nil); refs != nil || note != "" {
+		t.Errorf("no partial containers: %v %q", refs, note)
+	}
+}

@@ -76,6 +76,11 @@ type WaitResult struct {
 	// Note says when the check was partial: more matches than
 	// MaxLiveReadsPerPoll, so only the first ones were read live.
 	Note string
+	// Partial: the last read's partial containers (refs, at most ten),
+	// which held only their children on screen, so that only the visible
+	// part was searched; PartialNote says so in words.
+	Partial     []string
+	PartialNote string
 }
 
 // WaitFor reads the session's app until the request's condition holds or
@@ -104,7 +109,7 @@ func (m *Sessions) WaitFor(ctx context.Context, s *Session, r WaitRequest) (*Wai
 		e.Retryable, e.Disposition = true, "transient"
 		return e
 	}
-	capped := ""
+	capped, partial := "", ""
 	for polls := 1; ; polls++ {
 		t, _, err := m.Fetch(ctx, s, max(time.Until(start.Add(r.Timeout)), time.Millisecond), TreeOptions{})
 		if err != nil {
@@ -120,15 +125,23 @@ func (m *Sessions) WaitFor(ctx context.Context, s *Session, r WaitRequest) (*Wai
 			if note != "" {
 				capped = note
 			}
+			refs, pnote := t.PartialRefs(t.PartialWithin(0))
+			partial = pnote
 			if hits != nil {
-				return &WaitResult{Elements: hits, Waited: time.Since(start), Polls: polls, Note: note}, nil
+				if pnote != "" && r.Until == UntilDisappears {
+					pnote += "; an element that disappeared may only have scrolled out of view"
+				}
+				return &WaitResult{Elements: hits, Waited: time.Since(start), Polls: polls, Note: note, Partial: refs, PartialNote: pnote}, nil
 			}
 		}
 		if ctx.Err() != nil {
-			if capped != "" {
-				return nil, timeout(" (" + capped + ")")
+			why := ""
+			for _, w := range []string{capped, partial} {
+				if w != "" {
+					why += " (" + w + ")"
+				}
 			}
-			return nil, timeout("")
+			return nil, timeout(why)
 		}
 		select {
 		case <-ctx.Done():

@@ -15,9 +15,10 @@ import (
 // waitDesk is one app (this process) with n text elements. Element reads
 // block until their context ends when frozen, else answer with text "".
 type waitDesk struct {
-	n      int
-	frozen bool
-	reads  atomic.Int64
+	n       int
+	frozen  bool
+	partial bool // the root holds only the fields on screen
+	reads   atomic.Int64
 }
 
 func (d *waitDesk) Apps(context.Context) ([]platform.App, error) {
@@ -40,6 +41,11 @@ func (d *waitDesk) Tree(context.Context, platform.App, platform.TreeOptions) (*p
 			Interfaces: []string{"accessible", "text"}})
 	}
 	root.ChildCount = len(root.Children)
+	if d.partial {
+		first, count := 0, d.n
+		root.ChildCount = 100000
+		root.ChildrenPartial, root.ChildrenRange = true, &platform.ChildRange{First: &first, Count: &count}
+	}
 	return root, platform.TreeStats{Strategy: "fake", Nodes: d.n + 1}, nil
 }
 
@@ -135,6 +141,26 @@ func TestWaitSatisfied(t *testing.T) {
 		r.Timeout = time.Second
 		if _, err := m.WaitFor(context.Background(), s, r); AsError(err).Code != CodeInvalidArgument {
 			t.Errorf("%+v: want invalidArgument, got %v", r, err)
+		}
+	}
+}
+
+// A wait over a tree with a partial container says that it saw only the
+// visible part, and a timeout says so too; a complete tree says nothing.
+func TestWaitSaysVisibleOnly(t *testing.T) {
+	for _, partial := range []bool{false, true} {
+		d := &waitDesk{n: 3, partial: partial}
+		m, s := waitSession(t, d)
+		res, err := m.WaitFor(context.Background(), s, WaitRequest{Query: Query{Name: "nothing like it"}, Until: UntilDisappears, Timeout: 5 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(res.Partial) > 0; got != partial || partial != strings.Contains(res.PartialNote, "scrolled out of view") {
+			t.Errorf("partial %v: result %+v", partial, res)
+		}
+		_, err = m.WaitFor(context.Background(), s, WaitRequest{Query: Query{Name: "nothing like it"}, Until: UntilAppears, Timeout: 300 * time.Millisecond})
+		if e := AsError(err); e.Code != CodeTimeout || strings.Contains(e.Msg, "only the visible part") != partial {
+			t.Errorf("partial %v: timeout %v", partial, err)
 		}
 	}
 }

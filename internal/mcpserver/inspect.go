@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -67,7 +68,8 @@ func (h *handlers) inspectTools() []toolDef {
 				"regex), role (e.g. \"push button\", \"check box\", \"text\"), accessibleId, states (all must hold; " +
 				"\"!focused\" negates) and interface (action, value, text, editable, selection). within limits the " +
 				"search to a subtree. Reads the tree afresh; returns flat elements with refs. No match in a " +
-				"truncated read proves nothing.",
+				"truncated read proves nothing; visibleOnly says the search met containers that hold only their " +
+				"children on screen (spreadsheets, long lists: partialContainers), so what is scrolled away was not searched.",
 		}, h.findElements),
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "get_element_properties",
@@ -110,7 +112,8 @@ func (h *handlers) inspectTools() []toolDef {
 				"text; for state, value is a state name, \"!state\" for its absence). It re-reads as soon as the app " +
 				"reports a change (AT-SPI events), and at least every 500 ms for toolkits that stay silent. Returns " +
 				"the matching elements when satisfied; fails with errorCode \"timeout\" (retryable) after " +
-				"timeoutMs (default 10000).",
+				"timeoutMs (default 10000). visibleOnly, as in find_elements, says only the on-screen part of " +
+				"partialContainers was searched.",
 		}, h.waitFor),
 	}
 }
@@ -283,7 +286,12 @@ type findResult struct {
 	Returned  int             `json:"returned"`
 	LimitHit  bool            `json:"limitHit"`
 	Truncated bool            `json:"truncated"`
-	Note      string          `json:"note,omitempty"`
+	// VisibleOnly: the searched subtree holds partial containers (their
+	// refs in PartialContainers, at most ten), whose children off screen
+	// were not searched.
+	VisibleOnly       bool     `json:"visibleOnly,omitempty"`
+	PartialContainers []string `json:"partialContainers,omitempty"`
+	Note              string   `json:"note,omitempty"`
 }
 
 func (h *handlers) findElements(ctx context.Context, _ *mcp.CallToolRequest, in findArgs) (findResult, error) {
@@ -302,8 +310,12 @@ func (h *handlers) findElements(ctx context.Context, _ *mcp.CallToolRequest, in 
 	fs, st := r.Find, r.Stats
 	out := findResult{Session: s.ID, Elements: r.Elements, Matched: fs.Matched, Returned: fs.Returned,
 		LimitHit: fs.LimitHit, Truncated: st.Truncated}
+	refs, note := r.Tree.PartialRefs(fs.Partial)
+	if len(refs) > 0 {
+		out.VisibleOnly, out.PartialContainers, out.Note = true, refs, note
+	}
 	if st.Truncated {
-		out.Note = fmt.Sprintf(truncatedNote, st.Reason)
+		out.Note = joinNotes(fmt.Sprintf(truncatedNote, st.Reason), out.Note)
 	}
 	return out, nil
 }
@@ -435,7 +447,10 @@ type waitResult struct {
 	Elements  []*core.Element `json:"elements"`
 	WaitedMs  int64           `json:"waitedMs"`
 	Polls     int             `json:"polls"`
-	Note      string          `json:"note,omitempty"` // the live reads were capped
+	// VisibleOnly and PartialContainers: as find_elements'.
+	VisibleOnly       bool     `json:"visibleOnly,omitempty"`
+	PartialContainers []string `json:"partialContainers,omitempty"`
+	Note              string   `json:"note,omitempty"` // the live reads were capped; the search saw the visible part
 }
 
 func (h *handlers) waitFor(ctx context.Context, _ *mcp.CallToolRequest, in waitArgs) (waitResult, error) {
@@ -456,5 +471,17 @@ func (h *handlers) waitFor(ctx context.Context, _ *mcp.CallToolRequest, in waitA
 		return waitResult{}, err
 	}
 	return waitResult{Session: s.ID, Satisfied: true, Elements: nonNilEls(r.Elements),
-		WaitedMs: r.Waited.Milliseconds(), Polls: r.Polls, Note: r.Note}, nil
+		WaitedMs: r.Waited.Milliseconds(), Polls: r.Polls, VisibleOnly: len(r.Partial) > 0, PartialContainers: r.Partial,
+		Note: joinNotes(r.Note, r.PartialNote)}, nil
+}
+
+// joinNotes joins the notes that are not empty.
+func joinNotes(notes ...string) string {
+	var out []string
+	for _, n := range notes {
+		if n != "" {
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, "; ")
 }
