@@ -406,10 +406,12 @@ func TestActWindowActions(t *testing.T) {
 // screen (a list row scrolled out of view) is refused.
 func TestActOffscreen(t *testing.T) {
 	d := testdesk.Shared(t)
-	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "act offscreen", "--rows", "300")
+	// 150 rows: a list walked whole, off-screen rows included (a longer
+	// one holds only the rows on screen, docs/api.md).
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "act offscreen", "--rows", "150")
 	s := startMCP(t, d, "", "--allow-input")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
-	row := findOne(t, s, sess, map[string]any{"name": "Row 290", "nameMatch": "exact"})
+	row := findOne(t, s, sess, map[string]any{"name": "Row 140", "nameMatch": "exact"})
 	s.fail(t, "scroll", map[string]any{"session": sess, "element": row.Ref, "direction": "down"}, "offscreen")
 	// Semantic actions need no pointer, so they still work there.
 	out := s.ok(t, "click", map[string]any{"session": sess, "element": row.Ref})
