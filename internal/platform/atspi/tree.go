@@ -41,6 +41,12 @@ type TreeOptions struct {
 	// shows a top-level element (frame, dialog, window). Needed for toolkits
 	// that report window-relative extents (GTK 4); nil leaves them as read.
 	WindowOrigin func(ctx context.Context, top *platform.Node) (x, y int, ok bool)
+	// Bulk reads an uncached element's Accessible properties with one
+	// Properties.GetAll and its children with one GetChildren, instead of
+	// a call per property and per child. Only for toolkits known to answer
+	// both truthfully (atk-bridge in Gecko and Chromium): Qt 5.15 crashes
+	// on GetAll of its root, and GTK 4.8's GetChildren skips stack pages.
+	Bulk bool
 	// Mirror serves whole-tree reads from a copy of the tree kept current
 	// by the application's events, re-reading only what they touched (see
 	// mirror.go). For long-lived connections to toolkits whose events
@@ -339,7 +345,7 @@ func (w *walker) walk(root *walkNode) error {
 			return w.rootErr(root)
 		}
 		var next []*walkNode
-		var lists []childList
+		var lists []*childList
 		b := w.c.newBatch(w.ctx)
 		for _, wn := range level {
 			if !wn.detailed || wn.node.ChildCount <= 0 {
@@ -364,6 +370,17 @@ func (w *walker) walk(root *walkNode) error {
 			// GetChildAtIndex agrees with Parent and ChildCount (and is what
 			// libatspi clients walk).
 			n := wn.node.ChildCount
+			if w.opts.Bulk && !wn.node.States.Has(platform.StateManagesDescendants) && n <= w.opts.MaxNodes {
+				l := &childList{parent: wn}
+				b.add(wn.ref.Bus, wn.ref.Path, ifaceAccessible+".GetChildren", func(call *dbus.Call) {
+					if call.Err != nil || call.Store(&l.kids) != nil {
+						wn.node.Err = "children not read: " + errText(call.Err)
+					}
+				})
+				w.stats.Calls++
+				lists = append(lists, l)
+				continue
+			}
 			if n > w.opts.MaxNodes {
 				n = w.opts.MaxNodes
 			}
@@ -376,11 +393,16 @@ func (w *walker) walk(root *walkNode) error {
 				}, int32(i))
 			}
 			w.stats.Calls += n
-			lists = append(lists, childList{wn, kids})
+			lists = append(lists, &childList{wn, kids})
 		}
 		b.wait()
 		b.close()
 		for _, m := range lists {
+			if w.opts.Bulk && m.parent.node.Err == "" {
+				// GetChildren's list is the count: a child added since
+				// ChildCount was read is in it.
+				m.parent.node.ChildCount = len(m.kids)
+			}
 			for _, k := range m.kids {
 				if !k.null() {
 					next = w.addChild(m.parent, k, next)
@@ -488,19 +510,37 @@ func (w *walker) fetchDetails(level []*walkNode) {
 			note(call.Err)
 			return call.Err != nil
 		}
-		b.get(wn.ref.Bus, wn.ref.Path, ifaceAccessible, "Name", func(v any, err error) {
-			note(err)
-			n.Name, _ = v.(string)
-		})
-		b.get(wn.ref.Bus, wn.ref.Path, ifaceAccessible, "Description", func(v any, err error) {
-			n.Description, _ = v.(string)
-		})
-		b.get(wn.ref.Bus, wn.ref.Path, ifaceAccessible, "ChildCount", func(v any, err error) {
-			note(err)
-			if cc, ok := v.(int32); ok {
+		if w.opts.Bulk {
+			b.add(wn.ref.Bus, wn.ref.Path, ifaceProps+".GetAll", func(call *dbus.Call) {
+				var props map[string]dbus.Variant
+				if fail(call) || call.Store(&props) != nil {
+					note(errors.New("unexpected GetAll reply"))
+					return
+				}
+				n.Name, _ = props["Name"].Value().(string)
+				n.Description, _ = props["Description"].Value().(string)
+				cc, ok := props["ChildCount"].Value().(int32)
+				if !ok {
+					note(errors.New("no ChildCount in GetAll"))
+				}
 				n.ChildCount = int(cc)
-			}
-		})
+			}, ifaceAccessible)
+			w.stats.Calls -= 2
+		} else {
+			b.get(wn.ref.Bus, wn.ref.Path, ifaceAccessible, "Name", func(v any, err error) {
+				note(err)
+				n.Name, _ = v.(string)
+			})
+			b.get(wn.ref.Bus, wn.ref.Path, ifaceAccessible, "Description", func(v any, err error) {
+				n.Description, _ = v.(string)
+			})
+			b.get(wn.ref.Bus, wn.ref.Path, ifaceAccessible, "ChildCount", func(v any, err error) {
+				note(err)
+				if cc, ok := v.(int32); ok {
+					n.ChildCount = int(cc)
+				}
+			})
+		}
 		b.add(wn.ref.Bus, wn.ref.Path, ifaceAccessible+".GetRole", func(call *dbus.Call) {
 			var role uint32
 			if !fail(call) && call.Store(&role) == nil {

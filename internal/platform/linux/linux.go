@@ -238,7 +238,8 @@ func (d *Desktop) Tree(ctx context.Context, app platform.App, opts platform.Tree
 		return nil, platform.TreeStats{}, err
 	}
 	return c.a11y.Tree(ctx, app.BusName, atspi.TreeOptions{MaxNodes: opts.MaxNodes, Actions: opts.Actions,
-		WindowOrigin: c.originFunc(app), NoShowing: isGTK4(app), Mirror: d.Mirror && Mirrorable(app)})
+		WindowOrigin: c.originFunc(app), NoShowing: isGTK4(app), Mirror: d.Mirror && Mirrorable(app),
+		Bulk: isBrowser(app)})
 }
 
 // Element reads one element of the application live.
@@ -267,6 +268,13 @@ func (d *Desktop) Element(ctx context.Context, app platform.App, key string) (*p
 // every bounds change.
 func Mirrorable(app platform.App) bool {
 	return strings.EqualFold(app.Toolkit, "gtk") && strings.HasPrefix(app.ToolkitVersion, "3.")
+}
+
+// isBrowser reports Firefox (Gecko) and Chromium (Chromium, Electron): their
+// atk-bridge answers Properties.GetAll and Accessible.GetChildren, which
+// read an element in fewer calls than a property and a child at a time.
+func isBrowser(app platform.App) bool {
+	return strings.EqualFold(app.Toolkit, "gecko") || strings.EqualFold(app.Toolkit, "chromium")
 }
 
 // isGTK4 reports a GTK 4 application, which sets SHOWING on windows only.
