@@ -27,8 +27,31 @@ import (
 //
 //	go test -run '^$' -bench . -benchtime 10x ./e2e/
 
-// benchApps are the apps read, larger first.
-var benchApps = []string{"gtk4-widget-factory", "gtk3-widget-factory"}
+// benchTarget is an app the benchmarks read: how to start it and wait until
+// it shows what is measured.
+type benchTarget struct {
+	name   string
+	launch func(b *testing.B, d *testdesk.Desk) *testdesk.App
+}
+
+// benchApps are the apps read, larger first: the widget factories, and a
+// generated page of about 4,000 nodes in Chromium (2,400 in Firefox), read
+// once the page is loaded and exported.
+var benchApps = []benchTarget{
+	{"gtk4-widget-factory", func(b *testing.B, d *testdesk.Desk) *testdesk.App { return d.Launch(b, "gtk4-widget-factory") }},
+	{"gtk3-widget-factory", func(b *testing.B, d *testdesk.Desk) *testdesk.App { return d.Launch(b, "gtk3-widget-factory") }},
+	{"firefox-page", func(b *testing.B, d *testdesk.Desk) *testdesk.App { return benchPage(b, d, launchFirefox) }},
+	{"chromium-page", func(b *testing.B, d *testdesk.Desk) *testdesk.App { return benchPage(b, d, launchChromium) }},
+}
+
+// benchPage opens the generated page in a browser and waits until it is
+// in the accessible tree.
+func benchPage(b *testing.B, d *testdesk.Desk, launch func(testing.TB, *testdesk.Desk, string) *testdesk.App) *testdesk.App {
+	url, last := bigPage(b, pageSections)
+	app := launch(b, d, url)
+	waitForNamed(b, d, app.Bus, last)
+	return app
+}
 
 // peerRuns is how many measured walks the peer makes (once per app).
 const peerRuns = 10
@@ -39,14 +62,15 @@ const peerRuns = 10
 //
 // "walk" is a cold read, every time from the app, against pyatspi with its
 // cache cleared before every walk. "mirror" (apps whose tree uiscope
-// mirrors, GTK 3) is a repeated read on one connection, as an MCP session
+// mirrors) is a repeated read on one connection, as an MCP session
 // makes, served from the mirror kept current by events; against it pyatspi
 // walks with its client cache kept (--keep-cache), which libatspi keeps
 // current by events the same way.
 func BenchmarkTree(b *testing.B) {
 	d := testdesk.Shared(b)
-	for _, name := range benchApps {
-		launched := d.Launch(b, name)
+	for _, target := range benchApps {
+		name := target.name
+		launched := target.launch(b, d)
 		ld := &linux.Desktop{A11y: d.A11y, X: d.X}
 		app := benchApp(b, ld, launched.Pid)
 		b.Run(name+"/walk", func(b *testing.B) {
@@ -122,8 +146,8 @@ func benchTree(b *testing.B, d *testdesk.Desk, ld *linux.Desktop, app platform.A
 // --format json does), print JSON.
 func BenchmarkCLITree(b *testing.B) {
 	d := testdesk.Shared(b)
-	name := benchApps[0]
-	launched := d.Launch(b, name)
+	name := benchApps[0].name
+	launched := benchApps[0].launch(b, d)
 	b.Run(name, func(b *testing.B) {
 		args := []string{"tree", "--pid", strconv.Itoa(launched.Pid), "--format", "json", "--max-nodes", "100000"}
 		var runs, fetches []time.Duration
@@ -188,7 +212,7 @@ type peerResult struct {
 
 // runPeer runs the pyatspi walk on pid; keepCache keeps libatspi's cache
 // between walks instead of clearing it.
-func runPeer(b *testing.B, d *testdesk.Desk, pid int, keepCache bool) *peerResult {
+func runPeer(b testing.TB, d *testdesk.Desk, pid int, keepCache bool) *peerResult {
 	b.Helper()
 	_, file, _, _ := runtime.Caller(0)
 	script := filepath.Join(filepath.Dir(file), "..", "bench", "pyatspi_walk.py")

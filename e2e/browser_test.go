@@ -27,7 +27,7 @@ type browser struct {
 	// launch starts it on pageURL in a fresh profile; it returns once the
 	// app is on the bus with a window (testdesk.Launch), not yet once the
 	// page is there: see openPage.
-	launch func(t *testing.T, d *testdesk.Desk, pageURL string) *testdesk.App
+	launch func(t testing.TB, d *testdesk.Desk, pageURL string) *testdesk.App
 }
 
 // browsers are the browsers every browser test runs on.
@@ -48,7 +48,7 @@ func writePage(t testing.TB, name, html string) string {
 }
 
 // launchFirefox starts Firefox ESR on pageURL with a fresh home and profile.
-func launchFirefox(t *testing.T, d *testdesk.Desk, pageURL string) *testdesk.App {
+func launchFirefox(t testing.TB, d *testdesk.Desk, pageURL string) *testdesk.App {
 	t.Helper()
 	return d.Launch(t, append(freshHome(t), "firefox-esr", "-profile", firefoxProfile(t), "-no-remote", pageURL)...)
 }
@@ -60,7 +60,7 @@ func launchFirefox(t *testing.T, d *testdesk.Desk, pageURL string) *testdesk.App
 // CI run as root). The rest keeps a first start from showing anything but
 // the page: no first-run page, no default-browser question, no sign-in or
 // translate offers, no keyring prompt.
-func launchChromium(t *testing.T, d *testdesk.Desk, pageURL string) *testdesk.App {
+func launchChromium(t testing.TB, d *testdesk.Desk, pageURL string) *testdesk.App {
 	t.Helper()
 	return d.Launch(t, append(freshHome(t), "chromium",
 		"--force-renderer-accessibility", "--no-sandbox",

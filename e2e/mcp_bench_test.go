@@ -16,8 +16,8 @@ import (
 )
 
 // BenchmarkMCPTree measures tool round trips through the real MCP client
-// and a real `uiscope mcp` process on gtk4-widget-factory and
-// gtk3-widget-factory: "cold" is the first call after connect in a fresh
+// and a real `uiscope mcp` process on the benchmarks' apps (the widget
+// factories, the generated page in Firefox and Chromium): "cold" is the first call after connect in a fresh
 // server process, "warm" a repeated call on one session once it is in a
 // steady state (which GTK 3's mirror serves). The warm json read is set
 // against pyatspi's walk of the same app in the same run (cache kept). It
@@ -26,9 +26,9 @@ import (
 //	go test -run '^$' -bench MCPTree -benchtime 5x ./e2e/
 func BenchmarkMCPTree(b *testing.B) {
 	d := testdesk.Shared(b)
-	for _, name := range benchApps {
-		app := d.Launch(b, name)
-		b.Run(name, func(b *testing.B) { benchMCPTree(b, d, app, name) })
+	for _, target := range benchApps {
+		app := target.launch(b, d)
+		b.Run(target.name, func(b *testing.B) { benchMCPTree(b, d, app, target.name) })
 		_ = app.Proc.Stop()
 	}
 }

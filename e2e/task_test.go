@@ -23,7 +23,7 @@ import (
 // freshHome returns env(1) arguments that give an application a home and
 // XDG directories of its own, so that no state of an earlier run (recent
 // files, a restored session, a remembered folder) changes what it shows.
-func freshHome(t *testing.T) []string {
+func freshHome(t testing.TB) []string {
 	t.Helper()
 	home := t.TempDir()
 	return []string{"/usr/bin/env", "HOME=" + home,
@@ -106,7 +106,7 @@ func TestTaskMousepadSaveAs(t *testing.T) {
 // firefoxProfile writes a fresh profile whose preferences skip what a first
 // start shows (welcome and privacy pages, the default-browser question, the
 // password manager's offer) and keep the new-tab page from loading.
-func firefoxProfile(t *testing.T) string {
+func firefoxProfile(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
 	prefs := []string{
