@@ -257,6 +257,14 @@ func fieldChanges(o, n *Element) map[string]FieldChange {
 	if o.Redacted != n.Redacted {
 		m = put(m, "redacted", o.Redacted, n.Redacted)
 	}
+	// What a control holds: an entry typed into, a slider moved, another
+	// item chosen. nil (no value) is reported as null.
+	if !sameValue(o.Value, n.Value) {
+		m = put(m, "value", valueOf(o.Value), valueOf(n.Value))
+	}
+	if o.ValueTruncated != n.ValueTruncated {
+		m = put(m, "valueTruncated", o.ValueTruncated, n.ValueTruncated)
+	}
 	switch {
 	case o.Bounds == nil && n.Bounds == nil:
 	case o.Bounds == nil || n.Bounds == nil || *o.Bounds != *n.Bounds:
@@ -407,4 +415,16 @@ func (f *Feed) Reset() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.base, f.tree, f.pending, f.snapshot = nil, nil, nil, true
+}
+
+func sameValue(a, b *string) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
+}
+
+// valueOf is a value as a field change carries it: the string, or nil.
+func valueOf(v *string) any {
+	if v == nil {
+		return nil
+	}
+	return *v
 }

@@ -239,3 +239,42 @@ func TestIncreasing(t *testing.T) {
 		t.Fatalf("got %v", got)
 	}
 }
+
+// TestFeedValues: a value typed, changed or cleared is a changed field
+// "value" with the old and new strings (null for none), and a password
+// field's value never shows in a patch, even if a backend set one.
+func TestFeedValues(t *testing.T) {
+	str := func(s string) *string { return &s }
+	form := func(name *string, count string, secret string) *platform.Node {
+		entry := kd("entry", "entry", "Name")
+		entry.Value = name
+		spin := kd("spin", "spin button", "Count")
+		spin.Value = str(count)
+		pw := kd("pw", "password text", "")
+		pw.Value = str(secret)
+		return appTree("x", entry, spin, pw)
+	}
+	var ids IDs
+	f := NewFeed("")
+	f.Update(numbered(&ids, form(nil, "5", "secret-1")))
+	p0 := f.Take()
+	f.Update(numbered(&ids, form(str("Ada"), "6", "secret-2")))
+	p1 := f.Take()
+	got := summaries(p1.Events)
+	want := []string{
+		`changed test:entry parent=test:panel index=2 path=[0 0 2] {"value":{"old":null,"new":"Ada"}}`,
+		`changed test:spin parent=test:panel index=3 path=[0 0 3] {"value":{"old":"5","new":"6"}}`,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("value changes:\n got %q\nwant %q", got, want)
+	}
+	f.Update(numbered(&ids, form(nil, "6", "secret-3")))
+	p2 := f.Take()
+	if got := summaries(p2.Events); len(got) != 1 || !strings.Contains(got[0], `{"value":{"old":"Ada","new":null}}`) {
+		t.Fatalf("a value cleared: %q", got)
+	}
+	b, _ := json.Marshal([]any{p0.Events, p1.Events, p2.Events})
+	if s := string(b); strings.Contains(s, "secret") {
+		t.Fatalf("a password field's value leaked into a patch: %s", s)
+	}
+}

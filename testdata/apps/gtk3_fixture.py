@@ -30,6 +30,8 @@ Options:
   --delayed-dialog MS  after MS ms open a dialog "Delayed dialog" with an "OK" button (closes it)
   --removable-label    add a label "Removable" just before "Tree", destroyed on SIGUSR1 (an
                        element before others disappears, at a moment the test chooses)
+  --form               fill the form for value reads: "Name" holds "Ada Lovelace", and a text
+                       area "Notes" (text, multi-line) holds "first line\nsecond line" (after "Tree")
   --native-submit      give "Submit" a native X window (its input window made native), so
                        that a button has a window of its own in the visual tree
   --x X --y Y          window position (default 40, 40)
@@ -118,6 +120,12 @@ def build(args):
     tree = Gtk.TreeView(model=store)
     tree.append_column(Gtk.TreeViewColumn("Item", Gtk.CellRendererText(), text=0))
     box.pack_start(name(tree, "Tree"), False, False, 0)
+
+    if args.form:
+        entry.set_text("Ada Lovelace")
+        notes = Gtk.TextView()
+        notes.get_buffer().set_text("first line\nsecond line")
+        box.pack_start(name(notes, "Notes"), False, False, 0)
 
     if args.rows is not None:
         rows = Gtk.ListStore(str)
@@ -210,6 +218,7 @@ def main():
     p.add_argument("--removable-label", action="store_true")
     p.add_argument("--lockable", action="store_true")
     p.add_argument("--native-submit", action="store_true")
+    p.add_argument("--form", action="store_true")
     p.add_argument("--x", type=int, default=40)
     p.add_argument("--y", type=int, default=40)
     args = p.parse_args()

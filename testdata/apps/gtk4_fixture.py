@@ -17,6 +17,11 @@ Widgets (accessible name -> GTK 4.8 role name):
 
 Options:
   --title T      window title (default "uiscope GTK4 fixture")
+  --form         add controls for value reads, after "PIN": "Name" holds "Ada Lovelace", and
+                   "Count"   spin button (0..100, value 5)
+                   "Volume"  slider (0..100, value 30)
+                   "Color"   combo box (Gtk.DropDown: Red, Green, Blue; Green selected)
+                   "Notes"   text (Gtk.TextView, multi-line, "first line\nsecond line")
 """
 import argparse
 import signal
@@ -67,6 +72,21 @@ def build(args, loop):
     pin.set_text(HIDDEN_SECRET)
     box.append(name(pin, "PIN"))
 
+    if args.form:
+        entry.set_text("Ada Lovelace")
+        spin = Gtk.SpinButton.new_with_range(0, 100, 1)
+        spin.set_value(5)
+        box.append(name(spin, "Count"))
+        scale = Gtk.Scale.new_with_range(Gtk.Orientation.HORIZONTAL, 0, 100, 1)
+        scale.set_value(30)
+        box.append(name(scale, "Volume"))
+        color = Gtk.DropDown.new_from_strings(["Red", "Green", "Blue"])
+        color.set_selected(1)
+        box.append(name(color, "Color"))
+        notes = Gtk.TextView()
+        notes.get_buffer().set_text("first line\nsecond line")
+        box.append(name(notes, "Notes"))
+
     win.present()
     return win
 
@@ -74,6 +94,7 @@ def build(args, loop):
 def main():
     p = argparse.ArgumentParser(description="uiscope GTK 4 fixture")
     p.add_argument("--title", default="uiscope GTK4 fixture")
+    p.add_argument("--form", action="store_true")
     args = p.parse_args()
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)

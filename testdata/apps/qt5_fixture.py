@@ -18,14 +18,22 @@ Widgets (accessible name -> Qt role name):
 
 Options:
   --title T         window title (default "uiscope Qt5 fixture")
+  --form            add controls for value reads, after "Disabled action": "Name" holds
+                    "Ada Lovelace", "Green" is the combo box's current item, and
+                      "Count"   spin button (QSpinBox 0..100, value 5)
+                      "Volume"  slider (QSlider 0..100, value 30)
+                      "Notes"   text (QPlainTextEdit, "12*7\n= 84\n": Qt answers a GetText
+                                whose end is past the character count with "")
   --x X --y Y       window position (default 60, 60)
 """
 import argparse
 import signal
 import sys
 
+from PyQt5.QtCore import Qt
 from PyQt5.QtWidgets import (QApplication, QCheckBox, QComboBox, QLabel, QLineEdit,
-                             QMainWindow, QPushButton, QVBoxLayout, QWidget)
+                             QMainWindow, QPlainTextEdit, QPushButton, QSlider, QSpinBox,
+                             QVBoxLayout, QWidget)
 
 SECRET = "hunter2-qt-secret"
 
@@ -64,9 +72,26 @@ def build(args):
     disabled = QPushButton("Disabled action")
     disabled.setEnabled(False)
     layout.addWidget(disabled)
+
+    if args.form:
+        entry.setText("Ada Lovelace")
+        combo.setCurrentIndex(1)
+        spin = QSpinBox()
+        spin.setRange(0, 100)
+        spin.setValue(5)
+        spin.setAccessibleName("Count")
+        layout.addWidget(spin)
+        slider = QSlider(Qt.Horizontal)
+        slider.setRange(0, 100)
+        slider.setValue(30)
+        slider.setAccessibleName("Volume")
+        layout.addWidget(slider)
+        notes = QPlainTextEdit("12*7\n= 84\n")
+        notes.setAccessibleName("Notes")
+        layout.addWidget(notes)
     layout.addStretch(1)
 
-    win.resize(500, 320)
+    win.resize(500, 520 if args.form else 320)
     win.move(args.x, args.y)
     win.show()
     return win
@@ -75,6 +100,7 @@ def build(args):
 def main():
     p = argparse.ArgumentParser(description="uiscope Qt 5 fixture")
     p.add_argument("--title", default="uiscope Qt5 fixture")
+    p.add_argument("--form", action="store_true")
     p.add_argument("--x", type=int, default=60)
     p.add_argument("--y", type=int, default=60)
     args = p.parse_args()

@@ -110,8 +110,8 @@ type Conn struct {
 	mu       sync.Mutex
 	appLocks map[string]appLock
 	watch    watchers
-	// boundsEvents: bounds changes were asked for (by the first mirror).
-	// Guarded by watch.mu.
+	// boundsEvents: bounds and selection changes were asked for (by the
+	// first mirror). Guarded by watch.mu.
 	boundsEvents bool
 
 	// layoutText: by bus name, whether the app's single-line fields are

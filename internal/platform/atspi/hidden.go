@@ -163,8 +163,9 @@ func (s *shownText) read(b *batch, bus string, path dbus.ObjectPath) {
 func (s *shownText) hidden() bool { return s.failed || hidesText(s.text, s.count) }
 
 // hideHiddenFields redacts the fields of a GTK 4 tree that hide their text,
-// in one pipelined round trip.
-func (w *walker) hideHiddenFields(bus string) {
+// in one pipelined round trip, and values the others from what they show.
+// It returns the fields it read: their values come from here or nowhere.
+func (w *walker) hideHiddenFields(bus string) map[*walkNode]bool {
 	var fields []*walkNode
 	for _, wn := range w.all {
 		if wn.detailed && mayHide(wn.node) {
@@ -172,7 +173,7 @@ func (w *walker) hideHiddenFields(bus string) {
 		}
 	}
 	if len(fields) == 0 || !w.c.showsLayout(w.ctx, bus) {
-		return
+		return nil
 	}
 	shown := make([]shownText, len(fields))
 	b := w.c.newBatch(w.ctx)
@@ -182,9 +183,14 @@ func (w *walker) hideHiddenFields(bus string) {
 	}
 	w.stats.Calls += 2 * len(fields)
 	b.wait()
+	done := make(map[*walkNode]bool, len(fields))
 	for i, wn := range fields {
+		done[wn] = true
 		if shown[i].hidden() {
 			hide(wn.node)
+			continue
 		}
+		setValue(wn.node, shown[i].text, false)
 	}
+	return done
 }

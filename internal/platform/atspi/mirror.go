@@ -68,6 +68,7 @@ const (
 	dirtAll                     // its whole subtree
 	dirtValue                   // its value: a scroll bar's parent's subtree, else its own
 	dirtPlace                   // its place among its siblings (shown or hidden)
+	dirtChoice                  // its selection: a combo box's value
 )
 
 type mirror struct {
@@ -108,6 +109,10 @@ func (m *mirror) note(sig *dbus.Signal) {
 	switch member {
 	case "TextCaretMoved", "TextSelectionChanged", "TextAttributesChanged":
 		return // the caret and the text selection are not in the tree
+	case "SelectionChanged":
+		// Only a combo box holds its selection as a value; the items of
+		// other containers announce their own state changes.
+		d = dirtChoice
 	case "BoundsChanged":
 		d = dirtBounds
 		// It carries the element's allocation, relative to its toolkit
@@ -202,8 +207,12 @@ func (c *Conn) mirrorFor(ctx context.Context, bus string) (*mirror, error) {
 	if !c.boundsEvents {
 		// The registry tells the applications before it answers, and an
 		// application handles that before any later call of ours.
-		if err := c.registerEvent(ctx, "object:bounds-changed"); err != nil {
-			return nil, err
+		// Selection changes say when a combo box's value changed (GTK 3
+		// announces nothing else when its name is fixed).
+		for _, ev := range []string{"object:bounds-changed", "object:selection-changed"} {
+			if err := c.registerEvent(ctx, ev); err != nil {
+				return nil, err
+			}
 		}
 		c.boundsEvents = true
 	}
@@ -580,6 +589,14 @@ func (m *mirror) plan(dirty map[dbus.ObjectPath]dirt) (walks, bounds []dbus.Obje
 		n := m.nodes[p]
 		if n == nil {
 			continue // not in the tree: its parent's change says what matters
+		}
+		if d&dirtChoice != 0 {
+			if n.Role == roleComboBox {
+				d |= dirtAll
+			}
+			if d &^= dirtChoice; d == 0 {
+				continue
+			}
 		}
 		switch {
 		case d&dirtValue != 0 && n.Role == platform.RoleScrollBar && m.parent[p] != nil:

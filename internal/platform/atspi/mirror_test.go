@@ -63,8 +63,12 @@ func lines(n *platform.Node, depth int, out []string) []string {
 	if n.Bounds != nil {
 		b = fmt.Sprint(*n.Bounds)
 	}
-	out = append(out, fmt.Sprintf("%s%s %q %q %v %s %v %v n=%d err=%q", strings.Repeat(" ", depth), n.Role, n.Name,
-		n.Description, n.States.Names(), b, n.Interfaces, n.Actions, n.ChildCount, n.Err))
+	v := "-"
+	if n.Value != nil {
+		v = fmt.Sprintf("%q (cut %v)", *n.Value, n.ValueTruncated)
+	}
+	out = append(out, fmt.Sprintf("%s%s %q %q %v %s %v %v n=%d value=%s err=%q", strings.Repeat(" ", depth), n.Role, n.Name,
+		n.Description, n.States.Names(), b, n.Interfaces, n.Actions, n.ChildCount, v, n.Err))
 	for _, k := range n.Children {
 		out = lines(k, depth+1, out)
 	}
@@ -419,6 +423,65 @@ func TestMirrorRandomGTK3(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestMirrorValuesGTK3: values change through text, value and selection
+// events only, and each change is served by the mirror as a fresh walk
+// reads it.
+func TestMirrorValuesGTK3(t *testing.T) {
+	mc, _, _ := newMirrorCase(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--form", "--title", "mirror values")
+	c, ctx := mc.c, ctxT(t)
+	mc.read(true)
+	mc.check("idle", true)
+	root, _ := mc.read(true)
+	named := func(role, name string) *platform.Node {
+		n := find(root, func(n *platform.Node) bool { return n.Role.String() == role && n.Name == name })
+		if n == nil {
+			t.Fatalf("no %s %q", role, name)
+		}
+		return n
+	}
+	valueIs := func(key, want string) func(r *platform.Node) bool {
+		return func(r *platform.Node) bool {
+			n := find(r, func(n *platform.Node) bool { return n.Key == key })
+			return n != nil && n.Value != nil && *n.Value == want
+		}
+	}
+	entry, notes := named("text", "Name"), named("text", "Notes")
+	spin, slider, combo := named("spin button", "Count"), named("slider", "Volume"), named("combo box", "Color")
+	if entry.Value == nil || *entry.Value != "Ada Lovelace" || combo.Value == nil || *combo.Value != "Red" {
+		t.Fatalf("values before: entry %v, combo %v", entry.Value, combo.Value)
+	}
+
+	if _, err := c.SetText(ctx, entry.Key, "Grace Hopper"); err != nil {
+		t.Fatal(err)
+	}
+	mc.until("the entry's text", valueIs(entry.Key, "Grace Hopper"))
+	mc.check("entry typed into", true)
+
+	if _, err := c.SetText(ctx, notes.Key, "one\ntwo\nthree"); err != nil {
+		t.Fatal(err)
+	}
+	mc.until("the text area's text", valueIs(notes.Key, "one\ntwo\nthree"))
+	mc.check("text area changed", true)
+
+	if _, err := c.SetValue(ctx, spin.Key, 42); err != nil {
+		t.Fatal(err)
+	}
+	mc.until("the spin button's number", valueIs(spin.Key, "42"))
+	mc.check("spin button changed", true)
+
+	if _, err := c.SetValue(ctx, slider.Key, 70); err != nil {
+		t.Fatal(err)
+	}
+	mc.until("the slider's number", valueIs(slider.Key, "70"))
+	mc.check("slider moved", true)
+
+	if err := c.SelectChild(ctx, combo.Key, 2); err != nil {
+		t.Fatal(err)
+	}
+	mc.until("the combo box's choice", valueIs(combo.Key, "Blue"))
+	mc.check("combo box chose another item", true)
 }
 
 // windowOf returns the X window of the app with pid.

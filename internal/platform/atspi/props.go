@@ -128,6 +128,7 @@ func (c *Conn) Element(ctx context.Context, key string, opts ElementOptions) (*p
 		b.get(bus, path, ifaceText, "CharacterCount", func(v any, err error) {
 			if c, ok := v.(int32); ok {
 				t.Length = int(c)
+				d.Text = t
 			}
 		})
 		b.get(bus, path, ifaceText, "CaretOffset", func(v any, err error) {
@@ -135,11 +136,6 @@ func (c *Conn) Element(ctx context.Context, key string, opts ElementOptions) (*p
 				t.Caret = int(c)
 			}
 		})
-		b.add(bus, path, ifaceText+".GetText", func(call *dbus.Call) {
-			if call.Err == nil && call.Store(&t.Text) == nil {
-				d.Text = t
-			}
-		}, int32(0), int32(MaxTextChars+1))
 	}
 	if hasInterface(n, "value") {
 		v := &platform.ValueInfo{}
@@ -165,18 +161,28 @@ func (c *Conn) Element(ctx context.Context, key string, opts ElementOptions) (*p
 		} else {
 			d.Text.Text, d.Text.Length = shown.text, shown.count
 		}
-	} else if t := d.Text; t != nil && t.Length > 0 && utf8.RuneCountInString(t.Text) < min(t.Length, MaxTextChars+1) {
-		// Firefox and Qt answer an end offset past the character count
-		// with "" (measured: Qt 5.15, Firefox ESR 153): read again
-		// up to the count they reported.
-		var s string
-		if err := c.call(ctx, bus, path, ifaceText+".GetText", []any{int32(0), int32(min(t.Length, MaxTextChars+1))}, &s); err == nil {
-			t.Text = s
+	} else if t := d.Text; t != nil && t.Length > 0 {
+		// The end is the element's own count, never past it: Firefox and
+		// Qt answer an end past the count with "" (measured: Qt 5.15,
+		// Firefox ESR 153), and GTK 4.8 answers -1 with "".
+		if err := c.call(ctx, bus, path, ifaceText+".GetText", []any{int32(0), int32(min(t.Length, MaxTextChars+1))}, &t.Text); err != nil {
+			d.Text = nil
 		}
 	}
 	if d.Text != nil && utf8.RuneCountInString(d.Text.Text) > MaxTextChars {
 		r := []rune(d.Text.Text)
 		d.Text.Text, d.Text.Truncated = string(r[:MaxTextChars]), true
+	}
+	// The node's value, as a tree read gives it (values.go).
+	switch valueKindOf(n) {
+	case textValue:
+		if d.Text != nil {
+			setValue(n, d.Text.Text, d.Text.Length > platform.MaxValueRunes)
+		}
+	case numberValue:
+		if d.Value != nil {
+			setValue(n, formatNumber(d.Value.Current), false)
+		}
 	}
 	if n.Bounds != nil && opts.WindowOrigin != nil {
 		if top, err := c.topLevel(ctx, bus, path); err == nil {

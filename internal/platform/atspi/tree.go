@@ -282,10 +282,11 @@ func (c *Conn) read(ctx context.Context, bus string, path dbus.ObjectPath, opts 
 	}
 	// Before anything else, whatever the options: a field that hides its
 	// text is never passed on with its name.
-	w.hideHiddenFields(bus)
+	w.readValues(w.hideHiddenFields(bus))
 	if !opts.NoDetails && ctx.Err() == nil {
 		w.details(root)
 	}
+	w.shownChoices()
 	if ctx.Err() != nil && !st.Truncated {
 		st.Truncated, st.Reason = true, "deadline"
 	}

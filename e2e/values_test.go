@@ -1,0 +1,169 @@
+//go:build linux
+
+package e2e
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/uiscope/uiscope/internal/testdesk"
+)
+
+// valueCase is a form fixture and the values its tree must carry, by role
+// and name.
+type valueCase struct {
+	fixture string
+	want    []wantValue
+	// secrets are held by fields that hide their text: no output may
+	// show them, and those fields carry no value.
+	secrets []string
+}
+
+type wantValue struct {
+	role, name, value string
+}
+
+var valueCases = []valueCase{
+	{"gtk3_fixture.py", []wantValue{
+		{"text", "Name", "Ada Lovelace"},
+		{"text", "Notes", "first line\nsecond line"},
+		{"spin button", "Count", "5"},
+		{"slider", "Volume", "30"},
+		{"combo box", "Color", "Red"},
+		{"table cell", "Fruits", "Fruits"},
+	}, []string{"hunter2-gtk-secret"}},
+	// GTK 4.8 answers GetText(0, -1) with "" for every field; its
+	// single-line fields are valued from what they show (the hidden "PIN"
+	// entry is redacted).
+	{"gtk4_fixture.py", []wantValue{
+		{"text", "Name", "Ada Lovelace"},
+		{"text", "Notes", "first line\nsecond line"},
+		{"spin button", "Count", "5"},
+		{"slider", "Volume", "30"},
+		{"combo box", "Color", "Green"},
+	}, []string{"hunter2-gtk4-secret", "gtk4-hidden-entry-secret"}},
+	// Qt 5 answers a GetText whose end is past the character count with
+	// "": the text area must read in full. Qt names a combo box after its
+	// current item.
+	{"qt5_fixture.py", []wantValue{
+		{"text", "Name", "Ada Lovelace"},
+		{"text", "Notes", "12*7\n= 84\n"},
+		{"spin button", "Count", "5"},
+		{"slider", "Volume", "30"},
+		{"combo box", "Green", "Green"},
+	}, []string{"hunter2-qt-secret"}},
+}
+
+// valueElem is an element of a JSON tree with its value.
+type valueElem struct {
+	Ref            string       `json:"ref"`
+	Role           string       `json:"role"`
+	Name           string       `json:"name"`
+	Redacted       bool         `json:"redacted"`
+	Value          *string      `json:"value"`
+	ValueTruncated bool         `json:"valueTruncated"`
+	Children       []*valueElem `json:"children"`
+}
+
+func (e *valueElem) walk(f func(*valueElem)) {
+	if e == nil {
+		return
+	}
+	f(e)
+	for _, c := range e.Children {
+		c.walk(f)
+	}
+}
+
+// TestValuesInTree reads a GTK 3, a GTK 4 and a Qt 5 form through a real
+// `uiscope mcp`: one get_a11y_tree carries what each control holds (an
+// entry's and a text area's text, a spin button's and a slider's number,
+// a combo box's chosen item, a table cell's text), in JSON and in the
+// outline; get_element_properties reads the text area in full (Qt); no
+// redacted field has a value, and no secret shows anywhere.
+func TestValuesInTree(t *testing.T) {
+	d := testdesk.Shared(t)
+	for _, tc := range valueCases {
+		t.Run(tc.fixture, func(t *testing.T) {
+			app := d.Launch(t, testdesk.Python, testdesk.Fixture(tc.fixture), "--form", "--title", "values "+tc.fixture)
+			s := startMCP(t, d, "")
+			sess := s.connect(t, map[string]any{"pid": app.Pid})
+			var outs []string
+			keep := func(what string, v any) {
+				raw, err := json.Marshal(v)
+				if err != nil {
+					t.Fatal(err)
+				}
+				outs = append(outs, what+": "+string(raw))
+			}
+
+			tree := s.ok(t, "get_a11y_tree", map[string]any{"session": sess, "format": "json", "maxNodes": 100000})
+			keep("tree json", tree)
+			root := decode[*valueElem](t, tree["root"])
+			byName := map[[2]string]*valueElem{}
+			redacted := 0
+			root.walk(func(e *valueElem) {
+				if e.Redacted {
+					redacted++
+					if e.Value != nil {
+						t.Errorf("redacted %s (%s) has a value: %q", e.Ref, e.Role, *e.Value)
+					}
+				}
+				if _, seen := byName[[2]string{e.Role, e.Name}]; !seen {
+					byName[[2]string{e.Role, e.Name}] = e
+				}
+			})
+			if redacted != len(tc.secrets) {
+				t.Errorf("%d redacted fields, want %d", redacted, len(tc.secrets))
+			}
+			for _, w := range tc.want {
+				e := byName[[2]string{w.role, w.name}]
+				switch {
+				case e == nil:
+					t.Errorf("no %s %q in the tree", w.role, w.name)
+				case e.Value == nil:
+					t.Errorf("%s %q (%s) has no value, want %q", w.role, w.name, e.Ref, w.value)
+				case *e.Value != w.value || e.ValueTruncated:
+					t.Errorf("%s %q (%s) has value %q (truncated %v), want %q", w.role, w.name, e.Ref, *e.Value, e.ValueTruncated, w.value)
+				}
+			}
+
+			for _, view := range []string{"raw", "control"} {
+				out := s.ok(t, "get_a11y_tree", map[string]any{"session": sess, "format": "outline", "view": view, "maxNodes": 100000})
+				keep("outline "+view, out)
+				outline, _ := out["outline"].(string)
+				for _, w := range tc.want {
+					line := w.role + " " + strconv.Quote(w.name) + " = " + strconv.Quote(w.value) + " ["
+					if !strings.Contains(outline, line) {
+						t.Errorf("outline %s: no line with %s", view, line)
+					}
+				}
+			}
+
+			// The text areas' text, read live: in full, up to the count.
+			notes := byName[[2]string{"text", "Notes"}]
+			if notes == nil {
+				t.Fatal("no text area Notes")
+			}
+			props := s.ok(t, "get_element_properties", map[string]any{"session": sess, "element": notes.Ref})
+			keep("properties", props)
+			p, _ := props["properties"].(map[string]any)
+			text, _ := p["text"].(map[string]any)
+			want := tc.want[1].value
+			if text == nil || text["text"] != want || text["length"] != float64(len([]rune(want))) {
+				t.Errorf("properties of the text area: text %v, want %q", text, want)
+			}
+
+			keep("find", s.ok(t, "find_elements", map[string]any{"session": sess, "limit": 1000}))
+			for _, o := range outs {
+				for _, sec := range tc.secrets {
+					if strings.Contains(o, sec) {
+						t.Errorf("a hidden field's text is in the output of %.1000s", o)
+					}
+				}
+			}
+		})
+	}
+}
