@@ -46,6 +46,15 @@ func newMirrorCase(t *testing.T, argv ...string) (*mirrorCase, *testdesk.Desk, *
 	return &mirrorCase{t: t, c: c, bus: app.Bus, pid: app.Pid}, d, app
 }
 
+// ctx bounds a whole mirror test's actions: a walk through many changes,
+// each checked with three reads, which takes long on a loaded machine
+// (every call has its own deadline besides).
+func (mc *mirrorCase) ctx() context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	mc.t.Cleanup(cancel)
+	return ctx
+}
+
 func (mc *mirrorCase) read(mirror bool) (*platform.Node, atspi.TreeStats) {
 	mc.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -162,7 +171,7 @@ func frameBounds(root *platform.Node) platform.Rect {
 
 func TestMirrorMatchesFreshWalksGTK3(t *testing.T) {
 	mc, d, app := newMirrorCase(t, "gtk3-widget-factory")
-	c, ctx := mc.c, ctxT(t)
+	c, ctx := mc.c, mc.ctx()
 	if _, st := mc.read(true); !strings.HasSuffix(st.Strategy, "+mirror") {
 		t.Fatalf("the first mirror read is a whole read; strategy %q", st.Strategy)
 	}
@@ -318,7 +327,7 @@ func TestMirrorMatchesFreshWalksGTK3(t *testing.T) {
 // on demand and move without events of their own, scrolled and expanded.
 func TestMirrorMatchesFreshWalksGTK3Demo(t *testing.T) {
 	mc, d, _ := newMirrorCase(t, "gtk3-demo")
-	c, ctx := mc.c, ctxT(t)
+	c, ctx := mc.c, mc.ctx()
 	root, _ := mc.read(true)
 	mc.check("idle", true)
 
@@ -430,7 +439,7 @@ func TestMirrorRandomGTK3(t *testing.T) {
 // reads it.
 func TestMirrorValuesGTK3(t *testing.T) {
 	mc, _, _ := newMirrorCase(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--form", "--title", "mirror values")
-	c, ctx := mc.c, ctxT(t)
+	c, ctx := mc.c, mc.ctx()
 	mc.read(true)
 	mc.check("idle", true)
 	root, _ := mc.read(true)
