@@ -29,3 +29,28 @@ func FuzzQueryCompile(f *testing.F) {
 		m.Match(node)
 	})
 }
+
+// FuzzParseRange: any range a person types either parses to a valid
+// [first, last] or fails with invalidArgument; it never panics, and what it
+// parses passes a TableRequest's validation.
+func FuzzParseRange(f *testing.F) {
+	for _, s := range []string{"0:99", "5", "7:", ":9", "", ":", "-1:3", "3:1", "1:2:3", "99999999999999999999:1", " 2 : 4 "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		r, err := ParseRange(s)
+		if err != nil {
+			if AsError(err).Code != CodeInvalidArgument {
+				t.Fatalf("ParseRange(%q) failed with %v, want invalidArgument", s, AsError(err).Code)
+			}
+			return
+		}
+		if len(r) != 2 || r[0] < 0 || r[0] > r[1] {
+			t.Fatalf("ParseRange(%q) = %v", s, r)
+		}
+		req := TableRequest{Element: "a11y:e1", Rows: r}
+		if err := req.Validate(); err != nil {
+			t.Fatalf("ParseRange(%q) = %v, which Validate refuses: %v", s, r, err)
+		}
+	})
+}

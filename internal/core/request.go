@@ -273,10 +273,7 @@ type PropsRequest struct {
 // deadline.
 func (r *PropsRequest) Validate() error {
 	if r.Element == "" {
-		if r.Fresh {
-			return Errorf(CodeInvalidArgument, "an element is required: a ref like a11y:e12 from 'uiscope tree' or 'uiscope find', or the element's key from their JSON")
-		}
-		return Errorf(CodeInvalidArgument, "element is required: a ref like a11y:e12 from get_a11y_tree or find_elements")
+		return missingElement(r.Fresh)
 	}
 	for _, n := range r.Names {
 		if !slices.Contains(propertyOrder, n) {
@@ -286,10 +283,24 @@ func (r *PropsRequest) Validate() error {
 	if _, err := Timeout(r.TimeoutMs); err != nil {
 		return err
 	}
-	if r.Fresh && isKey(r.Element) {
+	return validElement(r.Element, r.Fresh)
+}
+
+// missingElement is the error for a request without its element.
+func missingElement(fresh bool) error {
+	if fresh {
+		return Errorf(CodeInvalidArgument, "an element is required: a ref like a11y:e12 from 'uiscope tree' or 'uiscope find', or the element's key from their JSON")
+	}
+	return Errorf(CodeInvalidArgument, "element is required: a ref like a11y:e12 from get_a11y_tree or find_elements")
+}
+
+// validElement checks the form of the element a request names: a ref, or
+// with fresh also a durable key.
+func validElement(element string, fresh bool) error {
+	if fresh && isKey(element) {
 		return nil
 	}
-	return validRef(r.Element)
+	return validRef(element)
 }
 
 // isKey tells a durable key from a ref: a key is "backend:..." with a
@@ -315,31 +326,9 @@ func (m *Sessions) Properties(ctx context.Context, s *Session, req PropsRequest)
 	if err != nil {
 		return nil, err
 	}
-	var key, shown string
-	switch {
-	case !req.Fresh:
-		n, id, t, err := s.Resolve(req.Element)
-		if err != nil {
-			return nil, err
-		}
-		key, shown = n.Key, t.RefString(id)
-	case isKey(req.Element):
-		t, _, err := m.Fetch(ctx, s, limit, platform.TreeOptions{})
-		if err != nil {
-			return nil, err
-		}
-		pos, ok := t.ByKey(req.Element)
-		if !ok {
-			return nil, Errorf(CodeElementGone, "no element %s in %s's tree: it is gone, or belongs to another application", Quote(req.Element), s.App.Name)
-		}
-		key, shown = req.Element, t.RefString(pos)
-	default:
-		t, _, pos, err := m.fetchAt(ctx, s, req.Element, true, limit, platform.TreeOptions{})
-		if err != nil {
-			return nil, err
-		}
-		n, _ := t.Node(pos)
-		key, shown = n.Key, t.RefString(pos)
+	key, shown, err := m.elementKey(ctx, s, req.Element, req.Fresh, limit)
+	if err != nil {
+		return nil, err
 	}
 	ectx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
@@ -352,4 +341,35 @@ func (m *Sessions) Properties(ctx context.Context, s *Session, req PropsRequest)
 		return nil, AsError(err)
 	}
 	return &PropsRead{Ref: shown, Key: key, Properties: props}, nil
+}
+
+// elementKey resolves the element a request names (a ref, or with fresh
+// also a durable key: see above) to its durable key and the ref it is
+// shown as. Without fresh no tree is read; with it the tree is read within
+// limit and becomes the session's last read.
+func (m *Sessions) elementKey(ctx context.Context, s *Session, element string, fresh bool, limit time.Duration) (key, shown string, err error) {
+	switch {
+	case !fresh:
+		n, id, t, err := s.Resolve(element)
+		if err != nil {
+			return "", "", err
+		}
+		return n.Key, t.RefString(id), nil
+	case isKey(element):
+		t, _, err := m.Fetch(ctx, s, limit, platform.TreeOptions{})
+		if err != nil {
+			return "", "", err
+		}
+		pos, ok := t.ByKey(element)
+		if !ok {
+			return "", "", Errorf(CodeElementGone, "no element %s in %s's tree: it is gone, or belongs to another application", Quote(element), s.App.Name)
+		}
+		return element, t.RefString(pos), nil
+	}
+	t, _, pos, err := m.fetchAt(ctx, s, element, true, limit, platform.TreeOptions{})
+	if err != nil {
+		return "", "", err
+	}
+	n, _ := t.Node(pos)
+	return n.Key, t.RefString(pos), nil
 }

@@ -34,6 +34,9 @@ type App struct {
 	// Tree is the application's accessible tree, keys unique within it;
 	// nil makes an application with windows but no accessibility.
 	Tree *platform.Node
+	// Tables are the grids of the tree's table elements, by key
+	// (TableReader, table.go).
+	Tables map[string]*Table
 }
 
 // Call is one call into the fake, as a hook sees it.

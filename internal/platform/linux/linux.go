@@ -54,6 +54,7 @@ var (
 	_ platform.KeyHolder     = (*Desktop)(nil)
 	_ platform.Actions       = (*Desktop)(nil)
 	_ platform.Events        = (*Desktop)(nil)
+	_ platform.TableReader   = (*Desktop)(nil)
 )
 
 // Reconnecting returns a desktop that connects on first use and again on
@@ -244,21 +245,49 @@ func (d *Desktop) Tree(ctx context.Context, app platform.App, opts platform.Tree
 
 // Element reads one element of the application live.
 func (d *Desktop) Element(ctx context.Context, app platform.App, key string) (*platform.Details, error) {
-	c, err := d.conns(ctx)
+	c, err := d.elementConns(ctx, app, key)
 	if err != nil {
 		return nil, err
 	}
+	return c.a11y.Element(ctx, key, atspi.ElementOptions{WindowOrigin: c.originFunc(app)})
+}
+
+// elementConns returns the connections for a call on one element of app,
+// refusing a key that names another application's element.
+func (d *Desktop) elementConns(ctx context.Context, app platform.App, key string) (conns, error) {
+	c, err := d.conns(ctx)
+	if err != nil {
+		return conns{}, err
+	}
 	if err := c.needA11y(app); err != nil {
-		return nil, err
+		return conns{}, err
 	}
 	bus, _, err := atspi.ParseKey(key)
 	if err != nil {
-		return nil, err
+		return conns{}, err
 	}
 	if bus != app.BusName {
-		return nil, fmt.Errorf("%w: element %s belongs to another application", platform.ErrElementGone, key)
+		return conns{}, fmt.Errorf("%w: element %s belongs to another application", platform.ErrElementGone, key)
 	}
-	return c.a11y.Element(ctx, key, atspi.ElementOptions{WindowOrigin: c.originFunc(app)})
+	return c, nil
+}
+
+// TableSize reads how many rows and columns a table of app reports.
+func (d *Desktop) TableSize(ctx context.Context, app platform.App, key string) (int, int, error) {
+	c, err := d.elementConns(ctx, app, key)
+	if err != nil {
+		return 0, 0, err
+	}
+	return c.a11y.TableSize(ctx, key)
+}
+
+// TableCells reads a range of a table's cells through its Table interface.
+func (d *Desktop) TableCells(ctx context.Context, app platform.App, key string, rows, columns [2]int) (*platform.TableCells, error) {
+	c, err := d.elementConns(ctx, app, key)
+	if err != nil {
+		return nil, err
+	}
+	return c.a11y.TableCells(ctx, key, rows, columns)
 }
 
 // Mirrorable reports whether an application's events are known to announce

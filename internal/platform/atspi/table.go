@@ -1,0 +1,277 @@
+//go:build linux
+
+package atspi
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"unicode/utf8"
+
+	"github.com/godbus/dbus/v5"
+
+	"github.com/uiscope/uiscope/internal/platform"
+)
+
+// Tables by row and column. org.a11y.atspi.Table answers for any cell of a
+// table, on screen or not: LibreOffice Calc (7.4) gives an accessible for
+// a cell a million rows down and its text, where its child list holds
+// 2^31-1 entries nobody can walk. So a range of cells is read as a grid:
+// GetAccessibleAt per cell, then each cell's role, state and character
+// count, then its text, each round pipelined (batch.go).
+
+// tableSizeCalls is how many calls TableSize makes.
+const tableSizeCalls = 5
+
+// TableSize reads how many rows and columns a table reports;
+// platform.ErrNotSupported when the element has no Table interface.
+func (c *Conn) TableSize(ctx context.Context, key string) (rows, columns int, err error) {
+	bus, path, err := ParseKey(key)
+	if err != nil {
+		return 0, 0, err
+	}
+	var (
+		role   platform.Role
+		states platform.StateSet
+		ifaces []string
+		nr, nc int32
+		first  error
+	)
+	fail := func(err error) {
+		if err != nil && first == nil {
+			first = err
+		}
+	}
+	b := c.newBatch(ctx)
+	defer b.close()
+	b.add(bus, path, ifaceAccessible+".GetRole", func(call *dbus.Call) {
+		var r uint32
+		if fail(call.Err); call.Err == nil && call.Store(&r) == nil {
+			role = platform.Role(r)
+		}
+	})
+	b.add(bus, path, ifaceAccessible+".GetState", func(call *dbus.Call) {
+		var words []uint32
+		if fail(call.Err); call.Err == nil && call.Store(&words) == nil {
+			states = platform.StateSetFromWords(words)
+		}
+	})
+	b.add(bus, path, ifaceAccessible+".GetInterfaces", func(call *dbus.Call) {
+		if fail(call.Err); call.Err == nil {
+			_ = call.Store(&ifaces)
+		}
+	})
+	// Asked at once with the interfaces: on an element without Table they
+	// fail, and that failure is read as the interface list says.
+	b.get(bus, path, ifaceTable, "NRows", func(v any, err error) { nr, _ = v.(int32) })
+	b.get(bus, path, ifaceTable, "NColumns", func(v any, err error) { nc, _ = v.(int32) })
+	b.wait()
+	if err := ctx.Err(); err != nil {
+		return 0, 0, mapErr(err)
+	}
+	if first != nil {
+		return 0, 0, mapErr(first)
+	}
+	if states.Has(platform.StateDefunct) {
+		return 0, 0, platform.ErrElementGone
+	}
+	if !slices.Contains(ifaces, ifaceTable) {
+		return 0, 0, fmt.Errorf("%w: a %s has no Table interface", platform.ErrNotSupported, role)
+	}
+	return max(0, int(nr)), max(0, int(nc)), nil
+}
+
+// tableCell is one cell during a read.
+type tableCell struct {
+	ref    objRef
+	role   platform.Role
+	states platform.StateSet
+	count  int32
+	noText bool // CharacterCount failed: the cell has no Text interface
+	err    error
+}
+
+// TableCells reads the cells of rows[0]..rows[1] and columns[0]..columns[1]
+// (inclusive), with their headers, in three pipelined rounds. The
+// application's read lock is held throughout, so that two readers of one
+// app take turns (each within its own deadline) rather than interleave.
+//
+// A password cell, or a single-line text field that may hide what it holds
+// (hidden.go: GTK 4 entries hide without saying so), is never read: the
+// read does not even ask which interfaces it has, so any text or entry
+// cell that is not multi-line counts as one that may hide.
+func (c *Conn) TableCells(ctx context.Context, key string, rows, columns [2]int) (*platform.TableCells, error) {
+	bus, path, err := ParseKey(key)
+	if err != nil {
+		return nil, err
+	}
+	nr, nc, err := c.TableSize(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	if rows[0] < 0 || rows[0] > rows[1] || rows[1] >= nr || columns[0] < 0 || columns[0] > columns[1] || columns[1] >= nc {
+		return nil, fmt.Errorf("%w: rows %d..%d, columns %d..%d of a table of %d rows and %d columns",
+			platform.ErrOutOfRange, rows[0], rows[1], columns[0], columns[1], nr, nc)
+	}
+	unlock, err := c.lockApp(ctx, bus)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+
+	height, width := rows[1]-rows[0]+1, columns[1]-columns[0]+1
+	cells := make([]tableCell, height*width)
+	out := &platform.TableCells{Cells: make([]platform.TableCell, len(cells))}
+	colHead := make([]objRef, width)
+	rowHead := make([]objRef, height)
+	storeRef := func(dst *objRef, errp *error) func(*dbus.Call) {
+		return func(call *dbus.Call) {
+			if call.Err != nil {
+				if errp != nil {
+					*errp = call.Err
+				}
+				return
+			}
+			_ = call.Store(dst)
+		}
+	}
+
+	// Round 1: the cells and the headers.
+	b := c.newBatch(ctx)
+	defer b.close()
+	for i := range cells {
+		r, col := rows[0]+i/width, columns[0]+i%width
+		out.Cells[i].Row, out.Cells[i].Column = r, col
+		b.add(bus, path, ifaceTable+".GetAccessibleAt", storeRef(&cells[i].ref, &cells[i].err), int32(r), int32(col))
+	}
+	for j := range colHead {
+		b.add(bus, path, ifaceTable+".GetColumnHeader", storeRef(&colHead[j], nil), int32(columns[0]+j))
+	}
+	for j := range rowHead {
+		b.add(bus, path, ifaceTable+".GetRowHeader", storeRef(&rowHead[j], nil), int32(rows[0]+j))
+	}
+	b.wait()
+	if err := ctx.Err(); err != nil {
+		return nil, mapErr(err)
+	}
+
+	// Round 2: what each cell is and how much text it has; the headers'
+	// names.
+	names := func(refs []objRef) []string {
+		var out []string
+		for j, h := range refs {
+			if h.null() {
+				continue
+			}
+			if out == nil {
+				out = make([]string, len(refs))
+			}
+			b.get(h.Bus, h.Path, ifaceAccessible, "Name", func(v any, err error) { out[j], _ = v.(string) })
+		}
+		return out
+	}
+	for i := range cells {
+		cl := &cells[i]
+		if cl.err != nil {
+			continue
+		}
+		if cl.ref.null() {
+			cl.err = fmt.Errorf("the table gave no cell at row %d, column %d", out.Cells[i].Row, out.Cells[i].Column)
+			continue
+		}
+		b.add(cl.ref.Bus, cl.ref.Path, ifaceAccessible+".GetRole", func(call *dbus.Call) {
+			var r uint32
+			if call.Err != nil {
+				cl.err = call.Err
+			} else if call.Store(&r) == nil {
+				cl.role = platform.Role(r)
+			}
+		})
+		b.add(cl.ref.Bus, cl.ref.Path, ifaceAccessible+".GetState", func(call *dbus.Call) {
+			var words []uint32
+			if call.Err != nil {
+				cl.err = call.Err
+			} else if call.Store(&words) == nil {
+				cl.states = platform.StateSetFromWords(words)
+			}
+		})
+		b.get(cl.ref.Bus, cl.ref.Path, ifaceText, "CharacterCount", func(v any, err error) {
+			n, ok := v.(int32)
+			cl.count, cl.noText = n, err != nil || !ok
+		})
+	}
+	// The names handed out are filled in by b.wait below.
+	colNames, rowNames := names(colHead), names(rowHead)
+	b.wait()
+	if err := ctx.Err(); err != nil {
+		return nil, mapErr(err)
+	}
+	out.ColumnHeaders, out.RowHeaders = colNames, rowNames
+
+	// Round 3: the text of every cell that may be read: its Text content
+	// up to one rune past the cap (to know it was cut), never past the
+	// count (Qt 5 and Firefox answer an end past it with ""), or its name
+	// when it has no Text.
+	texts := make([]string, len(cells))
+	got := make([]bool, len(cells))
+	for i := range cells {
+		cl, oc := &cells[i], &out.Cells[i]
+		switch {
+		case cl.err != nil:
+			oc.Err = mapErr(cl.err).Error()
+			continue
+		case cl.states.Has(platform.StateDefunct):
+			oc.Err = platform.ErrElementGone.Error()
+			continue
+		case cellMayHide(cl.role, cl.states):
+			oc.Redacted = true
+			continue
+		case !cl.noText && cl.count <= 0:
+			texts[i], got[i] = "", true
+			continue
+		}
+		if cl.noText {
+			b.get(cl.ref.Bus, cl.ref.Path, ifaceAccessible, "Name", func(v any, err error) {
+				if err != nil {
+					out.Cells[i].Err = mapErr(err).Error()
+					return
+				}
+				texts[i], got[i] = v.(string)
+			})
+			continue
+		}
+		b.add(cl.ref.Bus, cl.ref.Path, ifaceText+".GetText", func(call *dbus.Call) {
+			if call.Err == nil && call.Store(&texts[i]) == nil {
+				got[i] = true
+			} else if call.Err != nil {
+				out.Cells[i].Err = mapErr(call.Err).Error()
+			}
+		}, int32(0), int32(min(int(cl.count), platform.MaxValueRunes+1)))
+	}
+	b.wait()
+	if err := ctx.Err(); err != nil {
+		return nil, mapErr(err)
+	}
+	for i := range out.Cells {
+		if !got[i] {
+			continue
+		}
+		s := texts[i]
+		if utf8.RuneCountInString(s) > platform.MaxValueRunes || int(cells[i].count) > platform.MaxValueRunes {
+			s = string([]rune(s)[:min(utf8.RuneCountInString(s), platform.MaxValueRunes)])
+			out.Cells[i].Truncated = true
+		}
+		out.Cells[i].Text = &s
+	}
+	out.Calls = b.sent + tableSizeCalls
+	return out, nil
+}
+
+// cellMayHide reports whether a cell's text must not be read: a password
+// field, or a single-line text field (which may hide its text: hidden.go).
+func cellMayHide(role platform.Role, states platform.StateSet) bool {
+	if role == platform.RolePasswordText {
+		return true
+	}
+	return (role == roleText || role == roleEntry) && !states.Has(stateMultiLine)
+}
