@@ -132,6 +132,12 @@ func TestRedactionEveryTool(t *testing.T) {
 				sweep("find_elements", map[string]any{"session": sess, "role": "password text"})
 				props := sweep("get_element_properties", map[string]any{"session": sess, "element": pw.Ref})
 				sweep("get_editable_properties", map[string]any{"session": sess, "element": pw.Ref})
+				// The field itself (no table), and every table's first rows.
+				sweep("read_table", map[string]any{"session": sess, "element": pw.Ref, "rows": []int{0, 0}})
+				tables := sweep("find_elements", map[string]any{"session": sess, "interface": "table", "limit": 5})
+				for _, tbl := range decode[[]mcpElem](t, tables["elements"]) {
+					sweep("read_table", map[string]any{"session": sess, "element": tbl.Ref, "rows": []int{0, 99}, "columns": []int{0, 9}})
+				}
 				sweep("get_frameworks", map[string]any{"session": sess})
 				// At the field's centre, as read now (a page lays out late).
 				p, _ := props["properties"].(map[string]any)
