@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/uiscope/uiscope/internal/testdesk"
 )
@@ -158,6 +159,51 @@ func TestBrowserFormTask(t *testing.T) {
 			}
 			if raw := fmt.Sprint(tree); strings.Contains(raw, secret) {
 				t.Errorf("the tree holds the password")
+			}
+		})
+	}
+}
+
+// TestBrowserBackgroundTab: once a new tab is in front (Ctrl+T here; a
+// first start's welcome tab does the same), the form's page is in the
+// background, its elements still in the tree. Typing into one of them
+// must fail without sending a key or a click: they would land in the tab
+// in front — its address bar, its page at the field's old place — not in
+// the field.
+func TestBrowserBackgroundTab(t *testing.T) {
+	d := testdesk.Shared(t)
+	for _, b := range browsers {
+		t.Run(b.name, func(t *testing.T) {
+			app := openPage(t, d, b, "form ready", formPage)
+			s := startMCP(t, d, "", "--allow-input")
+			sess := s.connect(t, map[string]any{"pid": app.Pid})
+			name := findOne(t, s, sess, map[string]any{"name": "Full name", "nameMatch": "exact", "role": "entry"})
+			s.ok(t, "set_value", map[string]any{"session": sess, "element": name.Ref, "value": "first"})
+			s.ok(t, "press_key", map[string]any{"session": sess, "keys": "Ctrl+t"})
+			until(t, "a new tab in front", func(ctx context.Context) (bool, string) {
+				got := windowTitle(ctx, d, app.Pid)
+				return !strings.HasPrefix(got, "name=first"), fmt.Sprintf("%q", got)
+			})
+			for _, call := range []struct{ tool, arg, text string }{
+				{"set_value", "value", "second-typed"},
+				{"type_text", "text", "third-typed"},
+			} {
+				out := s.call(t, call.tool, map[string]any{"session": sess, "element": name.Ref, call.arg: call.text})
+				// Refused before any input: the element is not showing
+				// (Firefox), or gone with its page's tree (Chromium). A
+				// noEffect would mean keys or a click were sent and missed.
+				if code, _ := out["errorCode"].(string); out["ok"] == true || code != "offscreen" && code != "elementGone" {
+					t.Errorf("%s into the background tab's field: %v; want a refusal before any input (offscreen or elementGone)", call.tool, out)
+				}
+			}
+			bar := findOne(t, s, sess, b.addressBar)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if got := liveText(ctx, d, bar.Key); strings.Contains(got, "typed") {
+				t.Errorf("the keys meant for the background tab's field went to the address bar in front: it holds %q", got)
+			}
+			if got := windowTitle(ctx, d, app.Pid); strings.Contains(got, "typed") {
+				t.Errorf("the keys meant for the background tab's field went to the tab in front: its title is %q", got)
 			}
 		})
 	}

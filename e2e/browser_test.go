@@ -28,12 +28,16 @@ type browser struct {
 	// app is on the bus with a window (testdesk.Launch), not yet once the
 	// page is there: see openPage.
 	launch func(t testing.TB, d *testdesk.Desk, pageURL string) *testdesk.App
+	// addressBar finds the browser's address bar (find_elements arguments).
+	addressBar map[string]any
 }
 
 // browsers are the browsers every browser test runs on.
 var browsers = []browser{
-	{name: "firefox", launch: launchFirefox},
-	{name: "chromium", launch: launchChromium},
+	{name: "firefox", launch: launchFirefox,
+		addressBar: map[string]any{"name": "Search or enter address", "nameMatch": "exact", "role": "combo box"}},
+	{name: "chromium", launch: launchChromium,
+		addressBar: map[string]any{"name": "Address and search bar", "nameMatch": "exact", "role": "entry"}},
 }
 
 // writePage writes html to a page in a temporary directory of the test and

@@ -818,6 +818,11 @@ func (m *Sessions) focus(ctx context.Context, t *target) error {
 	if !m.Caps.Has(security.Interact) {
 		return Errorf(CodeNoEffect, "%s did not take the keyboard focus through its accessibility interfaces, and a pointer click needs the interact capability the server does not grant; no keys were sent", t.ref)
 	}
+	// A click where an element is not showing lands on whatever is there
+	// instead (the page of a browser's tab in front).
+	if d, err := m.desk.Accessibility.Element(ctx, t.s.App, t.node.Key); err == nil && m.hidden(ctx, t, d) {
+		return Errorf(CodeOffscreen, "%s is not showing (in a browser's background tab, or a hidden part of the window) and did not take the keyboard focus; nothing was clicked or typed: bring it into view (select its tab) and read the tree again", t.ref)
+	}
 	if x, y, err := m.pointAt(ctx, t); err == nil && t.actor.Click(ctx, x, y, 1, 1) == nil {
 		if d := m.await(ctx, t, focused); d != nil && focused(d) {
 			return nil
@@ -1120,6 +1125,9 @@ func (m *Sessions) withKeyboard(ctx context.Context, t *target, send func(win pl
 		if err := m.focus(ctx, t); err != nil {
 			return err
 		}
+		if err := m.stillThere(ctx, t); err != nil {
+			return err
+		}
 	} else if win, err = m.appWindow(ctx, t); err != nil {
 		return err
 	}
@@ -1134,6 +1142,59 @@ func (m *Sessions) withKeyboard(ctx context.Context, t *target, send func(win pl
 	}
 	return send(win)
 }
+
+// stillThere reads the element afresh just before its keys are sent: it
+// must be on screen (not hidden) and hold the focus. A page in a browser's background tab
+// keeps its elements, and Firefox may call one focused there, while the
+// keys go to the tab in front (Ctrl+T, or a first start's welcome tab,
+// put one there). The caller holds the input lock.
+func (m *Sessions) stillThere(ctx context.Context, t *target) error {
+	d, err := m.desk.Accessibility.Element(ctx, t.s.App, t.node.Key)
+	if err != nil {
+		return mapActErr(err)
+	}
+	if m.hidden(ctx, t, d) {
+		return Errorf(CodeOffscreen, "%s is not showing (in a browser's background tab, or a hidden part of the window), so its keys would go elsewhere; nothing was sent: bring it into view (select its tab) and read the tree again", t.ref)
+	}
+	if !focused(d) {
+		e := Errorf(CodeNoEffect, "%s lost the keyboard focus before the keys were sent; nothing was sent", t.ref)
+		e.Retryable, e.Disposition = true, "transient"
+		return e
+	}
+	return nil
+}
+
+// hidden reports an element that is not on screen: not showing, and
+// without extents or on a web page whose document does not show (Firefox
+// keeps the elements of a background tab, with their last extents). The
+// showing state alone is not enough: GTK 4.8 leaves it off elements that
+// are on screen.
+func (m *Sessions) hidden(ctx context.Context, t *target, d *platform.Details) bool {
+	if d.Node.States.Has(platform.StateShowing) {
+		return false
+	}
+	if b := d.Node.Bounds; b == nil || b.Empty() {
+		return true
+	}
+	key := d.ParentKey
+	for range maxAncestors {
+		if key == "" {
+			return false
+		}
+		p, err := m.desk.Accessibility.Element(ctx, t.s.App, key)
+		if err != nil {
+			return false
+		}
+		if r := p.Node.Role.String(); r == "document web" || r == "document frame" {
+			return !p.Node.States.Has(platform.StateShowing)
+		}
+		key = p.ParentKey
+	}
+	return false
+}
+
+// maxAncestors bounds the walk up to an element's document.
+const maxAncestors = 64
 
 // appWindow is where keys for the app as a whole go: the app's window that
 // has the focus now, if one has (its own dialog included: a modal dialog
