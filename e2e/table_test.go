@@ -253,3 +253,29 @@ func TestReadTableGTK3TreeView(t *testing.T) {
 		t.Errorf("read_table on the password field: %s", text)
 	}
 }
+
+// TestReadTableQt5: a Qt 5 table of 3,000 rows is read far below what it
+// shows, with its headers; a cell longer than the cap comes cut at 200
+// characters and says so (Qt answers a GetText whose end is past the
+// character count with "", so the end is picked from the count).
+func TestReadTableQt5(t *testing.T) {
+	d := testdesk.Shared(t)
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("qt5_table.py"), "--rows", "3000")
+	s := startMCP(t, d, "")
+	session := s.connect(t, map[string]any{"pid": app.Pid})
+	items := findOne(t, s, session, map[string]any{"name": "Items", "nameMatch": "exact", "interface": "table"}).Ref
+	got, _ := readAll(t, s, session, items, [2]int{2900, 2999}, [2]int{0, 2})
+	for i, row := range got {
+		r := 2900 + i
+		if want := fmt.Sprint([]string{fmt.Sprintf("item %d", r), strconv.Itoa(r * 7), fmt.Sprintf("note %d", r)}); fmt.Sprint(deref(row)) != want {
+			t.Fatalf("row %d: %v, want %s", r, deref(row), want)
+		}
+	}
+	out := s.ok(t, "read_table", map[string]any{"session": session, "element": items, "rows": []int{5, 5}})
+	a := decode[tableAnswer](t, out)
+	long := "long " + strings.Repeat("x", 195)
+	if fmt.Sprint(a.ColumnHeaders) != "[Name Qty Note]" || len(a.Cells) != 1 || a.Cells[0][2] == nil || *a.Cells[0][2] != long ||
+		fmt.Sprint(out["truncatedCells"]) != "[map[column:2 row:5]]" {
+		t.Errorf("row 5: headers %v, cells %v, truncatedCells %v; want the note cut at 200 characters", a.ColumnHeaders, a.Cells, out["truncatedCells"])
+	}
+}

@@ -67,7 +67,8 @@ func runTable(ctx context.Context, c *cli, args []string) error {
 }
 
 // printTable prints the cells for people: a line per row, the row's index
-// first, cells separated by tabs; headers above where the table has them.
+// (0-based) first, then its header where the table has row headers, then
+// the cells, separated by tabs; the column headers above where it has them.
 // A cell with a tab, a line break, another control character or a quote
 // is quoted; a redacted cell is
 // (redacted), an unread one (unread).
@@ -87,14 +88,18 @@ func printTable(c *cli, r *core.TableRead) {
 	for _, x := range r.Unread {
 		mark[[2]int{x.Row, x.Column}] = "(unread)"
 	}
+	lead := "\t" // the index column; the row headers' after it
+	if r.RowHeaders != nil {
+		lead = "\t\t"
+	}
 	if r.ColumnHeaders != nil {
-		fmt.Fprintln(c.stdout, "\t"+strings.Join(mapCells(r.ColumnHeaders), "\t"))
+		fmt.Fprintln(c.stdout, lead+strings.Join(mapCells(r.ColumnHeaders), "\t"))
 	}
 	for i, row := range r.Cells {
 		n := r.Range.Rows[0] + i
 		line := []string{strconv.Itoa(n)}
 		if r.RowHeaders != nil {
-			line[0] = cellText(r.RowHeaders[i])
+			line = append(line, cellText(r.RowHeaders[i]))
 		}
 		for j, cell := range row {
 			switch {
