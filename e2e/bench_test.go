@@ -149,7 +149,7 @@ func BenchmarkCLITree(b *testing.B) {
 	name := benchApps[0].name
 	launched := benchApps[0].launch(b, d)
 	b.Run(name, func(b *testing.B) {
-		args := []string{"tree", "--pid", strconv.Itoa(launched.Pid), "--format", "json", "--max-nodes", "100000"}
+		args := []string{"tree", "--pid", strconv.Itoa(launched.Pid), "--format", "json", "--max-nodes", "100000", "--max-bytes", "100000000"}
 		var runs, fetches []time.Duration
 		nodes, calls := 0, 0
 		b.ResetTimer()

@@ -76,7 +76,7 @@ type treeJSON struct {
 
 func readTree(t *testing.T, d *testdesk.Desk, pid int, extra ...string) (treeJSON, result) {
 	t.Helper()
-	args := append([]string{"tree", "--pid", strconv.Itoa(pid), "--format", "json", "--max-nodes", "100000", "--timeout-ms", "60000"}, extra...)
+	args := append([]string{"tree", "--pid", strconv.Itoa(pid), "--format", "json", "--max-nodes", "100000", "--max-bytes", "100000000", "--timeout-ms", "60000"}, extra...)
 	r := runCLI(t, d, 90*time.Second, args...)
 	if r.code != 0 {
 		t.Fatalf("uiscope tree exited %d: %s", r.code, r.stderr)
@@ -237,7 +237,7 @@ func TestPasswordNeverLeaks(t *testing.T) {
 			app := d.Launch(t, testdesk.Python, testdesk.Fixture(tc.fixture))
 			pid := strconv.Itoa(app.Pid)
 			tj, jr := readTree(t, d, app.Pid)
-			outline := runCLI(t, d, 60*time.Second, "tree", "--pid", pid, "--format", "outline", "--max-nodes", "100000")
+			outline := runCLI(t, d, 60*time.Second, "tree", "--pid", pid, "--format", "outline", "--max-nodes", "100000", "--max-bytes", "100000000")
 			var redacted []*elem
 			tj.Root.walk(func(e, _ *elem) {
 				if e.Redacted {

@@ -39,8 +39,8 @@ func benchMCPTree(b *testing.B, d *testdesk.Desk, app *testdesk.App, appName str
 		tool string
 		args map[string]any
 	}{
-		{"outline", "get_a11y_tree", map[string]any{"format": "outline", "maxNodes": 100000, "timeoutMs": 60000}},
-		{"json", "get_a11y_tree", map[string]any{"format": "json", "maxNodes": 100000, "timeoutMs": 60000}},
+		{"outline", "get_a11y_tree", map[string]any{"format": "outline", "maxNodes": 100000, "maxBytes": 100000000, "timeoutMs": 60000}},
+		{"json", "get_a11y_tree", map[string]any{"format": "json", "maxNodes": 100000, "maxBytes": 100000000, "timeoutMs": 60000}},
 		{"find", "find_elements", map[string]any{"role": "push button", "limit": 1000, "timeoutMs": 60000}},
 	}
 	// once makes one call with the session filled in and checks it worked;

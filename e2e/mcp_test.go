@@ -301,7 +301,7 @@ func mcpWorkflow(t *testing.T, s *mcpServer, a mcpApp, app *testdesk.App) {
 		t.Errorf("outline lacks %s:\n%.3000s", known, text)
 	}
 
-	tree := s.ok(t, "get_a11y_tree", map[string]any{"session": session, "format": "json", "timeoutMs": 60000, "maxNodes": 100000})
+	tree := s.ok(t, "get_a11y_tree", map[string]any{"session": session, "format": "json", "timeoutMs": 60000, "maxNodes": 100000, "maxBytes": 100000000})
 	count, _ := tree["nodeCount"].(float64)
 	if tree["root"] == nil || count <= 0 {
 		t.Fatalf("json tree: root %v, nodeCount %v", tree["root"] != nil, tree["nodeCount"])

@@ -126,7 +126,7 @@ func TestRedactionEveryTool(t *testing.T) {
 			reads := func() {
 				sweep("list_apps", nil)
 				for _, format := range []string{"json", "outline"} {
-					sweep("get_a11y_tree", map[string]any{"session": sess, "format": format, "view": "raw", "maxNodes": 100000})
+					sweep("get_a11y_tree", map[string]any{"session": sess, "format": format, "view": "raw", "maxNodes": 100000, "maxBytes": 100000000})
 				}
 				sweep("find_elements", map[string]any{"session": sess, "limit": 1000})
 				sweep("find_elements", map[string]any{"session": sess, "role": "password text"})

@@ -62,7 +62,7 @@ func TestRedactionHolds(t *testing.T) {
 				outs = append(outs, what+": "+string(raw))
 			}
 
-			tree := s.ok(t, "get_a11y_tree", map[string]any{"session": sess, "format": "json", "maxNodes": 100000})
+			tree := s.ok(t, "get_a11y_tree", map[string]any{"session": sess, "format": "json", "maxNodes": 100000, "maxBytes": 100000000})
 			keep("tree json", tree)
 			root := decode[*redactElem](t, tree["root"])
 			var redacted []*redactElem
@@ -76,7 +76,7 @@ func TestRedactionHolds(t *testing.T) {
 			}
 			for _, view := range []string{"raw", "control", "content"} {
 				for _, format := range []string{"json", "outline"} {
-					out := s.ok(t, "get_a11y_tree", map[string]any{"session": sess, "format": format, "view": view, "maxNodes": 100000})
+					out := s.ok(t, "get_a11y_tree", map[string]any{"session": sess, "format": format, "view": view, "maxNodes": 100000, "maxBytes": 100000000})
 					keep("tree "+format+" "+view, out)
 					if format == "outline" {
 						if got := strings.Count(out["outline"].(string), "(redacted)"); got != len(tc.hidden) {
@@ -217,7 +217,7 @@ func TestRedactionHoldsCLI(t *testing.T) {
 				return r.stdout
 			}
 			var tree struct{ Root *redactElem }
-			if err := json.Unmarshal([]byte(run("tree", "--pid", pid, "--format", "json", "--max-nodes", "100000", "--timeout-ms", "60000")), &tree); err != nil {
+			if err := json.Unmarshal([]byte(run("tree", "--pid", pid, "--format", "json", "--max-nodes", "100000", "--max-bytes", "100000000", "--timeout-ms", "60000")), &tree); err != nil {
 				t.Fatal(err)
 			}
 			redacted := 0
@@ -242,7 +242,7 @@ func TestRedactionHoldsCLI(t *testing.T) {
 			if redacted != len(tc.hidden) {
 				t.Errorf("%d redacted elements, want %d", redacted, len(tc.hidden))
 			}
-			run("tree", "--pid", pid, "--format", "outline", "--max-nodes", "100000", "--timeout-ms", "60000")
+			run("tree", "--pid", pid, "--format", "outline", "--max-nodes", "100000", "--max-bytes", "100000000", "--timeout-ms", "60000")
 			for _, f := range tc.hidden {
 				run("find", "--pid", pid, "--role", f.role, "--json")
 			}

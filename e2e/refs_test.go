@@ -23,7 +23,7 @@ import (
 // pre-order.
 func flatRefs(t *testing.T, s *mcpServer, session string) []*mcpElem {
 	t.Helper()
-	out := s.ok(t, "get_a11y_tree", map[string]any{"session": session, "format": "json", "timeoutMs": 60000, "maxNodes": 100000})
+	out := s.ok(t, "get_a11y_tree", map[string]any{"session": session, "format": "json", "timeoutMs": 60000, "maxNodes": 100000, "maxBytes": 100000000})
 	if out["truncated"] != false {
 		t.Fatalf("session %s: the tree was truncated: %v", session, out["truncatedReason"])
 	}

@@ -143,7 +143,7 @@ func windowOf(t *testing.T, conn map[string]any) struct{ X, Y, Width, Height int
 // redactedFields returns the screen bounds of every redacted element.
 func redactedFields(t *testing.T, s *mcpServer, sess string) []struct{ X, Y, Width, Height int } {
 	t.Helper()
-	tree := s.ok(t, "get_a11y_tree", map[string]any{"session": sess, "format": "json", "maxNodes": 100000})
+	tree := s.ok(t, "get_a11y_tree", map[string]any{"session": sess, "format": "json", "maxNodes": 100000, "maxBytes": 100000000})
 	var out []struct{ X, Y, Width, Height int }
 	decode[*redactElem](t, tree["root"]).walk(func(e *redactElem) {
 		if e.Redacted && e.Bounds != nil {

@@ -37,7 +37,7 @@ apps = json.load(sys.stdin)[\"apps\"]
 sys.exit(0 if any(a[\"pid\"] == $pid and a[\"accessible\"] and a[\"windows\"] for a in apps) else 1)"
 }
 node_count() {
-  "$UISCOPE" tree --pid "$pid" --format json --max-nodes 100000 2>/dev/null |
+  "$UISCOPE" tree --pid "$pid" --format json --max-nodes 100000 --max-bytes 100000000 2>/dev/null |
     python3 -c "import json, sys; print(json.load(sys.stdin)[\"nodeCount\"])"
 }
 

@@ -31,13 +31,14 @@ type fetchInfo struct {
 }
 
 func runTree(ctx context.Context, c *cli, args []string) error {
-	fs := newFlags(c, "tree", "TARGET [--visual] [--format json|outline] [--view raw|control|content] [--depth N] [--element REF] [--max-nodes N] [--timeout-ms N]")
+	fs := newFlags(c, "tree", "TARGET [--visual] [--format json|outline] [--view raw|control|content] [--depth N] [--element REF] [--max-nodes N] [--max-bytes N] [--timeout-ms N]")
 	t := targetFlags(fs, true)
 	format := fs.String("format", core.FormatOutline, "json or outline")
 	view := fs.String("view", core.ViewRaw, "raw, control or content")
 	depth := fs.Int("depth", -1, "levels below the start element (-1: all)")
 	element := fs.String("element", "", "start at this element ref (a11y:eN)")
 	maxNodes := fs.Int("max-nodes", core.DefaultMaxNodes, "most nodes to print")
+	maxBytes := fs.Int("max-bytes", core.DefaultMaxBytes, fmt.Sprintf("most bytes of the answer, as get_a11y_tree sends it (compact JSON; the outline's text is never more); %d to %d", core.MinMaxBytes, core.MaxMaxBytes))
 	timeoutMs := fs.Int("timeout-ms", core.DefaultTimeoutMs, "deadline for reading the tree")
 	visual := fs.Bool("visual", false, "print the native window tree (X11 windows, refs visual:eN) instead")
 	if err := parseFlags(fs, args); err != nil {
@@ -46,7 +47,7 @@ func runTree(ctx context.Context, c *cli, args []string) error {
 	if *visual {
 		return runTreeVisual(ctx, c, t, visualFlags{format: *format, view: *view, depth: *depth, element: *element, maxNodes: *maxNodes, timeoutMs: *timeoutMs})
 	}
-	req := core.TreeRequest{Element: *element, View: *view, Format: *format, MaxNodes: maxNodes, TimeoutMs: timeoutMs, Fresh: true}
+	req := core.TreeRequest{Element: *element, View: *view, Format: *format, MaxNodes: maxNodes, MaxBytes: maxBytes, TimeoutMs: timeoutMs, Fresh: true}
 	if *depth != -1 {
 		req.Depth = depth
 	}
@@ -66,6 +67,9 @@ func runTree(ctx context.Context, c *cli, args []string) error {
 	if st.Truncated {
 		fmt.Fprintf(c.stderr, "warning: the tree is incomplete (%s after %d ms); elements may be missing\n", st.Reason, st.Elapsed.Milliseconds())
 	}
+	if note := r.ReadOnNote(true); note != "" {
+		fmt.Fprintf(c.stderr, "# %s\n", note)
+	}
 	if req.Format == core.FormatOutline {
 		fmt.Fprint(c.stdout, r.Outline)
 		if !strings.HasSuffix(r.Outline, "\n") {
@@ -76,7 +80,7 @@ func runTree(ctx context.Context, c *cli, args []string) error {
 	}
 	err = writeJSON(c.stdout, treeOutput{
 		Target: core.Summarize(s.App), Root: r.Root, NodeCount: r.Tree.Len(), Shown: rs.Nodes,
-		Truncated: st.Truncated || rs.BudgetHit, Reason: truncReason(st.Reason, rs.BudgetHit),
+		Truncated: st.Truncated || r.CutBy() != "", Reason: truncReason(st.Reason, r.CutBy()),
 		Fetch: fetchInfo{Strategy: st.Strategy, Ms: st.Elapsed.Milliseconds(), Calls: st.Calls, CacheItems: st.CacheItems},
 	})
 	if err != nil {
@@ -96,12 +100,11 @@ func partial(truncated bool) error {
 	return nil
 }
 
-func truncReason(walk string, budget bool) string {
-	switch {
-	case walk != "":
+// truncReason is why a printed tree is incomplete: the walk's reason, or
+// the budget that cut it ("maxNodes", "maxBytes").
+func truncReason(walk, budget string) string {
+	if walk != "" {
 		return walk
-	case budget:
-		return "maxNodes"
 	}
-	return ""
+	return budget
 }

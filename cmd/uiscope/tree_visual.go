@@ -57,8 +57,12 @@ func runTreeVisual(ctx context.Context, c *cli, t *core.Target, f visualFlags) e
 		fmt.Fprintf(c.stderr, "# %d windows (%d shown), %s, %d ms\n", r.Tree.Len()-1, r.Render.Nodes, st.Strategy, st.Elapsed.Milliseconds())
 		return partial(st.Truncated)
 	}
+	budget := ""
+	if r.Render.BudgetHit {
+		budget = "maxNodes"
+	}
 	if err := writeJSON(c.stdout, visualTreeOutput{Target: core.Summarize(s.App), Root: r.Root, NodeCount: r.Tree.Len(),
-		Shown: r.Render.Nodes, Truncated: st.Truncated || r.Render.BudgetHit, Reason: truncReason(st.Reason, r.Render.BudgetHit),
+		Shown: r.Render.Nodes, Truncated: st.Truncated || budget != "", Reason: truncReason(st.Reason, budget),
 		Fetch: fetchInfo{Strategy: st.Strategy, Ms: st.Elapsed.Milliseconds()}}); err != nil {
 		return err
 	}

@@ -40,7 +40,7 @@ func (t *Tree) Outline(opts ViewOptions) (string, RenderStats, error) {
 	if err != nil {
 		return "", RenderStats{}, err
 	}
-	r, stats := t.render(opts)
+	r, stats := t.render(opts, formatOutline)
 	var b strings.Builder
 	t.writeOutline(&b, r, 0)
 	return b.String(), stats, nil
@@ -48,7 +48,11 @@ func (t *Tree) Outline(opts ViewOptions) (string, RenderStats, error) {
 
 func (t *Tree) writeOutline(b *strings.Builder, r *rnode, level int) {
 	indent(b, level)
-	t.writeLine(b, r.id)
+	if r.line != "" {
+		b.WriteString(r.line)
+	} else {
+		t.writeLine(b, r.id)
+	}
 	b.WriteByte('\n')
 	for _, k := range r.kids {
 		t.writeOutline(b, k, level+1)

@@ -3,6 +3,7 @@ package core
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -176,7 +177,7 @@ func TestOutlineMuchSmallerThanJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if est != ost {
+		if !reflect.DeepEqual(est, ost) {
 			t.Errorf("%s: stats differ: %+v vs %+v", view, est, ost)
 		}
 		if lines := strings.Count(out, "\n"); lines != ost.Nodes {

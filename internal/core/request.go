@@ -65,6 +65,10 @@ type TreeRequest struct {
 	// MaxNodes bounds the elements shown: 1 to MaxMaxNodes; nil for
 	// DefaultMaxNodes.
 	MaxNodes *int
+	// MaxBytes bounds the answer's size in bytes of its JSON text (the
+	// tree and, answerReserve of it, the answer's other fields): MinMaxBytes
+	// to MaxMaxBytes; nil for DefaultMaxBytes.
+	MaxBytes *int
 	// TimeoutMs is the deadline for reading the tree; nil for
 	// DefaultTimeoutMs.
 	TimeoutMs *int
@@ -94,6 +98,9 @@ func (r *TreeRequest) Validate() error {
 	if r.MaxNodes != nil && (*r.MaxNodes <= 0 || *r.MaxNodes > MaxMaxNodes) {
 		return Errorf(CodeInvalidArgument, "maxNodes must be between 1 and %d, not %d", MaxMaxNodes, *r.MaxNodes)
 	}
+	if r.MaxBytes != nil && (*r.MaxBytes < MinMaxBytes || *r.MaxBytes > MaxMaxBytes) {
+		return Errorf(CodeInvalidArgument, "maxBytes must be between %d and %d, not %d", MinMaxBytes, MaxMaxBytes, *r.MaxBytes)
+	}
 	if _, err := Timeout(r.TimeoutMs); err != nil {
 		return err
 	}
@@ -120,6 +127,10 @@ func (r *TreeRequest) viewOptions(scope int) ViewOptions {
 	if r.MaxNodes != nil {
 		opts.MaxNodes = *r.MaxNodes
 	}
+	opts.MaxBytes = DefaultMaxBytes - answerReserve
+	if r.MaxBytes != nil {
+		opts.MaxBytes = *r.MaxBytes - answerReserve
+	}
 	return opts
 }
 
@@ -131,6 +142,9 @@ type TreeRead struct {
 	Outline string
 	Root    *Element
 	Render  RenderStats
+	// Format and MaxBytes are the request's, defaults filled in.
+	Format   string
+	MaxBytes int
 }
 
 // ReadTree reads the session's application's tree afresh (it becomes the
@@ -148,7 +162,10 @@ func (m *Sessions) ReadTree(ctx context.Context, s *Session, req TreeRequest) (*
 	if err != nil {
 		return nil, err
 	}
-	out := &TreeRead{Tree: t, Stats: st}
+	out := &TreeRead{Tree: t, Stats: st, Format: req.Format, MaxBytes: DefaultMaxBytes}
+	if req.MaxBytes != nil {
+		out.MaxBytes = *req.MaxBytes
+	}
 	opts := req.viewOptions(scope)
 	if req.Format == FormatOutline {
 		out.Outline, out.Render, err = t.Outline(opts)

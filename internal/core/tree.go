@@ -210,12 +210,18 @@ func (t *Tree) RefString(id int) string {
 
 // Element is one element as tools and `uiscope tree --format json` print it.
 // Field names are part of the contract (docs/api.md).
+//
+// Fields empty or zero are left out (a name, childCount 0), and so is the
+// Accessible interface every element has: a tree answer is as lean as its
+// content (docs/api.md, "The element node").
 type Element struct {
-	ID           string         `json:"id"`
+	// ID is the id part of Ref ("e12"); not in the JSON, where the ref
+	// carries it.
+	ID           string         `json:"-"`
 	Ref          string         `json:"ref"`
 	Key          string         `json:"key"`
 	Role         string         `json:"role"`
-	Name         string         `json:"name"`
+	Name         string         `json:"name,omitempty"`
 	Description  string         `json:"description,omitempty"`
 	AccessibleID string         `json:"accessibleId,omitempty"`
 	States       []string       `json:"states"`
@@ -229,7 +235,7 @@ type Element struct {
 	ValueTruncated bool    `json:"valueTruncated,omitempty"`
 	// ChildCount is the number of children the element reported, which may
 	// differ from len(Children) (views, depth, budget, a cut-short walk).
-	ChildCount int        `json:"childCount"`
+	ChildCount int        `json:"childCount,omitempty"`
 	Children   []*Element `json:"children,omitempty"`
 	// ChildrenOmitted counts the element's children (in the rendered view)
 	// that are in the fetched tree but left out of this output by depth or
@@ -262,7 +268,7 @@ func (t *Tree) element(id int) *Element {
 		Description:  n.Description,
 		AccessibleID: n.AccessibleID,
 		States:       n.States.Names(),
-		Interfaces:   slices.Clone(n.Interfaces),
+		Interfaces:   listedInterfaces(n.Interfaces),
 		Actions:      slices.Clone(n.Actions),
 		Redacted:     n.Redacted,
 		ChildCount:   n.ChildCount,
@@ -284,6 +290,20 @@ func (t *Tree) element(id int) *Element {
 		e.Bounds = &b
 	}
 	return e
+}
+
+// listedInterfaces is what an element lists of its node's interfaces: all
+// but Accessible, which every element has.
+func listedInterfaces(in []string) []string {
+	var out []string
+	for i, name := range in {
+		if strings.EqualFold(name, "accessible") {
+			out = make([]string, 0, len(in)-1)
+			out = append(append(out, in[:i]...), in[i+1:]...)
+			return out
+		}
+	}
+	return slices.Clone(in)
 }
 
 // hasInterface reports whether n lists the interface (case-insensitive).

@@ -277,17 +277,18 @@ func TestElementJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"id":"e1","ref":"a11y:e1","key":"atspi::1.42/org/a11y/atspi/accessible/123","role":"push button","name":"Save","description":"Saves","accessibleId":"save-btn","states":["enabled","sensitive","showing","visible"],"bounds":{"x":10,"y":20,"width":80,"height":30},"interfaces":["action","component","text"],"actions":["click"],"childCount":0}`
+	want := `{"ref":"a11y:e1","key":"atspi::1.42/org/a11y/atspi/accessible/123","role":"push button","name":"Save","description":"Saves","accessibleId":"save-btn","states":["enabled","sensitive","showing","visible"],"bounds":{"x":10,"y":20,"width":80,"height":30},"interfaces":["action","component","text"],"actions":["click"]}`
 	if string(got) != want {
 		t.Fatalf("json\n got %s\nwant %s", got, want)
 	}
 
-	// Empty states are [] not null; error and childrenOmitted appear when set.
+	// Empty states are [] not null; an empty name and childCount 0 are
+	// left out; error and childrenOmitted appear when set.
 	bare := &platform.Node{Key: "k", Role: mustRole("filler"), Err: "timeout", ChildCount: 3}
 	tr = NewTree(bare, KindVisual)
 	e, _ = tr.Element(0)
 	got, _ = json.Marshal(e)
-	want = `{"id":"e0","ref":"visual:e0","key":"k","role":"filler","name":"","states":[],"childCount":3,"error":"timeout"}`
+	want = `{"ref":"visual:e0","key":"k","role":"filler","states":[],"childCount":3,"error":"timeout"}`
 	if string(got) != want {
 		t.Fatalf("json\n got %s\nwant %s", got, want)
 	}
@@ -305,9 +306,10 @@ func TestElementJSON(t *testing.T) {
 
 func TestElementKeysAreContract(t *testing.T) {
 	// The JSON field names are the contract of docs/api.md.
-	want := []string{"id", "ref", "key", "role", "name", "description", "accessibleId", "states",
-		"bounds", "interfaces", "actions", "redacted", "value", "valueTruncated", "childCount", "children", "childrenOmitted",
-		"childrenPartial", "childrenRange", "error"}
+	// The id is not in the JSON: the ref carries it.
+	want := []string{"-", "ref", "key", "role", "name", "description", "accessibleId", "states",
+		"bounds", "interfaces", "actions", "redacted", "value", "valueTruncated", "childCount", "children",
+		"childrenOmitted", "childrenPartial", "childrenRange", "error"}
 	typ := reflect.TypeFor[Element]()
 	var got []string
 	for i := range typ.NumField() {

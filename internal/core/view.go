@@ -92,6 +92,11 @@ type ViewOptions struct {
 	// MaxNodes is the node budget: 0 means DefaultMaxNodes; at most
 	// MaxMaxNodes.
 	MaxNodes int
+	// MaxBytes is the byte budget of the tree in the answer: the root
+	// element's JSON (Render), or the outline's text as a JSON string holds
+	// it, escapes counted (Outline), which its plain text never exceeds.
+	// 0: none. The scope element is shown whatever it costs.
+	MaxBytes int
 
 	capped bool // Depth is MaxDepth, not the caller's
 }
@@ -101,6 +106,12 @@ type RenderStats struct {
 	Nodes     int  // elements emitted
 	Omitted   int  // elements of the view under the scope left out (depth, budget)
 	BudgetHit bool // MaxNodes cut the output short
+	BytesHit  bool // MaxBytes cut the output short
+	// Bytes is what the tree costs as MaxBytes counts it (with MaxBytes).
+	Bytes int
+	// Cuts are the elements whose children a budget left out, the largest
+	// cuts first (at most maxCuts).
+	Cuts []Cut
 	// DepthCapped: MaxDepth, not the caller's depth, left elements out.
 	DepthCapped bool
 }
@@ -130,6 +141,9 @@ func (t *Tree) normalize(opts ViewOptions) (ViewOptions, error) {
 	}
 	if opts.MaxNodes == 0 {
 		opts.MaxNodes = DefaultMaxNodes
+	}
+	if opts.MaxBytes < 0 || opts.MaxBytes > MaxMaxBytes {
+		return opts, fmt.Errorf("%w: maxBytes %d (want 1 to %d, or 0 for none)", ErrInvalidArgument, opts.MaxBytes, MaxMaxBytes)
 	}
 	if opts.Depth == -1 || opts.Depth > MaxDepth {
 		opts.Depth, opts.capped = MaxDepth, true
@@ -253,10 +267,28 @@ type rnode struct {
 	id      int
 	kids    []*rnode
 	omitted int // view children left out
+
+	// What a byte budget measured, kept for the output: the element
+	// (format json) or the outline line.
+	el   *Element
+	line string
 }
 
-// render shapes the tree per opts (already normalized).
-func (t *Tree) render(opts ViewOptions) (*rnode, RenderStats) {
+// render shapes the tree per opts (already normalized), measuring the
+// elements in format f when opts has a byte budget.
+//
+// It walks the view breadth-first from the scope, keeping elements while
+// both budgets allow: the upper levels are kept whole and the cut, where
+// there is one, falls across the deepest levels reached, so an answer cut
+// short still shows the app's structure and says where it left children
+// out (omitted). Once an element does not fit, no later one is kept,
+// though a smaller might: the answer is then a prefix of the same
+// breadth-first order whatever the sizes, and cutting deterministic. The
+// byte count is exact for the output (nodeBytes, markerBytes), reserving
+// for every kept element with children the mark of all of them left out
+// until its last child is in, so the output never exceeds the budget (the
+// scope element, always shown, aside), and a view that fits is shown whole.
+func (t *Tree) render(opts ViewOptions, f renderFormat) (*rnode, RenderStats) {
 	keep := t.keepSet(opts.View)
 	total := 1 // the scope is always shown
 	for i := opts.Scope + 1; i < t.end[opts.Scope]; i++ {
@@ -265,57 +297,110 @@ func (t *Tree) render(opts ViewOptions) (*rnode, RenderStats) {
 		}
 	}
 	type item struct {
-		id     int
-		depth  int
-		parent *rnode
+		r     *rnode
+		depth int
+		kids  []int // view children
 	}
-	var stats RenderStats
+	var (
+		stats   RenderStats
+		scratch []byte
+		full    bool // a budget stopped the walk
+	)
+	measure := opts.MaxBytes > 0
 	root := &rnode{id: opts.Scope}
-	stack := []item{{opts.Scope, 0, nil}}
-	for len(stack) > 0 {
-		it := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if stats.Nodes >= opts.MaxNodes {
-			stats.BudgetHit = true
-			it.parent.omitted++ // the root is always emitted: MaxNodes >= 1
-			continue
-		}
-		r := root
-		if it.parent != nil {
-			r = &rnode{id: it.id}
-			it.parent.kids = append(it.parent.kids, r)
-		}
-		stats.Nodes++
-		kids := t.viewKids(it.id, keep)
+	queue := []item{{root, 0, t.viewKids(opts.Scope, keep)}}
+	stats.Nodes = 1
+	if measure {
+		stats.Bytes = t.nodeBytes(f, root, 0, &scratch) + markerBytes(f, 1, len(queue[0].kids))
+	}
+	for head := 0; head < len(queue); head++ {
+		it := queue[head]
 		if it.depth >= opts.Depth {
-			r.omitted = len(kids)
-			stats.DepthCapped = stats.DepthCapped || (opts.capped && len(kids) > 0)
+			it.r.omitted = len(it.kids)
+			stats.DepthCapped = stats.DepthCapped || (opts.capped && len(it.kids) > 0)
 			continue
 		}
-		for i := len(kids) - 1; i >= 0; i-- {
-			stack = append(stack, item{kids[i], it.depth + 1, r})
+		level := it.depth + 1
+		for i, k := range it.kids {
+			if !full && stats.Nodes >= opts.MaxNodes {
+				full, stats.BudgetHit = true, true
+			}
+			if !full {
+				c := &rnode{id: k}
+				kids := t.viewKids(k, keep)
+				if measure {
+					cost := t.nodeBytes(f, c, level, &scratch) + markerBytes(f, level+1, len(kids))
+					if f == formatJSON {
+						if i == 0 {
+							cost += jsonChildrenBytes
+						} else {
+							cost++ // the comma
+						}
+					}
+					if i == len(it.kids)-1 {
+						// With its last child in, the parent needs no
+						// mark: what was reserved for it is free.
+						cost -= markerBytes(f, level, len(it.kids))
+					}
+					if stats.Bytes+cost > opts.MaxBytes {
+						full, stats.BytesHit = true, true
+					} else {
+						stats.Bytes += cost
+					}
+				}
+				if !full {
+					it.r.kids = append(it.r.kids, c)
+					stats.Nodes++
+					queue = append(queue, item{c, level, kids})
+					continue
+				}
+			}
+			it.r.omitted = len(it.kids) - i
+			stats.cut(Cut{Pos: it.r.id, Omitted: it.r.omitted})
+			break
 		}
 	}
 	stats.Omitted = total - stats.Nodes
 	return root, stats
 }
 
+// cut records where a budget left children out, keeping the largest cuts
+// (the first found among equals: the highest in the tree).
+func (s *RenderStats) cut(c Cut) {
+	i := len(s.Cuts)
+	for i > 0 && s.Cuts[i-1].Omitted < c.Omitted {
+		i--
+	}
+	if i >= maxCuts {
+		return
+	}
+	if len(s.Cuts) < maxCuts {
+		s.Cuts = append(s.Cuts, Cut{})
+	}
+	copy(s.Cuts[i+1:], s.Cuts[i:])
+	s.Cuts[i] = c
+}
+
 // Render shapes the tree for JSON output: the view, from the scope element,
-// down to the depth, within the node budget. Nodes are emitted in pre-order;
-// once MaxNodes are emitted the rest are counted in Omitted, and each emitted
-// element whose children were left out (by depth or budget) carries
-// ChildrenOmitted. The result is deterministic for a given tree and options.
+// down to the depth, within the budgets (MaxNodes, MaxBytes: the root
+// Element's JSON), cut breadth-first (render). Elements left out are
+// counted in Omitted, and each emitted element whose children were left
+// out (by depth or a budget) carries ChildrenOmitted. The result is
+// deterministic for a given tree and options.
 func (t *Tree) Render(opts ViewOptions) (*Element, RenderStats, error) {
 	opts, err := t.normalize(opts)
 	if err != nil {
 		return nil, RenderStats{}, err
 	}
-	r, stats := t.render(opts)
+	r, stats := t.render(opts, formatJSON)
 	return t.toElement(r), stats, nil
 }
 
 func (t *Tree) toElement(r *rnode) *Element {
-	e := t.element(r.id)
+	e := r.el
+	if e == nil {
+		e = t.element(r.id)
+	}
 	e.ChildrenOmitted = r.omitted
 	if len(r.kids) > 0 {
 		e.Children = make([]*Element, len(r.kids))

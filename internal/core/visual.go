@@ -173,7 +173,8 @@ func (t *Tree) RenderVisual(opts ViewOptions, corr *Correlation) (*VisualElement
 	if err != nil {
 		return nil, RenderStats{}, err
 	}
-	r, stats := t.render(opts)
+	opts.MaxBytes = 0 // a window's JSON is not an Element's: no byte budget
+	r, stats := t.render(opts, formatJSON)
 	var conv func(r *rnode) *VisualElement
 	conv = func(r *rnode) *VisualElement {
 		e := t.visualElement(r.id, corr)

@@ -113,7 +113,7 @@ func BenchmarkServeTreeJSON(b *testing.B) {
 			if err := json.Unmarshal(conn, &connected); err != nil || connected.Result.StructuredContent.Session == "" {
 				b.Fatalf("connect: %s", conn)
 			}
-			req := fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_a11y_tree","arguments":{"session":%q,"format":"json","maxNodes":100000}}}`, connected.Result.StructuredContent.Session)
+			req := fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_a11y_tree","arguments":{"session":%q,"format":"json","maxNodes":100000,"maxBytes":100000000}}}`, connected.Result.StructuredContent.Session)
 			first := roundTrip(req)
 			if !bytes.Contains(first, []byte(`"ok":true`)) || !bytes.Contains(first, []byte(fmt.Sprintf(`"nodeCount":%d`, count))) {
 				b.Fatalf("get_a11y_tree: %.500s", first)

@@ -41,8 +41,8 @@ func TestTreeDepthCappedByServer(t *testing.T) {
 	defer cs.Close()
 	id := mustOK(t, cs, "connect", map[string]any{"pid": 6161})["session"].(string)
 	for _, args := range []map[string]any{
-		{"session": id, "maxNodes": 100000},
-		{"session": id, "maxNodes": 100000, "depth": 100000, "format": "json"},
+		{"session": id, "maxNodes": 100000, "maxBytes": core.MaxMaxBytes},
+		{"session": id, "maxNodes": 100000, "maxBytes": core.MaxMaxBytes, "depth": 100000, "format": "json"},
 	} {
 		out := mustOK(t, cs, "get_a11y_tree", args)
 		if out["shown"] != float64(core.MaxDepth+1) || !strings.Contains(fmt.Sprint(out["note"]), "depth cap") {

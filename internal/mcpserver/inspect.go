@@ -57,8 +57,9 @@ func (h *handlers) inspectTools() []toolDef {
 				"line per element — role, \"name\", [ref], key states, @x,y wxh screen bounds — at a fraction of " +
 				"the tokens of \"json\", which gives full element objects. view \"control\" drops layout-only " +
 				"containers, \"content\" keeps what carries text or actions, \"raw\" everything. element scopes to " +
-				"a subtree, depth limits levels below it, maxNodes bounds the output (childrenOmitted / \"… N more\" " +
-				"say what was cut). An element keeps its ref across reads in a session; the ref of an element that is " +
+				"a subtree, depth limits levels below it. maxBytes (default 32000) and maxNodes bound the answer, cut " +
+				"breadth-first: upper levels whole, childrenOmitted / \"… N more\" where children were left out, and note " +
+				"says how to read on (element, read_table, a larger maxBytes). An element keeps its ref across reads in a session; the ref of an element that is " +
 				"gone is refused, never reused.",
 		}, h.getTree),
 		newTool(ToolsetInspect, &mcp.Tool{
@@ -213,6 +214,7 @@ type treeArgs struct {
 	View      string `json:"view,omitempty" jsonschema:"raw (default), control or content"`
 	Format    string `json:"format,omitempty" jsonschema:"outline (default, compact text) or json"`
 	MaxNodes  *int   `json:"maxNodes,omitempty" jsonschema:"most elements to return (default 2000, at most 100000)"`
+	MaxBytes  *int   `json:"maxBytes,omitempty" jsonschema:"most bytes of this result's JSON (default 32000, about 10000 tokens; 2000 to 100000000)"`
 	TimeoutMs *int   `json:"timeoutMs,omitempty" jsonschema:"deadline for reading the tree in ms (default 10000)"`
 }
 
@@ -234,12 +236,15 @@ type treeResult struct {
 	Omitted         int           `json:"omitted"`
 	Truncated       bool          `json:"truncated"`
 	TruncatedReason string        `json:"truncatedReason,omitempty"`
-	Note            string        `json:"note,omitempty"`
-	Fetch           fetchInfo     `json:"fetch"`
+	// CutBy names the budget that left elements out: maxBytes or maxNodes.
+	CutBy string    `json:"cutBy,omitempty"`
+	Note  string    `json:"note,omitempty"`
+	Fetch fetchInfo `json:"fetch"`
 }
 
 func (h *handlers) getTree(ctx context.Context, _ *mcp.CallToolRequest, in treeArgs) (treeResult, error) {
-	req := core.TreeRequest{Element: in.Element, Depth: in.Depth, View: in.View, Format: in.Format, MaxNodes: in.MaxNodes, TimeoutMs: in.TimeoutMs}
+	req := core.TreeRequest{Element: in.Element, Depth: in.Depth, View: in.View, Format: in.Format, MaxNodes: in.MaxNodes,
+		MaxBytes: in.MaxBytes, TimeoutMs: in.TimeoutMs}
 	if err := req.Validate(); err != nil {
 		return treeResult{}, err
 	}
@@ -253,16 +258,20 @@ func (h *handlers) getTree(ctx context.Context, _ *mcp.CallToolRequest, in treeA
 	}
 	st, rs := r.Stats, r.Render
 	out := treeResult{Session: s.ID, Format: req.Format, View: req.View, Outline: r.Outline, Root: r.Root,
-		NodeCount: r.Tree.Len(), Shown: rs.Nodes, Omitted: rs.Omitted, Truncated: st.Truncated,
+		NodeCount: r.Tree.Len(), Shown: rs.Nodes, Omitted: rs.Omitted, Truncated: st.Truncated, CutBy: r.CutBy(),
 		Fetch: fetchInfo{Strategy: st.Strategy, Ms: st.Elapsed.Milliseconds(), Calls: st.Calls}}
+	var notes []string
 	if st.Truncated {
 		out.TruncatedReason = st.Reason
-		out.Note = fmt.Sprintf(truncatedNote, st.Reason)
-	} else if rs.BudgetHit {
-		out.Note = fmt.Sprintf("%d elements left out by maxNodes; narrow with element/depth/view or raise maxNodes", rs.Omitted)
-	} else if rs.DepthCapped {
-		out.Note = fmt.Sprintf("elements more than %d levels below the start were left out (the server's depth cap); read further down by passing element, the ref of a deep element shown", core.MaxDepth)
+		notes = append(notes, fmt.Sprintf(truncatedNote, st.Reason))
 	}
+	if n := r.ReadOnNote(false); n != "" {
+		notes = append(notes, n)
+	}
+	if rs.DepthCapped {
+		notes = append(notes, fmt.Sprintf("elements more than %d levels below the start were left out (the server's depth cap); read further down by passing element, the ref of a deep element shown", core.MaxDepth))
+	}
+	out.Note = strings.Join(notes, " ")
 	return out, nil
 }
 
