@@ -285,14 +285,15 @@ func appendElement(b []byte, e *Element) []byte {
 			b = appendPair(b, sep+`"columns":`, cr.Columns)
 			sep = ","
 		}
-		if cr.First != nil {
-			b = append(b, sep+`"first":`...)
-			b = strconv.AppendInt(b, int64(*cr.First), 10)
-			sep = ","
-		}
-		if cr.Count != nil {
-			b = append(b, sep+`"count":`...)
-			b = strconv.AppendInt(b, int64(*cr.Count), 10)
+		for _, f := range []struct {
+			name string
+			v    *int
+		}{{`"rowCount":`, cr.RowCount}, {`"columnCount":`, cr.ColumnCount}, {`"first":`, cr.First}, {`"count":`, cr.Count}} {
+			if f.v != nil {
+				b = append(append(b, sep...), f.name...)
+				b = strconv.AppendInt(b, int64(*f.v), 10)
+				sep = ","
+			}
 		}
 		b = append(b, '}')
 	}
