@@ -128,7 +128,7 @@ func TestBrowserFormTask(t *testing.T) {
 			page(fmt.Sprintf("name=%s, Countess|notes=first line/second/Zoë, 東京|news=on|size=large|colour=green|pin=%d|go=1", full, len(secret)))
 
 			// The tree, read afresh, says the same.
-			tree := s.ok(t, "get_a11y_tree", map[string]any{"session": sess, "format": "json", "view": "raw", "maxNodes": 100000})
+			tree := s.ok(t, "get_a11y_tree", map[string]any{"session": sess, "format": "json", "view": "raw", "maxNodes": 100000, "maxBytes": 100000000})
 			root := decode[*mcpElem](t, tree["root"])
 			want := map[string][2]string{ // name -> role, state it must have
 				"Newsletter": {"check box", "checked"},

@@ -192,7 +192,7 @@ func cellName(row, col int) string {
 // calcGrid reads the tree of a Calc session as JSON and returns its grid.
 func calcGrid(t *testing.T, s *mcpServer, session string) (*mcpNode, map[string]any) {
 	t.Helper()
-	out := s.ok(t, "get_a11y_tree", map[string]any{"session": session, "format": "json", "maxNodes": 100000, "timeoutMs": 60000})
+	out := s.ok(t, "get_a11y_tree", map[string]any{"session": session, "format": "json", "maxNodes": 100000, "maxBytes": 100000000, "timeoutMs": 60000})
 	root := decode[*mcpNode](t, out["root"])
 	grid := findNode(root, func(n *mcpNode) bool { return n.Role == "table" && strings.HasPrefix(n.Name, "Sheet") })
 	if grid == nil {
@@ -252,7 +252,7 @@ func TestCalcVisibleCells(t *testing.T) {
 	}
 
 	// The outline says the same in words.
-	text, _ := s.ok(t, "get_a11y_tree", map[string]any{"session": session, "maxNodes": 100000, "timeoutMs": 60000})["outline"].(string)
+	text, _ := s.ok(t, "get_a11y_tree", map[string]any{"session": session, "maxNodes": 100000, "maxBytes": 100000000, "timeoutMs": 60000})["outline"].(string)
 	line := regexp.MustCompile(`(?m)^\s*table "Sheet[^\n]*$`).FindString(text)
 	wantText := fmt.Sprintf("(rows %d–%d, columns %d–%d on screen of %d×%d)", r0, r1, c0, c1, *rng.RowCount, *rng.ColumnCount)
 	if !strings.Contains(line, wantText) {
