@@ -37,7 +37,7 @@ func TestBrowserLargePage(t *testing.T) {
 			s := startMCP(t, d, "")
 			sess := s.connect(t, map[string]any{"pid": app.Pid})
 
-			cold := s.ok(t, "get_a11y_tree", map[string]any{"session": sess, "maxNodes": 100000, "timeoutMs": 60000})
+			cold := s.ok(t, "get_a11y_tree", map[string]any{"session": sess, "maxNodes": 100000, "maxBytes": 100000000, "timeoutMs": 60000})
 			fetch := decode[struct {
 				Strategy string `json:"strategy"`
 				Calls    int    `json:"calls"`
@@ -50,7 +50,7 @@ func TestBrowserLargePage(t *testing.T) {
 			}
 
 			tj := decode[treeJSON](t, s.ok(t, "get_a11y_tree", map[string]any{"session": sess, "format": "json", "view": "raw",
-				"maxNodes": 100000, "timeoutMs": 60000}))
+				"maxNodes": 100000, "maxBytes": 100000000, "timeoutMs": 60000}))
 			var got []string
 			tj.Root.walk(func(e, _ *elem) { got = append(got, fmt.Sprintf("%s %q", e.Role, e.Name)) })
 			sort.Strings(got)

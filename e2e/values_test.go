@@ -99,7 +99,7 @@ func TestValuesInTree(t *testing.T) {
 				outs = append(outs, what+": "+string(raw))
 			}
 
-			tree := s.ok(t, "get_a11y_tree", map[string]any{"session": sess, "format": "json", "maxNodes": 100000})
+			tree := s.ok(t, "get_a11y_tree", map[string]any{"session": sess, "format": "json", "maxNodes": 100000, "maxBytes": 100000000})
 			keep("tree json", tree)
 			root := decode[*valueElem](t, tree["root"])
 			byName := map[[2]string]*valueElem{}
@@ -131,7 +131,7 @@ func TestValuesInTree(t *testing.T) {
 			}
 
 			for _, view := range []string{"raw", "control"} {
-				out := s.ok(t, "get_a11y_tree", map[string]any{"session": sess, "format": "outline", "view": view, "maxNodes": 100000})
+				out := s.ok(t, "get_a11y_tree", map[string]any{"session": sess, "format": "outline", "view": view, "maxNodes": 100000, "maxBytes": 100000000})
 				keep("outline "+view, out)
 				outline, _ := out["outline"].(string)
 				for _, w := range tc.want {
