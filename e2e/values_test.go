@@ -4,9 +4,11 @@ package e2e
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/uiscope/uiscope/internal/testdesk"
 )
@@ -165,5 +167,128 @@ func TestValuesInTree(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// valuesPage is a web form holding values, a table and a password.
+const valuesPage = `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>uiscope values</title></head>
+<body>
+<p><input aria-label="User name" type="text" value="Ada Lovelace"></p>
+<p><textarea aria-label="Notes">12*7
+= 84</textarea></p>
+<p><input aria-label="Count" type="number" value="5"></p>
+<p><input aria-label="Volume" type="range" value="30"></p>
+<p><select aria-label="Color"><option>Red</option><option selected>Green</option><option>Blue</option></select></p>
+<p><input aria-label="Password" type="password" value="hunter2-web-secret"></p>
+<table><tr><th>Key</th><th>Value</th></tr><tr><td>Alpha</td><td>First cell</td></tr></table>
+</body></html>`
+
+// TestValuesInBrowsers: the same form in Firefox and Chromium. Firefox
+// answers a GetText whose end is past the character count with "", and
+// marks the chosen option of a select selected, as Chromium does.
+func TestValuesInBrowsers(t *testing.T) {
+	d := testdesk.Shared(t)
+	for _, b := range browsers {
+		t.Run(b.name, func(t *testing.T) {
+			app := openPage(t, d, b, "uiscope values", valuesPage)
+			s := startMCP(t, d, "")
+			sess := s.connect(t, map[string]any{"pid": app.Pid})
+			tree := s.ok(t, "get_a11y_tree", map[string]any{"session": sess, "format": "json", "maxNodes": 100000, "timeoutMs": 60000})
+			outline := s.ok(t, "get_a11y_tree", map[string]any{"session": sess, "format": "outline", "maxNodes": 100000, "timeoutMs": 60000})
+			root := decode[*valueElem](t, tree["root"])
+			got := map[[2]string]string{}
+			var cells []string
+			root.walk(func(e *valueElem) {
+				if e.Redacted && e.Value != nil {
+					t.Errorf("redacted %s (%s) has a value", e.Ref, e.Role)
+				}
+				if e.Value == nil {
+					return
+				}
+				// Chromium ends a text area's text with one more line break.
+				v := strings.TrimRight(*e.Value, "\n")
+				if e.Role == "table cell" {
+					cells = append(cells, v)
+				}
+				got[[2]string{e.Role, e.Name}] = v
+			})
+			for _, w := range []wantValue{
+				{"entry", "User name", "Ada Lovelace"},
+				{"entry", "Notes", "12*7\n= 84"},
+				{"spin button", "Count", "5"},
+				{"slider", "Volume", "30"},
+				{"combo box", "Color", "Green"},
+			} {
+				if v, ok := got[[2]string{w.role, w.name}]; !ok || v != w.value {
+					t.Errorf("%s %q: value %q (present %v), want %q", w.role, w.name, v, ok, w.value)
+				}
+			}
+			if !slices.Contains(cells, "Alpha") || !slices.Contains(cells, "First cell") {
+				t.Errorf("table cells' values %q, want Alpha and First cell among them", cells)
+			}
+			for what, out := range map[string]any{"tree": tree, "outline": outline} {
+				raw, _ := json.Marshal(out)
+				if strings.Contains(string(raw), "hunter2-web-secret") {
+					t.Errorf("the password is in the %s", what)
+				}
+			}
+		})
+	}
+}
+
+// TestValueChangesGTK3: an MCP session's tree changes carry a value set
+// by set_value (an entry's text, a spin button's number) as a changed
+// field "value" with old and new; the password field set too never shows.
+func TestValueChangesGTK3(t *testing.T) {
+	d := testdesk.Shared(t)
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--form", "--title", "value changes")
+	s := startMCP(t, d, "", "--allow-input")
+	sess := s.connect(t, map[string]any{"pid": app.Pid})
+	tree := s.ok(t, "get_a11y_tree", map[string]any{"session": sess, "format": "json"})
+	root := decode[*valueElem](t, tree["root"])
+	refs := map[string]string{}
+	root.walk(func(e *valueElem) { refs[e.Role+" "+e.Name] = e.Ref })
+	entry, spin, pw := refs["text Name"], refs["spin button Count"], refs["password text "]
+	if entry == "" || spin == "" || pw == "" {
+		t.Fatalf("no entry, spin button or password field: %v", refs)
+	}
+	first := s.ok(t, "get_a11y_tree_changes", map[string]any{"session": sess})
+	if first["snapshot"] != true {
+		t.Fatalf("the first changes are not a snapshot: %v", first["snapshot"])
+	}
+	s.ok(t, "set_value", map[string]any{"session": sess, "element": entry, "value": "Grace Hopper"})
+	s.ok(t, "set_value", map[string]any{"session": sess, "element": spin, "value": "42"})
+	s.ok(t, "set_value", map[string]any{"session": sess, "element": pw, "value": "hunter3-other-secret"})
+	want := map[string][2]any{entry: {"Ada Lovelace", "Grace Hopper"}, spin: {"5", "42"}}
+	seen := map[string][2]any{}
+	var outs []string
+	deadline := time.Now().Add(20 * time.Second)
+	for len(seen) < len(want) {
+		out := s.ok(t, "get_a11y_tree_changes", map[string]any{"session": sess})
+		raw, _ := json.Marshal(out)
+		outs = append(outs, string(raw))
+		for _, ev := range decode[[]liveChange](t, out["events"]) {
+			if v, ok := ev.Changes["value"]; ok && ev.Type == "changed" {
+				var fc struct{ Old, New any }
+				if err := json.Unmarshal(v, &fc); err != nil {
+					t.Fatalf("a value change %s: %v", v, err)
+				}
+				seen[ev.Ref] = [2]any{fc.Old, fc.New}
+			}
+		}
+		if time.Now().After(deadline) {
+			break
+		}
+	}
+	for ref, w := range want {
+		if seen[ref] != w {
+			t.Errorf("the changes of %s: value %q, want %q (all: %.2000s)", ref, seen[ref], w, strings.Join(outs, "\n"))
+		}
+	}
+	for _, o := range outs {
+		if strings.Contains(o, "hunter") {
+			t.Errorf("a password is in the changes: %.1000s", o)
+		}
 	}
 }

@@ -328,6 +328,11 @@ func (c *Conn) refresh(ctx context.Context, m *mirror, opts TreeOptions) (*platf
 			return c.readWhole(ctx, m, opts)
 		}
 		m.replace(p, n)
+		// A combo box valued from its subtree (values.go) follows what
+		// was read again inside it.
+		for a := m.parent[p]; a != nil; a = m.parent[m.pathOf(a.Key)] {
+			choiceFromSubtree(a)
+		}
 	}
 	if len(m.nodes) > opts.MaxNodes {
 		return c.readWhole(ctx, m, opts)

@@ -209,23 +209,32 @@ func (w *walker) readValues(done map[*walkNode]bool) {
 }
 
 // shownChoices values the combo boxes without a Selection interface from
-// what their subtree shows, once bounds are read: GTK 4's drop-down shows
-// the chosen item as the one label on screen inside its button (the other
+// what their subtree shows, once bounds are read: Firefox and Chromium mark
+// the chosen item of an HTML select selected; GTK 4's drop-down shows the
+// chosen item as the one label on screen inside its button (the other
 // stack page is laid out at 0x0); Qt 5 names a combo box after its current
 // text, which is then one of its list's items.
 func (w *walker) shownChoices() {
 	for _, wn := range w.all {
-		n := wn.node
-		if !wn.detailed || n.Value != nil || valueKindOf(n) != choiceValue || hasInterface(n, "selection") {
-			continue
+		if wn.detailed && wn.node.Value == nil {
+			choiceFromSubtree(wn.node)
 		}
-		if s, ok := shownLabel(n); ok {
-			setValue(n, s, false)
-			continue
-		}
-		if n.Name != "" && hasItemNamed(n, n.Name) {
-			setValue(n, n.Name, false)
-		}
+	}
+}
+
+// choiceFromSubtree values a combo box without a Selection interface from
+// its subtree as read (see shownChoices).
+func choiceFromSubtree(n *platform.Node) {
+	if valueKindOf(n) != choiceValue || hasInterface(n, "selection") {
+		return
+	}
+	n.Value, n.ValueTruncated = nil, false
+	if s, ok := selectedItem(n); ok {
+		setValue(n, s, false)
+	} else if s, ok := shownLabel(n); ok {
+		setValue(n, s, false)
+	} else if n.Name != "" && hasItemNamed(n, n.Name) {
+		setValue(n, n.Name, false)
 	}
 }
 
@@ -254,6 +263,19 @@ func shownLabel(n *platform.Node) (string, bool) {
 		return "", false
 	}
 	return found[0], true
+}
+
+// selectedItem is the name of the first selected list or menu item under n.
+func selectedItem(n *platform.Node) (string, bool) {
+	for _, c := range n.Children {
+		if (c.Role == roleListItem || c.Role == roleMenuItem) && c.States.Has(platform.StateSelected) && !c.Redacted {
+			return c.Name, true
+		}
+		if s, ok := selectedItem(c); ok {
+			return s, true
+		}
+	}
+	return "", false
 }
 
 // hasItemNamed reports whether a list or menu item under n is named name.
