@@ -21,9 +21,9 @@ import (
 //
 // Text is read up to the element's own character count, never past it: Qt
 // 5 and Firefox answer Text.GetText with "" when the end is past the count,
-// and GTK 4.8 answers an end of -1 with "" (platform facts in the README's
-// Redaction section and docs). So a text value costs two calls in two
-// pipelined rounds: CharacterCount, then GetText(0, min(count, cap+1)).
+// and GTK 4.8 answers an end of -1 with "" (README, "How a tree is read"
+// and "Redaction"). So a text value costs two calls in two pipelined
+// rounds: CharacterCount, then GetText(0, min(count, cap+1)).
 
 var (
 	roleTableCell   = mustRole("table cell")
