@@ -643,7 +643,7 @@ func (m *mirror) plan(dirty map[dbus.ObjectPath]dirt) (walks, bounds []dbus.Obje
 func sameRead(a, b TreeOptions) bool {
 	return a.MaxNodes == b.MaxNodes && a.MaxManagedChildren == b.MaxManagedChildren && a.MaxChildren == b.MaxChildren &&
 		a.NoCache == b.NoCache && a.NoDetails == b.NoDetails && a.NoShowing == b.NoShowing &&
-		a.Actions == b.Actions
+		a.Actions == b.Actions && a.NoValues == b.NoValues
 }
 
 // covered counts the nodes in the given subtrees.

@@ -31,6 +31,9 @@ type TreeOptions struct {
 	NoCache bool
 	// NoDetails skips bounds and actions.
 	NoDetails bool
+	// NoValues skips the controls' values (for comparisons: what values
+	// cost). Fields that may hide their text are checked all the same.
+	NoValues bool
 	// NoShowing says the toolkit sets SHOWING on windows only (GTK 4), so
 	// VISIBLE decides which elements are on screen.
 	NoShowing bool
@@ -282,11 +285,16 @@ func (c *Conn) read(ctx context.Context, bus string, path dbus.ObjectPath, opts 
 	}
 	// Before anything else, whatever the options: a field that hides its
 	// text is never passed on with its name.
-	w.readValues(w.hideHiddenFields(bus))
+	done := w.hideHiddenFields(bus)
+	if !opts.NoValues {
+		w.readValues(done)
+	}
 	if !opts.NoDetails && ctx.Err() == nil {
 		w.details(root)
 	}
-	w.shownChoices()
+	if !opts.NoValues {
+		w.shownChoices()
+	}
 	if ctx.Err() != nil && !st.Truncated {
 		st.Truncated, st.Reason = true, "deadline"
 	}
