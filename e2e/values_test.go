@@ -194,8 +194,8 @@ func TestValuesInBrowsers(t *testing.T) {
 			app := openPage(t, d, b, "uiscope values", valuesPage)
 			s := startMCP(t, d, "")
 			sess := s.connect(t, map[string]any{"pid": app.Pid})
-			tree := s.ok(t, "get_a11y_tree", map[string]any{"session": sess, "format": "json", "maxNodes": 100000, "timeoutMs": 60000})
-			outline := s.ok(t, "get_a11y_tree", map[string]any{"session": sess, "format": "outline", "maxNodes": 100000, "timeoutMs": 60000})
+			tree := s.ok(t, "get_a11y_tree", map[string]any{"session": sess, "format": "json", "maxNodes": 100000, "maxBytes": 100000000, "timeoutMs": 60000})
+			outline := s.ok(t, "get_a11y_tree", map[string]any{"session": sess, "format": "outline", "maxNodes": 100000, "maxBytes": 100000000, "timeoutMs": 60000})
 			root := decode[*valueElem](t, tree["root"])
 			got := map[[2]string]string{}
 			var cells []string
