@@ -135,9 +135,30 @@ func TestBrowserFormTask(t *testing.T) {
 				"Large":      {"radio button", "checked"},
 				"Green":      {"menu item", "selected"},
 			}
+			// What the controls hold, in the tree as values.
+			values := map[string]string{
+				"entry Full name":  full + ", Countess",
+				"entry Notes":      "first line\nsecond\nZoë, 東京",
+				"combo box Colour": "Green",
+			}
+			show := func(v *string) string {
+				if v == nil {
+					return "none"
+				}
+				return fmt.Sprintf("%q", *v)
+			}
 			seen := map[string]bool{}
 			var walk func(e *mcpElem)
 			walk = func(e *mcpElem) {
+				if v, ok := values[e.Role+" "+e.Name]; ok {
+					seen[e.Role+" "+e.Name] = true
+					if e.Value == nil || *e.Value != v {
+						t.Errorf("the tree's %s %q has the value %s, want %q", e.Role, e.Name, show(e.Value), v)
+					}
+				}
+				if e.Role == "password text" && e.Value != nil {
+					t.Errorf("the tree's password field has a value")
+				}
 				if w, ok := want[e.Name]; ok && e.Role == w[0] {
 					seen[e.Name] = true
 					if !e.has(w[1]) {
@@ -155,6 +176,11 @@ func TestBrowserFormTask(t *testing.T) {
 			for n := range want {
 				if !seen[n] {
 					t.Errorf("the tree has no %s %q", want[n][0], n)
+				}
+			}
+			for n := range values {
+				if !seen[n] {
+					t.Errorf("the tree has no %s", n)
 				}
 			}
 			if raw := fmt.Sprint(tree); strings.Contains(raw, secret) {

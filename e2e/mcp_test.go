@@ -211,6 +211,7 @@ type mcpElem struct {
 	States   []string                           `json:"states"`
 	Bounds   *struct{ X, Y, Width, Height int } `json:"bounds"`
 	Children []*mcpElem                         `json:"children"`
+	Value    *string                            `json:"value"`
 }
 
 func (e *mcpElem) has(state string) bool {
