@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -66,14 +67,49 @@ func launchFirefox(t testing.TB, d *testdesk.Desk, pageURL string) *testdesk.App
 // translate offers, no keyring prompt.
 func launchChromium(t testing.TB, d *testdesk.Desk, pageURL string) *testdesk.App {
 	t.Helper()
-	return d.Launch(t, append(freshHome(t), "chromium",
+	home := freshHome(t)
+	profile, err := os.MkdirTemp("", "uiscope-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var app *testdesk.App
+	// Registered before the launch, so it runs after the browser is
+	// stopped: its helpers (zygote, renderers, utilities) are in its
+	// process group and may still write to the profile after it exited,
+	// which made a plain t.TempDir's removal fail ("directory not empty").
+	t.Cleanup(func() {
+		if app != nil {
+			_ = syscall.Kill(-app.Pid, syscall.SIGKILL)
+		}
+		removeAllSoon(t, profile)
+	})
+	app = d.Launch(t, append(home, "chromium",
 		"--force-renderer-accessibility", "--no-sandbox",
-		"--user-data-dir="+t.TempDir(),
+		"--user-data-dir="+profile,
 		"--no-first-run", "--no-default-browser-check", "--disable-sync",
 		"--disable-features=Translate,MediaRouter,OptimizationHints",
 		"--password-store=basic", "--disable-background-networking",
 		"--disable-component-update", "--disable-default-apps",
 		"--new-window", pageURL)...)
+	return app
+}
+
+// removeAllSoon removes dir, trying again while processes that are on
+// their way out still write into it.
+func removeAllSoon(t testing.TB, dir string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		err := os.RemoveAll(dir)
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("removing %s: %v", dir, err)
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // openPage launches b on html (written to a temporary page) and waits until
