@@ -19,8 +19,9 @@ import (
 // ChildCount + GetChildAtIndex (what libatspi clients walk), password names
 // redacted, and the children of virtual containers — elements that manage
 // their descendants with more than 200 children, or any with more than
-// 2000 — left out: uiscope reads those as what is on screen, which other
-// tests check (office_test.go). It returns "role name" pairs, sorted.
+// 2000 (none in the apps compared, whose cache would list them) — left
+// out: uiscope reads those as what is on screen, which other tests check
+// (office_test.go, virtual_test.go). It returns "role name" pairs, sorted.
 func independentWalk(t *testing.T, addr, bus string) []string {
 	t.Helper()
 	conn, err := dbus.Connect(addr)

@@ -295,6 +295,15 @@ func appendElement(b []byte, e *Element) []byte {
 				sep = ","
 			}
 		}
+		for _, f := range []struct {
+			name string
+			v    bool
+		}{{`"moreBefore":true`, cr.MoreBefore}, {`"moreAfter":true`, cr.MoreAfter}} {
+			if f.v {
+				b = append(append(b, sep...), f.name...)
+				sep = ","
+			}
+		}
 		b = append(b, '}')
 	}
 	if e.Error != "" {

@@ -171,6 +171,19 @@ func partialText(n *platform.Node) string {
 			fmt.Fprintf(&b, " of %d×%d", *r.RowCount, *r.ColumnCount)
 		}
 		return b.String()
+	case r != nil && (r.MoreBefore || r.MoreAfter):
+		// The application holds only what is on screen: the count is not
+		// the whole.
+		b.WriteString("only what is on screen; more ")
+		switch {
+		case r.MoreBefore && r.MoreAfter:
+			b.WriteString("before and after")
+		case r.MoreBefore:
+			b.WriteString("before")
+		default:
+			b.WriteString("after")
+		}
+		return b.String()
 	case r != nil && r.First != nil && r.Count != nil && *r.Count > 0:
 		fmt.Fprintf(&b, "children %d–%d on screen", *r.First, *r.First+*r.Count-1)
 	default:

@@ -209,13 +209,18 @@ func TestOutlinePartialContainer(t *testing.T) {
 	hidden.ChildCount = 5000
 	hidden.ChildrenPartial = true
 	hidden.ChildrenRange = &platform.ChildRange{First: pt(0), Count: pt(0)}
+	doc := nd("document text", "Report")
+	doc.ChildCount = 22
+	doc.ChildrenPartial = true
+	doc.ChildrenRange = &platform.ChildRange{First: pt(0), Count: pt(22), MoreBefore: true, MoreAfter: true}
 	root := nd("frame", "W")
-	root.Children = []*platform.Node{table, list, hidden}
+	root.Children = []*platform.Node{table, list, hidden, doc}
 	tr := NewTree(root, KindA11y)
 	for id, want := range map[int]string{
 		1: `table "Sheet1" [a11y:e1] (rows 0–24, columns 0–7 on screen of 1048576×16384)`,
 		2: `list "Files" [a11y:e2] (children 120–151 on screen of 5000)`,
 		3: `list "Hidden" [a11y:e3] (none on screen of 5000)`,
+		4: `document text "Report" [a11y:e4] (only what is on screen; more before and after)`,
 	} {
 		if got, _ := tr.OutlineLine(id); got != want {
 			t.Errorf("line %d:\n got %s\nwant %s", id, got, want)

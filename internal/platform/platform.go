@@ -236,7 +236,9 @@ const MaxValueRunes = 200
 // the rows and columns shown (first and last, inclusive) and, where the
 // table says, how many it has; otherwise the index of the first child held
 // and how many. A table with nothing on screen has neither rows nor
-// columns.
+// columns. MoreBefore and MoreAfter: the application itself holds only the
+// part on screen as children (a document's paragraphs), and its content
+// goes on before or after them.
 type ChildRange struct {
 	Rows        *[2]int `json:"rows,omitempty"`
 	Columns     *[2]int `json:"columns,omitempty"`
@@ -244,6 +246,8 @@ type ChildRange struct {
 	ColumnCount *int    `json:"columnCount,omitempty"`
 	First       *int    `json:"first,omitempty"`
 	Count       *int    `json:"count,omitempty"`
+	MoreBefore  bool    `json:"moreBefore,omitempty"`
+	MoreAfter   bool    `json:"moreAfter,omitempty"`
 }
 
 // IsPassword reports whether the node is a password field, whose text must

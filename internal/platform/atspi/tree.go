@@ -24,8 +24,9 @@ type TreeOptions struct {
 	// more children than this holds only those on screen (virtual.go).
 	// 0: 200.
 	MaxManagedChildren int
-	// MaxChildren: any element with more children than this holds only
-	// those on screen. 0: 2000.
+	// MaxChildren: any element with more children than this, which the
+	// application's cache does not list, holds only those on screen.
+	// 0: 2000.
 	MaxChildren int
 	// NoCache skips the bulk prefetch (for comparisons).
 	NoCache bool
@@ -360,15 +361,17 @@ func (w *walker) walk(root *walkNode) error {
 			if !wn.detailed || wn.node.ChildCount <= 0 {
 				continue
 			}
-			if w.virtual(wn.node) {
-				kids, rng := w.visibleChildren(wn)
-				wn.node.ChildrenPartial, wn.node.ChildrenRange = true, rng
+			// Children the cache lists cost nothing more to walk, however
+			// many: only those it does not are virtual.
+			if kids, ok := w.cachedChildren(wn); ok {
 				for _, k := range kids {
 					next = w.addChild(wn, k, next)
 				}
 				continue
 			}
-			if kids, ok := w.cachedChildren(wn); ok {
+			if w.virtual(wn.node) {
+				kids, rng := w.visibleChildren(wn)
+				wn.node.ChildrenPartial, wn.node.ChildrenRange = true, rng
 				for _, k := range kids {
 					next = w.addChild(wn, k, next)
 				}
@@ -406,6 +409,7 @@ func (w *walker) walk(root *walkNode) error {
 		}
 		b.wait()
 		b.close()
+		w.flowsBeyond(lists)
 		for _, m := range lists {
 			if w.opts.Bulk && m.parent.node.Err == "" {
 				// GetChildren's list is the count: a child added since

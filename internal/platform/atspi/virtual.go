@@ -23,6 +23,12 @@ package atspi
 //
 // Every step is one pipelined round of calls, a handful in all, whatever
 // the container's size.
+//
+// Some applications make the container virtual themselves: LibreOffice
+// Writer's document holds the paragraphs on screen and no others, and
+// links the first and the last to the paragraphs before and after them
+// (FLOWS_FROM, FLOWS_TO). Such a container, walked whole, is partial too,
+// and its range says that more comes before or after (flowsBeyond).
 
 import (
 	"github.com/godbus/dbus/v5"
@@ -33,11 +39,16 @@ import (
 const (
 	ifaceTable = "org.a11y.atspi.Table"
 
+	// AtspiRelationType numbers.
+	relationFlowsTo   = 10
+	relationFlowsFrom = 11
+
 	// defaultMaxManagedChildren: an element that manages its descendants
 	// is walked whole up to this many children (a short list is complete
 	// and cheap), and read as what is on screen beyond.
 	defaultMaxManagedChildren = 200
-	// defaultMaxChildren: any element with more children than this is read
+	// defaultMaxChildren: any element with more children than this, which
+	// the cache does not list (walking those costs nothing more), is read
 	// as what is on screen.
 	defaultMaxChildren = 2000
 	// maxVisibleChildren bounds the children read of one virtual
@@ -425,4 +436,60 @@ func (w *walker) visibleCells(wn *walkNode, kids []objRef) ([]objRef, *platform.
 		rng.ColumnCount = &nCols
 	}
 	return append(headers, nonNull(cells)...), rng, true
+}
+
+// flowsBeyond checks, for containers that manage their descendants and were
+// walked whole, whether their first and last children flow from and to
+// elements that are not among the children: then the application holds
+// only part of its content as children (a document's paragraphs on
+// screen), and the container is marked partial, with what lies beyond.
+func (w *walker) flowsBeyond(lists []*childList) {
+	type probe struct {
+		parent      *walkNode
+		kids        []objRef
+		before, aft bool
+	}
+	var probes []*probe
+	b := w.c.newBatch(w.ctx)
+	defer b.close()
+	relation := func(r objRef, want uint32, set func()) {
+		b.add(r.Bus, r.Path, ifaceAccessible+".GetRelationSet", func(call *dbus.Call) {
+			var rels []struct {
+				Type    uint32
+				Targets []objRef
+			}
+			if call.Err != nil || call.Store(&rels) != nil {
+				return
+			}
+			for _, rel := range rels {
+				if rel.Type == want && len(rel.Targets) > 0 && !rel.Targets[0].null() {
+					set()
+				}
+			}
+		})
+		w.stats.Calls++
+	}
+	for _, l := range lists {
+		if !l.parent.node.States.Has(platform.StateManagesDescendants) {
+			continue
+		}
+		kids := nonNull(append([]objRef(nil), l.kids...))
+		if len(kids) == 0 {
+			continue
+		}
+		p := &probe{parent: l.parent, kids: kids}
+		probes = append(probes, p)
+		relation(kids[0], relationFlowsFrom, func() { p.before = true })
+		relation(kids[len(kids)-1], relationFlowsTo, func() { p.aft = true })
+	}
+	b.wait()
+	for _, p := range probes {
+		if !p.before && !p.aft {
+			continue
+		}
+		first, count := 0, len(p.kids)
+		n := p.parent.node
+		n.ChildrenPartial = true
+		n.ChildrenRange = &platform.ChildRange{First: &first, Count: &count, MoreBefore: p.before, MoreAfter: p.aft}
+	}
 }
