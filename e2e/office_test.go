@@ -142,6 +142,18 @@ func launchCalc(t testing.TB, d *testdesk.Desk, rows [][]string) *testdesk.App {
 	return p.launch(t, d, "calc", p.convert(t, d, src, "ods"))
 }
 
+// launchWriter opens a document with the given paragraphs in Writer.
+func launchWriter(t testing.TB, d *testdesk.Desk, paragraphs []string) *testdesk.App {
+	t.Helper()
+	dir := t.TempDir()
+	src := filepath.Join(dir, "doc.txt")
+	if err := os.WriteFile(src, []byte(strings.Join(paragraphs, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := newOfficeProfile(t, dir)
+	return p.launch(t, d, "writer", p.convert(t, d, src, "odt"))
+}
+
 // mcpNode is a node of a JSON tree read, with the fields of partial
 // containers.
 type mcpNode struct {
@@ -162,6 +174,8 @@ type mcpRange struct {
 	ColumnCount *int    `json:"columnCount"`
 	First       *int    `json:"first"`
 	Count       *int    `json:"count"`
+	MoreBefore  bool    `json:"moreBefore"`
+	MoreAfter   bool    `json:"moreAfter"`
 }
 
 // findNode returns the first node in pre-order that ok accepts.
@@ -180,6 +194,13 @@ func findNode(n *mcpNode, ok func(*mcpNode) bool) *mcpNode {
 	return nil
 }
 
+func fmtValue(v *string) string {
+	if v == nil {
+		return "no value"
+	}
+	return fmt.Sprintf("%q", *v)
+}
+
 // cellName is a Calc cell's name: column letters and row number from 1.
 func cellName(row, col int) string {
 	letters := ""
@@ -189,12 +210,12 @@ func cellName(row, col int) string {
 	return fmt.Sprintf("%s%d", letters, row+1)
 }
 
-// calcGrid reads the tree of a Calc session as JSON and returns its grid.
+// calcGrid reads the tree of a Calc session as JSON and returns its grid
+// and the whole result. A read cut short is read again (see mcpTree).
 func calcGrid(t *testing.T, s *mcpServer, session string) (*mcpNode, map[string]any) {
 	t.Helper()
-	out := s.ok(t, "get_a11y_tree", map[string]any{"session": session, "format": "json", "maxNodes": 100000, "maxBytes": 100000000, "timeoutMs": 60000})
-	root := decode[*mcpNode](t, out["root"])
-	grid := findNode(root, func(n *mcpNode) bool { return n.Role == "table" && strings.HasPrefix(n.Name, "Sheet") })
+	out := wholeTree(t, s, session)
+	grid := findNode(decode[*mcpNode](t, out["root"]), func(n *mcpNode) bool { return n.Role == "table" && strings.HasPrefix(n.Name, "Sheet") })
 	if grid == nil {
 		t.Fatalf("no table named Sheet… in Calc's tree")
 	}
@@ -209,13 +230,10 @@ func TestCalcVisibleCells(t *testing.T) {
 	d := testdesk.Shared(t)
 	data := sheetData(200)
 	app := launchCalc(t, d, data)
-	s := startMCP(t, d, "")
+	s := startMCP(t, d, "", "--allow-input")
 	session := s.connect(t, map[string]any{"pid": app.Pid})
 
-	grid, out := calcGrid(t, s, session)
-	if out["truncated"] == true {
-		t.Fatalf("tree read truncated: %v", out["truncatedReason"])
-	}
+	grid, _ := calcGrid(t, s, session)
 	if !grid.ChildrenPartial || grid.ChildrenRange == nil || grid.ChildrenRange.Rows == nil || grid.ChildrenRange.Columns == nil {
 		t.Fatalf("the grid (childCount %d, %d children read) does not say it is partial: childrenPartial %v, childrenRange %+v",
 			grid.ChildCount, len(grid.Children), grid.ChildrenPartial, grid.ChildrenRange)
@@ -241,6 +259,14 @@ func TestCalcVisibleCells(t *testing.T) {
 			k := grid.Children[i]
 			if k.Role != "table cell" || k.Name != cellName(r, c) {
 				t.Fatalf("child %d is %s %q, want table cell %q", i, k.Role, k.Name, cellName(r, c))
+			}
+			// Each cell carries its content as its value.
+			want := ""
+			if r < len(data) && c < len(data[r]) {
+				want = data[r][c]
+			}
+			if got := k.Value; want != "" && (got == nil || *got != want) || want == "" && got != nil && *got != "" {
+				t.Fatalf("cell %s holds %v, want %q", k.Name, fmtValue(got), want)
 			}
 			i++
 		}
@@ -280,5 +306,73 @@ func TestCalcVisibleCells(t *testing.T) {
 	w := s.ok(t, "wait_for", map[string]any{"session": session, "role": "table cell", "name": "B3", "nameMatch": "exact", "until": "appears", "timeoutMs": 60000})
 	if w["visibleOnly"] != true || !strings.Contains(fmt.Sprint(w["note"]), "visible part") {
 		t.Errorf("wait_for B3: visibleOnly %v, note %q", w["visibleOnly"], w["note"])
+	}
+
+	// Scrolled down, the grid holds the rows then on screen, in the
+	// session's reads as in a fresh one.
+	s.ok(t, "scroll", map[string]any{"session": session, "element": grid.Ref, "direction": "down", "amount": 10})
+	v := sameAsFresh(t, d, s, session, app.Pid, "table", grid.Name)
+	if v.Range.Rows == nil || v.Range.Rows[0] == 0 || len(v.Children) == 0 || v.Children[0] != fmt.Sprintf("table cell %q", cellName(v.Range.Rows[0], v.Range.Columns[0])) {
+		t.Errorf("after scrolling down: %s", v)
+	}
+}
+
+// TestWriterVisibleParagraphs: Writer's document holds the paragraphs on
+// screen and no others; the tree says that the document goes on after
+// them, and once the view is at the end, that it goes on before them. The
+// session's reads agree with fresh ones.
+func TestWriterVisibleParagraphs(t *testing.T) {
+	d := testdesk.Shared(t)
+	const total = 300
+	var paras []string
+	for i := 1; i <= total; i++ {
+		paras = append(paras, fmt.Sprintf("Paragraph %d of a long document.", i))
+	}
+	app := launchWriter(t, d, paras)
+	s := startMCP(t, d, "", "--allow-input")
+	session := s.connect(t, map[string]any{"pid": app.Pid})
+	isDoc := func(n *mcpNode) bool { return n.Role == "document text" }
+	doc := findNode(mcpTree(t, s, session), isDoc)
+	if doc == nil {
+		t.Fatal("no document text in Writer's tree")
+	}
+	// text reads a paragraph's text live.
+	text := func(ref string) string {
+		p := s.ok(t, "get_element_properties", map[string]any{"session": session, "element": ref, "names": []string{"text"}})
+		tc := decode[struct {
+			Text struct{ Text string } `json:"text"`
+		}](t, p["properties"])
+		return tc.Text.Text
+	}
+	check := func(v partialView, before, after bool) {
+		t.Helper()
+		r := v.Range
+		if r.MoreBefore != before || r.MoreAfter != after || r.First == nil || r.Count == nil || *r.Count != len(v.Children) || len(v.Children) < 3 {
+			t.Fatalf("document range %+v with %d children: want moreBefore %v, moreAfter %v", r, len(v.Children), before, after)
+		}
+	}
+	v := sameAsFresh(t, d, s, session, app.Pid, doc.Role, doc.Name)
+	check(v, false, true)
+	doc = findNode(mcpTree(t, s, session), isDoc)
+	first, last := text(doc.Children[0].Ref), text(doc.Children[len(doc.Children)-1].Ref)
+	if first != paras[0] || last != paras[len(doc.Children)-1] {
+		t.Fatalf("the document holds %q … %q, want %q … %q", first, last, paras[0], paras[len(doc.Children)-1])
+	}
+	text2, _ := s.ok(t, "get_a11y_tree", map[string]any{"session": session, "maxNodes": 100000, "timeoutMs": 60000})["outline"].(string)
+	if !strings.Contains(text2, "(only what is on screen; more after)") {
+		t.Errorf("the outline does not say the document goes on after what it holds")
+	}
+
+	// At the end of the document: the last paragraphs, more before.
+	s.ok(t, "press_key", map[string]any{"session": session, "keys": "Ctrl+End"})
+	until(t, "the view at the end", func(_ context.Context) (bool, string) {
+		d := findNode(mcpTree(t, s, session), isDoc)
+		return d != nil && d.ChildrenRange != nil && !d.ChildrenRange.MoreAfter, fmt.Sprintf("%+v", d.ChildrenRange)
+	})
+	v = sameAsFresh(t, d, s, session, app.Pid, doc.Role, doc.Name)
+	check(v, true, false)
+	doc = findNode(mcpTree(t, s, session), isDoc)
+	if last := text(doc.Children[len(doc.Children)-1].Ref); last != paras[total-1] {
+		t.Fatalf("at the end the document's last child holds %q, want %q", last, paras[total-1])
 	}
 }

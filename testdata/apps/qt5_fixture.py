@@ -25,6 +25,9 @@ Options:
                       "Notes"   text (QPlainTextEdit, "12*7\n= 84\n": Qt answers a GetText
                                 whose end is past the character count with "")
   --x X --y Y       window position (default 60, 60)
+  --rows N          add item views of N rows: a table "Rows" (QTableWidget, columns "Row" and
+                    "Value", cells "Row i" and "Value i") and a list "Items" (QListWidget,
+                    items "Item i"), i from 1; the window grows to show several rows of each
 """
 import argparse
 import signal
@@ -32,8 +35,8 @@ import sys
 
 from PyQt5.QtCore import Qt
 from PyQt5.QtWidgets import (QApplication, QCheckBox, QComboBox, QLabel, QLineEdit,
-                             QMainWindow, QPlainTextEdit, QPushButton, QSlider, QSpinBox,
-                             QVBoxLayout, QWidget)
+                             QListWidget, QMainWindow, QPlainTextEdit, QPushButton, QSlider,
+                             QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 SECRET = "hunter2-qt-secret"
 
@@ -89,9 +92,27 @@ def build(args):
         notes = QPlainTextEdit("12*7\n= 84\n")
         notes.setAccessibleName("Notes")
         layout.addWidget(notes)
-    layout.addStretch(1)
 
-    win.resize(500, 520 if args.form else 320)
+    height = 520 if args.form else 320
+    if args.rows:
+        table = QTableWidget(args.rows, 2)
+        table.setAccessibleName("Rows")
+        table.setHorizontalHeaderLabels(["Row", "Value"])
+        for i in range(args.rows):
+            table.setItem(i, 0, QTableWidgetItem("Row %d" % (i + 1)))
+            table.setItem(i, 1, QTableWidgetItem("Value %d" % (i + 1)))
+        table.setMinimumHeight(180)
+        layout.addWidget(table)
+        items = QListWidget()
+        items.setAccessibleName("Items")
+        items.addItems(["Item %d" % (i + 1) for i in range(args.rows)])
+        items.setMinimumHeight(120)
+        layout.addWidget(items)
+        height += 360
+    else:
+        layout.addStretch(1)
+
+    win.resize(500, height)
     win.move(args.x, args.y)
     win.show()
     return win
@@ -103,6 +124,7 @@ def main():
     p.add_argument("--form", action="store_true")
     p.add_argument("--x", type=int, default=60)
     p.add_argument("--y", type=int, default=60)
+    p.add_argument("--rows", type=int, default=0)
     args = p.parse_args()
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
