@@ -279,3 +279,60 @@ func TestReadTableQt5(t *testing.T) {
 		t.Errorf("row 5: headers %v, cells %v, truncatedCells %v; want the note cut at 200 characters", a.ColumnHeaders, a.Cells, out["truncatedCells"])
 	}
 }
+
+// TestReadTableBrowsers: an HTML table of 400 rows, most of them below the
+// window, is read whole in Firefox and Chromium: a cell holding a link
+// reads as the link's name (the browsers give its text as an embedded
+// object character), and a cell holding a password field gives no text —
+// the secret is nowhere in the answer.
+func TestReadTableBrowsers(t *testing.T) {
+	const secret = "hunter2-html-table-secret"
+	var rows strings.Builder
+	for i := range 400 {
+		third := "x <b>bold</b> y"
+		if i == 7 {
+			third = `<input type="password" aria-label="PIN" value="` + secret + `">`
+		}
+		fmt.Fprintf(&rows, `<tr><td>c%d</td><td><a href="#r%d">link %d</a></td><td>%s</td></tr>`, i, i, i, third)
+	}
+	page := `<!DOCTYPE html><html><head><title>Table page</title></head><body><table id="t">` +
+		`<thead><tr><th>First</th><th>Link</th><th>Third</th></tr></thead><tbody>` + rows.String() + `</tbody></table></body></html>`
+	d := testdesk.Shared(t)
+	for _, b := range browsers {
+		t.Run(b.name, func(t *testing.T) {
+			app := openPage(t, d, b, "Table page", page)
+			s := startMCP(t, d, "")
+			session := s.connect(t, map[string]any{"pid": app.Pid})
+			table := findOne(t, s, session, map[string]any{"role": "table", "interface": "table"}).Ref
+			out, res, err := s.callRaw(t, "read_table", map[string]any{"session": session, "element": table, "rows": []int{0, 500}, "timeoutMs": 60000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if text := res.Content[0].(*mcp.TextContent).Text; strings.Contains(text, secret) {
+				t.Fatalf("the password field's value is in the answer")
+			}
+			a := decode[tableAnswer](t, out)
+			if out["ok"] != true || a.ColumnCount != 3 || !a.Complete || len(a.Cells) < 400 {
+				t.Fatalf("read_table: %.500v", out)
+			}
+			byFirst := map[string][]string{}
+			for _, row := range a.Cells {
+				cells := deref(row)
+				byFirst[cells[0]] = cells
+			}
+			for i := range 400 {
+				third := "x bold y"
+				if i == 7 {
+					third = "<nil>"
+				}
+				want := fmt.Sprint([]string{fmt.Sprintf("c%d", i), fmt.Sprintf("link %d", i), third})
+				if got := byFirst[fmt.Sprintf("c%d", i)]; fmt.Sprint(got) != want {
+					t.Fatalf("the row of c%d: %v, want %s", i, got, want)
+				}
+			}
+			if fmt.Sprint(out["redactedCells"]) == "" || !strings.Contains(fmt.Sprint(out["redactedCells"]), "column:2") {
+				t.Errorf("the password cell is not listed as redacted: %v", out["redactedCells"])
+			}
+		})
+	}
+}

@@ -3,9 +3,11 @@
 package atspi
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/godbus/dbus/v5"
@@ -252,6 +254,9 @@ func (c *Conn) TableCells(ctx context.Context, key string, rows, columns [2]int)
 	if err := ctx.Err(); err != nil {
 		return nil, mapErr(err)
 	}
+	if err := c.expandEmbedded(b, cells, texts, got, out.Cells); err != nil {
+		return nil, err
+	}
 	for i := range out.Cells {
 		if !got[i] {
 			continue
@@ -274,4 +279,117 @@ func cellMayHide(role platform.Role, states platform.StateSet) bool {
 		return true
 	}
 	return (role == roleText || role == roleEntry) && !states.Has(stateMultiLine)
+}
+
+// embeddedObject stands in a Text for each child object the text holds
+// (a link, an image, a form field in a browser's table cell).
+const embeddedObject = '\uFFFC'
+
+// expandEmbedded puts, for the cells whose text holds embedded objects
+// (Firefox and Chromium give a cell holding a link the text "\uFFFC"), each
+// object's name in its place, as a screen reader reads it: the cell's
+// children, in order, are its embedded objects. A cell holding a password
+// field, or a child that is gone, is not read (Redacted, Err); a child's
+// text is never read, only its name. Two pipelined rounds on b, for those
+// cells alone.
+func (c *Conn) expandEmbedded(b *batch, cells []tableCell, texts []string, got []bool, out []platform.TableCell) error {
+	type child struct {
+		ref    objRef
+		role   platform.Role
+		states platform.StateSet
+		name   string
+		err    error
+	}
+	kids := map[int][]child{}
+	asked := 0
+	for i := range cells {
+		if !got[i] || !strings.ContainsRune(texts[i], embeddedObject) {
+			continue
+		}
+		asked++
+		ref := cells[i].ref
+		b.add(ref.Bus, ref.Path, ifaceAccessible+".GetChildren", func(call *dbus.Call) {
+			var refs []objRef
+			if call.Err != nil || call.Store(&refs) != nil {
+				kids[i] = nil
+				return
+			}
+			ks := make([]child, len(refs))
+			for j, r := range refs {
+				ks[j].ref = r
+			}
+			kids[i] = ks
+		})
+	}
+	if asked == 0 {
+		return nil
+	}
+	b.wait()
+	for _, ks := range kids {
+		for j := range ks {
+			k := &ks[j]
+			if k.ref.null() {
+				continue
+			}
+			b.add(k.ref.Bus, k.ref.Path, ifaceAccessible+".GetRole", func(call *dbus.Call) {
+				var r uint32
+				if k.err = call.Err; call.Err == nil && call.Store(&r) == nil {
+					k.role = platform.Role(r)
+				}
+			})
+			b.add(k.ref.Bus, k.ref.Path, ifaceAccessible+".GetState", func(call *dbus.Call) {
+				var words []uint32
+				if call.Err != nil {
+					k.err = call.Err
+				} else if call.Store(&words) == nil {
+					k.states = platform.StateSetFromWords(words)
+				}
+			})
+		}
+	}
+	b.wait()
+	// Names only of children that are no password field: their names are
+	// redacted too (docs/api.md).
+	for _, ks := range kids {
+		for j := range ks {
+			k := &ks[j]
+			if k.ref.null() || k.err != nil || k.role == platform.RolePasswordText {
+				continue
+			}
+			b.get(k.ref.Bus, k.ref.Path, ifaceAccessible, "Name", func(v any, err error) {
+				if err != nil {
+					k.err = err
+				}
+				k.name, _ = v.(string)
+			})
+		}
+	}
+	b.wait()
+	if err := b.ctx.Err(); err != nil {
+		return mapErr(err)
+	}
+	for i, ks := range kids {
+		if slices.ContainsFunc(ks, func(k child) bool { return k.role == platform.RolePasswordText }) {
+			got[i], out[i].Redacted = false, true
+			continue
+		}
+		var sb strings.Builder
+		next := 0
+		for _, r := range texts[i] {
+			if r != embeddedObject {
+				sb.WriteRune(r)
+				continue
+			}
+			if next < len(ks) {
+				k := ks[next]
+				if k.err != nil || k.states.Has(platform.StateDefunct) {
+					got[i], out[i].Err = false, "an object in the cell could not be read: "+mapErr(cmp.Or(k.err, platform.ErrElementGone)).Error()
+				}
+				sb.WriteString(k.name)
+			}
+			next++
+		}
+		texts[i] = sb.String()
+	}
+	return nil
 }
