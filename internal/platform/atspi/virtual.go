@@ -270,13 +270,25 @@ func (w *walker) visibleChildren(wn *walkNode) ([]objRef, *platform.ChildRange) 
 	if !ok {
 		return none()
 	}
+	if isTable && area.Width > 2 && area.Height > 2 {
+		// A grid's top-left and bottom-right cells on screen bound what it
+		// shows (Calc): two points instead of hundreds. Where a corner
+		// holds something else (a column header, empty space below the
+		// last row), the lines below find the cells.
+		corners := [][2]int32{{int32(area.X + 1), int32(area.Y + 1)}, {int32(area.X + area.Width - 2), int32(area.Y + area.Height - 2)}}
+		if kids := w.childrenOf(wn, w.hits(wn, corners)); len(kids) == 2 {
+			if refs, rng, ok := w.visibleCells(wn, kids, true); ok {
+				return refs, rng
+			}
+		}
+	}
 	hits := w.hits(wn, probePoints(area))
 	kids := w.childrenOf(wn, hits)
 	if len(kids) == 0 {
 		return none()
 	}
 	if isTable {
-		if refs, rng, ok := w.visibleCells(wn, kids); ok {
+		if refs, rng, ok := w.visibleCells(wn, kids, false); ok {
 			return refs, rng
 		}
 	}
@@ -332,8 +344,9 @@ func nonNull(refs []objRef) []objRef {
 
 // visibleCells maps the table cells hit to their rows and columns and
 // reads every cell of the rows and columns seen, the visible columns'
-// headers first. ok is false when no hit maps to a cell.
-func (w *walker) visibleCells(wn *walkNode, kids []objRef) ([]objRef, *platform.ChildRange, bool) {
+// headers first. ok is false when no hit maps to a cell, or with all when
+// one does not.
+func (w *walker) visibleCells(wn *walkNode, kids []objRef, all bool) ([]objRef, *platform.ChildRange, bool) {
 	bus, path := wn.ref.Bus, wn.ref.Path
 	idx := w.indexes(kids)
 	rows := make([]int, len(idx))
@@ -376,6 +389,9 @@ func (w *walker) visibleCells(wn *walkNode, kids []objRef) ([]objRef, *platform.
 	for i := range idx {
 		r, c := rows[i], cols[i]
 		if r < 0 || c < 0 {
+			if all {
+				return nil, nil, false
+			}
 			continue // a header, or not a cell
 		}
 		if r0 < 0 || r < r0 {
