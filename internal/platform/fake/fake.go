@@ -58,6 +58,9 @@ type app struct {
 	text     map[string]string // key -> text of text elements
 	value    map[string]*platform.ValueInfo
 	selected map[string][2]int // key -> text selection
+	// all is the text element whose whole text Ctrl+A selected: the next
+	// character typed replaces it, BackSpace clears it.
+	all string
 }
 
 type window struct {

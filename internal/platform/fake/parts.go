@@ -303,7 +303,41 @@ func (d *Desktop) KeyChord(ctx context.Context, chord string) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.keys[d.active] = append(d.keys[d.active], chord)
+	if w := d.window(d.active); w != nil {
+		if st := d.apps[w.Pid]; st != nil {
+			d.editKey(st, chord)
+		}
+	}
 	return nil
+}
+
+// editKey applies the chords a text field acts on to the application's
+// focused text element: Ctrl+A selects all of it, BackSpace then clears it.
+func (d *Desktop) editKey(st *app, chord string) {
+	n := focusedText(st)
+	switch {
+	case n == nil:
+	case strings.EqualFold(chord, "Ctrl+a"):
+		st.all = n.Key
+	case chord == "BackSpace" && st.all == n.Key:
+		st.text[n.Key], st.all = "", ""
+		d.changed(st)
+	}
+}
+
+// focusedText is the application's focused element that takes typing: one
+// with editable text, or an editable one with a Text interface only (as
+// Chromium's inputs).
+func focusedText(st *app) *platform.Node {
+	var found *platform.Node
+	walk(st.Tree, func(n, _ *platform.Node, _ int) bool {
+		if n.States.Has(platform.StateFocused) && (has(n, "editabletext") || has(n, "text") && n.States.Has(platform.StateEditable)) {
+			found = n
+			return false
+		}
+		return true
+	})
+	return found
 }
 
 // TypeText types into the active window, one character at a time: into
@@ -339,16 +373,18 @@ func (d *Desktop) TypeText(ctx context.Context, text string) (int, error) {
 	return n, nil
 }
 
-// typeInto appends a character to the application's focused text element.
+// typeInto appends a character to the application's focused text element,
+// or replaces its text when Ctrl+A selected it all.
 func (d *Desktop) typeInto(st *app, r rune) {
-	walk(st.Tree, func(n, _ *platform.Node, _ int) bool {
-		if n.States.Has(platform.StateFocused) && has(n, "editabletext") {
-			st.text[n.Key] += string(r)
-			d.changed(st)
-			return false
-		}
-		return true
-	})
+	n := focusedText(st)
+	if n == nil {
+		return
+	}
+	if st.all == n.Key {
+		st.text[n.Key], st.all = "", ""
+	}
+	st.text[n.Key] += string(r)
+	d.changed(st)
 }
 
 // DoAction runs the element's first action named in names: "toggle" and
