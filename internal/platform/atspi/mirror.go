@@ -78,6 +78,7 @@ type mirror struct {
 	mu    sync.Mutex // guards dirty, stale, last and rects; taken under watchers.mu
 	dirty map[dbus.ObjectPath]dirt
 	stale bool                         // everything must be read again
+	focus bool                         // the focus moved: read the states of what held it
 	last  time.Time                    // when the last change was noted
 	rects map[dbus.ObjectPath][4]int32 // the last allocation announced
 
@@ -140,6 +141,13 @@ func (m *mirror) note(sig *dbus.Signal) {
 		}
 	case "StateChanged":
 		d = dirtAll
+		if detail == "focused" {
+			// Gecko announces the element that gains the focus, not
+			// always the one that loses it.
+			m.mu.Lock()
+			m.focus = true
+			m.mu.Unlock()
+		}
 		if detail == "showing" || detail == "visible" {
 			// GTK 3 moves a popover it shows to the front of its
 			// window's children, and says nothing else about it.
@@ -183,13 +191,15 @@ func (m *mirror) invalidate() {
 	m.mu.Unlock()
 }
 
-// take returns and clears what was noted since the last read.
-func (m *mirror) take() (map[dbus.ObjectPath]dirt, bool) {
+// take returns and clears what was noted since the last read: the
+// elements to read again, whether everything must be, and whether the
+// focus moved.
+func (m *mirror) take() (map[dbus.ObjectPath]dirt, bool, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	d, stale := m.dirty, m.stale
-	m.dirty, m.stale = map[dbus.ObjectPath]dirt{}, false
-	return d, stale
+	d, stale, focus := m.dirty, m.stale, m.focus
+	m.dirty, m.stale, m.focus = map[dbus.ObjectPath]dirt{}, false, false
+	return d, stale, focus
 }
 
 // mirrorFor returns the application's mirror, creating it (and starting to
@@ -250,9 +260,11 @@ func (c *Conn) mirrorTree(ctx context.Context, bus string, opts TreeOptions) (*p
 	}
 	m.used.Store(time.Now().UnixNano())
 	// The mirror always holds action names, so that reads with and without
-	// them share it.
+	// them share it; but not in a browser, where nearly every element of a
+	// page has actions and they would add a call a node to a read that
+	// does not ask for them (one that does reads the tree whole again).
 	mopts := opts
-	mopts.Actions = true
+	mopts.Actions = opts.Actions || !opts.SilentMoves
 	root, st, err := c.refresh(ctx, m, mopts)
 	if err != nil {
 		if errors.Is(err, platform.ErrElementGone) {
@@ -280,7 +292,7 @@ func (c *Conn) refresh(ctx context.Context, m *mirror, opts TreeOptions) (*platf
 		}
 		synced = err == nil
 	}
-	dirty, stale := m.take()
+	dirty, stale, focus := m.take()
 	if !synced || stale {
 		return c.readWhole(ctx, m, opts)
 	}
@@ -288,8 +300,23 @@ func (c *Conn) refresh(ctx context.Context, m *mirror, opts TreeOptions) (*platf
 		dirty[p] |= dirtBounds
 	}
 	m.verify(cache, dirty)
-	if err := c.checkStates(ctx, m, cache, dirty, &st); err != nil {
-		return c.readWhole(ctx, m, opts)
+	if focus {
+		if err := c.checkFocus(ctx, m, dirty, &st); err != nil {
+			return c.readWhole(ctx, m, opts)
+		}
+	}
+	check := true
+	if opts.SilentMoves {
+		moved, err := c.boundsMoved(ctx, m, &st)
+		if err != nil {
+			return c.readWhole(ctx, m, opts)
+		}
+		check = moved
+	}
+	if check {
+		if err := c.checkStates(ctx, m, cache, dirty, &st); err != nil {
+			return c.readWhole(ctx, m, opts)
+		}
 	}
 	if err := c.checkPlaces(ctx, m, dirty, &st); err != nil {
 		return c.readWhole(ctx, m, opts)
@@ -449,6 +476,68 @@ func (c *Conn) checkStates(ctx context.Context, m *mirror, cache map[objRef]*cac
 	}
 	b.wait()
 	return failed
+}
+
+// checkFocus reads again the states of the elements the mirror holds as
+// focused, once the focus moved: an element that lost it without an event
+// loses the state in place; any other change marks it to be read again.
+func (c *Conn) checkFocus(ctx context.Context, m *mirror, dirty map[dbus.ObjectPath]dirt, st *TreeStats) error {
+	b := c.newBatch(ctx)
+	defer b.close()
+	var failed error
+	for p, n := range m.nodes {
+		if !n.States.Has(platform.StateFocused) {
+			continue
+		}
+		b.add(m.bus, p, ifaceAccessible+".GetState", func(call *dbus.Call) {
+			var words []uint32
+			if call.Err != nil || call.Store(&words) != nil {
+				if failed == nil {
+					failed = fmt.Errorf("states: %s", errText(call.Err))
+				}
+				return
+			}
+			now := platform.StateSetFromWords(words)
+			was := n.States
+			was &^= 1 << platform.StateFocused
+			switch {
+			case now == n.States:
+			case now == was:
+				n.States = now
+			default:
+				dirty[p] |= dirtAll
+			}
+		})
+		st.Calls++
+	}
+	b.wait()
+	return failed
+}
+
+// boundsMoved reads again the bounds of every element on screen, in place,
+// and reports whether any moved. For toolkits that move elements silently
+// (SilentMoves: a browser scrolling its page): an element scrolled into or
+// out of view changes its SHOWING state without an event, but whatever
+// scrolled moved some element on screen (the one scrolled away, or its
+// neighbours), so the states need reading again only when something moved.
+func (c *Conn) boundsMoved(ctx context.Context, m *mirror, st *TreeStats) (bool, error) {
+	b := c.newBatch(ctx)
+	defer b.close()
+	moved := false
+	for p, n := range m.nodes {
+		if n.Bounds == nil {
+			continue
+		}
+		was := *n.Bounds
+		b.extents(m.bus, p, coordType(false), func(r *platform.Rect) {
+			if r == nil || *r != was {
+				n.Bounds, moved = r, true
+			}
+		})
+		st.Calls++
+	}
+	b.wait()
+	return moved, ctx.Err()
 }
 
 // checkPlaces reads again the child lists of the parents of elements shown
@@ -643,7 +732,7 @@ func (m *mirror) plan(dirty map[dbus.ObjectPath]dirt) (walks, bounds []dbus.Obje
 func sameRead(a, b TreeOptions) bool {
 	return a.MaxNodes == b.MaxNodes && a.MaxManagedChildren == b.MaxManagedChildren && a.MaxChildren == b.MaxChildren &&
 		a.NoCache == b.NoCache && a.NoDetails == b.NoDetails && a.NoShowing == b.NoShowing &&
-		a.Actions == b.Actions && a.NoValues == b.NoValues
+		a.Actions == b.Actions && a.NoValues == b.NoValues && a.Bulk == b.Bulk && a.SilentMoves == b.SilentMoves
 }
 
 // covered counts the nodes in the given subtrees.

@@ -45,7 +45,7 @@ func plan(m *mirror, sigs ...*dbus.Signal) (walks, bounds []string) {
 	for _, s := range sigs {
 		m.note(s)
 	}
-	d, _ := m.take()
+	d, _, _ := m.take()
 	w, b := m.plan(d)
 	for _, p := range w {
 		walks = append(walks, string(p))
@@ -138,7 +138,7 @@ func TestDispatch(t *testing.T) {
 		t.Fatal("a bounds change woke a watcher")
 	default:
 	}
-	if d, _ := m.take(); d["/a"] != dirtBounds {
+	if d, _, _ := m.take(); d["/a"] != dirtBounds {
 		t.Fatalf("the mirror did not note the bounds change: %v", d)
 	}
 
@@ -151,7 +151,7 @@ func TestDispatch(t *testing.T) {
 	default:
 		t.Fatal("a state change did not wake the watcher")
 	}
-	if d, _ := m.take(); d["/a"] != dirtAll {
+	if d, _, _ := m.take(); d["/a"] != dirtAll {
 		t.Fatalf("the mirror did not note the state change: %v", d)
 	}
 }
@@ -191,5 +191,25 @@ func TestMirrorVerify(t *testing.T) {
 	m.verify(cache, dirty)
 	if dirty["/list"] != dirtAll {
 		t.Errorf("a list with another child is not read again: %v", dirty)
+	}
+}
+
+// TestMirrorNotesFocus: a focus event says the focus moved, so that the
+// element the mirror holds as focused is read again (Gecko announces the
+// element that gains the focus, not always the one that loses it); other
+// state changes do not.
+func TestMirrorNotesFocus(t *testing.T) {
+	m := testMirror()
+	m.note(event("/a", "StateChanged", "checked"))
+	if _, _, focus := m.take(); focus {
+		t.Fatal("a checked change noted as a focus move")
+	}
+	m.note(event("/b", "StateChanged", "focused"))
+	d, _, focus := m.take()
+	if !focus || d["/b"] != dirtAll {
+		t.Fatalf("a focus change: focus %v, dirt %v", focus, d)
+	}
+	if _, _, focus := m.take(); focus {
+		t.Fatal("take did not clear the focus move")
 	}
 }

@@ -51,6 +51,13 @@ type TreeOptions struct {
 	// both truthfully (atk-bridge in Gecko and Chromium): Qt 5.15 crashes
 	// on GetAll of its root, and GTK 4.8's GetChildren skips stack pages.
 	Bulk bool
+	// SilentMoves says the toolkit moves elements without telling: a
+	// browser scrolling its page sends no bounds event, and the elements
+	// that scroll in or out change their SHOWING state silently. A mirror
+	// then reads the bounds of every element on screen again on every read,
+	// and the states of the elements its cache leaves out only when
+	// something moved (see mirror.go). Other states are announced.
+	SilentMoves bool
 	// Mirror serves whole-tree reads from a copy of the tree kept current
 	// by the application's events, re-reading only what they touched (see
 	// mirror.go). For long-lived connections to toolkits whose events
