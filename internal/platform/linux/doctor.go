@@ -119,6 +119,15 @@ func (d *Desktop) DiagnoseApp(ctx context.Context, app platform.App) []Finding {
 		return fs
 	}
 	fs = append(fs, d.startedBefore(ctx, app)...)
+	switch {
+	case strings.EqualFold(app.Toolkit, "chromium") || has("Chromium") || has("Electron"):
+		if !strings.Contains(strings.Join(procinfo.Cmdline(app.Pid), " "), "--force-renderer-accessibility") {
+			fs = append(fs, fail("toolkit", "restart it with --force-renderer-accessibility (as root, Chromium also needs --no-sandbox)",
+				"Chromium/Electron builds its pages' accessibility tree only when asked: started without --force-renderer-accessibility it shows its window frames empty (4 nodes), whatever the page holds"))
+		}
+	case strings.EqualFold(app.Toolkit, "gecko"):
+		fs = append(fs, ok("gecko", "Firefox exports a page's elements to its AT-SPI cache lazily: a read just after a page loads walks most of the page (slower), and elements appear as the page is exported; wait for an element (wait_for), not for a time"))
+	}
 	if WindowRelative(app.Toolkit, app.ToolkitVersion) {
 		fs = append(fs, ok("gtk4", "GTK 4 caches only the objects it exported so far and reports window-relative extents; uiscope walks the rest and converts bounds to screen pixels"))
 	}
