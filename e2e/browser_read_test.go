@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -22,7 +23,7 @@ const pageSections = 210
 // TestBrowserLargePage reads a generated page of thousands of nodes in
 // Firefox and Chromium through a real `uiscope mcp`: the raw tree is
 // complete (the same role/name pairs as an independent walk, one blocking
-// call at a time), and a cold read costs fewer than five D-Bus calls per
+// call at a time), read afresh and from the session's mirror; a cold read costs fewer than five D-Bus calls per
 // node (the page's nodes are not in either browser's cache: one
 // Properties.GetAll, the role, states and interfaces, one GetChildren per
 // parent, extents of what is on screen). A call per property and per child
@@ -49,21 +50,37 @@ func TestBrowserLargePage(t *testing.T) {
 				t.Errorf("a cold read of the page cost %.2f D-Bus calls a node (%d for %d nodes); want fewer than 5", perNode, fetch.Calls, nodes)
 			}
 
-			tj := decode[treeJSON](t, s.ok(t, "get_a11y_tree", map[string]any{"session": sess, "format": "json", "view": "raw",
-				"maxNodes": 100000, "maxBytes": 100000000, "timeoutMs": 60000}))
-			var got []string
-			tj.Root.walk(func(e, _ *elem) { got = append(got, fmt.Sprintf("%s %q", e.Role, e.Name)) })
-			sort.Strings(got)
-			want := independentWalk(t, d.A11yBus, app.Bus)
-			if tj.Truncated || tj.NodeCount != len(got) {
-				t.Errorf("truncated %v, nodeCount %d for %d nodes in the JSON", tj.Truncated, tj.NodeCount, len(got))
+			// Repeated reads on the session come from its mirror, kept by
+			// the page's events, and hold the same tree.
+			readJSON := func() treeJSON {
+				return decode[treeJSON](t, s.ok(t, "get_a11y_tree", map[string]any{"session": sess, "format": "json", "view": "raw",
+					"maxNodes": 100000, "maxBytes": 100000000, "timeoutMs": 60000}))
 			}
+			var reads []treeJSON
+			for try := 0; try < 5; try++ {
+				reads = append(reads, readJSON())
+				if reads[len(reads)-1].Fetch.Strategy == "mirror" {
+					break
+				}
+			}
+			if st := reads[len(reads)-1].Fetch.Strategy; st != "mirror" {
+				t.Errorf("no repeated read came from the mirror (last strategy %q)", st)
+			}
+			want := independentWalk(t, d.A11yBus, app.Bus)
 			if len(want) < 2000 {
 				t.Errorf("the independent walk found only %d nodes: the page did not load", len(want))
 			}
-			if strings.Join(got, "\n") != strings.Join(want, "\n") {
-				t.Errorf("the session's raw tree (%d nodes, %s) differs from an independent walk (%d nodes):\n%s",
-					len(got), tj.Fetch.Strategy, len(want), diff(want, got))
+			for i, tj := range reads {
+				var got []string
+				tj.Root.walk(func(e, _ *elem) { got = append(got, fmt.Sprintf("%s %q", e.Role, e.Name)) })
+				sort.Strings(got)
+				if tj.Truncated || tj.NodeCount != len(got) {
+					t.Errorf("read %d: truncated %v, nodeCount %d for %d nodes in the JSON", i, tj.Truncated, tj.NodeCount, len(got))
+				}
+				if strings.Join(got, "\n") != strings.Join(want, "\n") {
+					t.Errorf("read %d: the session's raw tree (%d nodes, %s) differs from an independent walk (%d nodes):\n%s",
+						i, len(got), tj.Fetch.Strategy, len(want), diff(want, got))
+				}
 			}
 		})
 	}
@@ -118,12 +135,36 @@ func waitForNamed(t testing.TB, d *testdesk.Desk, bus, name string) int {
 			last = shape
 			why = fmt.Sprintf("%d nodes, %q found %v", len(shape), name, found)
 		} else {
-			why = fmt.Sprintf("err %v, truncated %v", err, st.Truncated)
+			why = fmt.Sprintf("err %v, truncated %v (%s)", err, st.Truncated, st.Reason)
 		}
 		select {
 		case <-ctx.Done():
 			t.Fatalf("waiting for %q in the tree: %s", name, why)
 		case <-time.After(200 * time.Millisecond):
 		}
+	}
+}
+
+// TestDoctorBrowsers: `uiscope doctor` explains a Chromium started without
+// --force-renderer-accessibility (its pages' trees are empty frames) and
+// says that Firefox exports its pages lazily.
+func TestDoctorBrowsers(t *testing.T) {
+	d := testdesk.Shared(t)
+	page := writePage(t, "doctor.html", "<!doctype html><title>doctor page</title><button>a button</button>")
+	bare := d.Launch(t, append(freshHome(t), "chromium", "--no-sandbox", "--user-data-dir="+t.TempDir(),
+		"--no-first-run", "--no-default-browser-check", "--password-store=basic", page)...)
+	r := runCLI(t, d, 60*time.Second, "doctor", "--pid", strconv.Itoa(bare.Pid))
+	if r.code == 0 || !strings.Contains(r.stdout, "--force-renderer-accessibility") || !strings.Contains(r.stdout, "empty") {
+		t.Errorf("doctor on a Chromium without accessibility: exit %d\n%s", r.code, r.stdout)
+	}
+	ff := launchFirefox(t, d, page)
+	r = runCLI(t, d, 60*time.Second, "doctor", "--pid", strconv.Itoa(ff.Pid))
+	if !strings.Contains(r.stdout, "lazily") {
+		t.Errorf("doctor on Firefox does not say it exports pages lazily: exit %d\n%s", r.code, r.stdout)
+	}
+	forced := launchChromium(t, d, page)
+	r = runCLI(t, d, 60*time.Second, "doctor", "--pid", strconv.Itoa(forced.Pid))
+	if strings.Contains(r.stdout, "only when asked") {
+		t.Errorf("doctor on a Chromium with --force-renderer-accessibility still says it is off:\n%s", r.stdout)
 	}
 }
