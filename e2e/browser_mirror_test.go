@@ -71,12 +71,15 @@ func (bm *browserMirror) read(mirror bool) (*platform.Node, atspi.TreeStats) {
 
 // mirrorLines renders a tree one node a line with everything a read returns.
 func mirrorLines(n *platform.Node, depth int, out []string) []string {
-	b := "-"
+	b, v := "-", "-"
 	if n.Bounds != nil {
 		b = fmt.Sprint(*n.Bounds)
 	}
-	out = append(out, fmt.Sprintf("%s%s %q %q %v %s %v %v n=%d err=%q", strings.Repeat(" ", depth), n.Role, n.Name,
-		n.Description, n.States.Names(), b, n.Interfaces, n.Actions, n.ChildCount, n.Err))
+	if n.Value != nil {
+		v = fmt.Sprintf("%q", *n.Value)
+	}
+	out = append(out, fmt.Sprintf("%s%s %q %q %v %s %v %v n=%d value=%s err=%q", strings.Repeat(" ", depth), n.Role, n.Name,
+		n.Description, n.States.Names(), b, n.Interfaces, n.Actions, n.ChildCount, v, n.Err))
 	for _, k := range n.Children {
 		out = mirrorLines(k, depth+1, out)
 	}
