@@ -45,7 +45,7 @@ unit:
 	$(GO) test -race -short $(PKGS)
 
 bench: deps build
-	$(GO) test -run '^$$' -bench . -benchtime 10x -count 1 -timeout 20m ./e2e/ | tee bench.out
+	$(GO) test -run '^$$' -bench . -benchtime 10x -count 1 -timeout 60m ./e2e/ | tee bench.out
 	@bash scripts/bench-rss.sh
 
 # Each fuzz target in turn (go test -fuzz takes one at a time).

@@ -34,14 +34,18 @@ type benchTarget struct {
 	launch func(b *testing.B, d *testdesk.Desk) *testdesk.App
 }
 
-// benchApps are the apps read, larger first: the widget factories, and a
-// generated page of about 4,000 nodes in Chromium (2,400 in Firefox), read
-// once the page is loaded and exported.
+// benchApps are the apps read: the widget factories, a generated page of
+// about 4,000 nodes in Chromium (2,400 in Firefox), read once the page is
+// loaded and exported, and a generated sheet in LibreOffice Calc.
 var benchApps = []benchTarget{
 	{"gtk4-widget-factory", func(b *testing.B, d *testdesk.Desk) *testdesk.App { return d.Launch(b, "gtk4-widget-factory") }},
 	{"gtk3-widget-factory", func(b *testing.B, d *testdesk.Desk) *testdesk.App { return d.Launch(b, "gtk3-widget-factory") }},
 	{"firefox-page", func(b *testing.B, d *testdesk.Desk) *testdesk.App { return benchPage(b, d, launchFirefox) }},
 	{"chromium-page", func(b *testing.B, d *testdesk.Desk) *testdesk.App { return benchPage(b, d, launchChromium) }},
+	// A 200-row sheet: uiscope reads the grid's cells on screen with their
+	// contents; pyatspi does not walk into an element that manages its
+	// descendants, so its walk holds no cells at all.
+	{"calc-sheet", func(b *testing.B, d *testdesk.Desk) *testdesk.App { return launchCalc(b, d, sheetData(200)) }},
 }
 
 // benchPage opens the generated page in a browser and waits until it is
