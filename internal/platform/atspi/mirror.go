@@ -26,7 +26,8 @@ package atspi
 //   - reads again the bounds of whatever changed in the last
 //     transitionTime: toolkits animate by moving windows, without events.
 //
-// A mirror older than mirrorMaxAge, one whose event stream may have
+// A mirror older than mirrorMaxAge (or three times what its whole read
+// took, when that is longer), one whose event stream may have
 // overflowed, and one that would re-read most of itself anyway are
 // replaced by a fresh whole read.
 //
@@ -88,6 +89,7 @@ type mirror struct {
 	parent map[dbus.ObjectPath]*platform.Node
 	opts   TreeOptions // what the tree was read with
 	readAt time.Time
+	took   time.Duration // what the last whole read cost
 	// Subtrees read again because of a change, which may still be moving:
 	// toolkits animate by moving windows, without events (GTK 3 slides
 	// popovers in and stack pages across). Their bounds are read again on
@@ -283,7 +285,10 @@ func (c *Conn) refresh(ctx context.Context, m *mirror, opts TreeOptions) (*platf
 	var moved []dbus.ObjectPath
 	synced := false
 	var cache map[objRef]*cached
-	if m.root != nil && sameRead(m.opts, opts) && time.Since(m.readAt) < mirrorMaxAge {
+	// Trusted for mirrorMaxAge, or three whole reads' time when that is
+	// longer: on a page of thousands of nodes a whole read takes seconds,
+	// and a limit it nearly fills would make every read whole.
+	if m.root != nil && sameRead(m.opts, opts) && time.Since(m.readAt) < max(mirrorMaxAge, 3*m.took) {
 		var err error
 		cache, err = c.readCache(ctx, m.bus)
 		st.Calls++
@@ -389,7 +394,7 @@ func (c *Conn) readWhole(ctx context.Context, m *mirror, opts TreeOptions) (*pla
 		m.root = nil // never serve part of a tree as the whole
 		return root, st, nil
 	}
-	m.root, m.opts, m.readAt = root, opts, time.Now()
+	m.root, m.opts, m.readAt, m.took = root, opts, time.Now(), st.Elapsed
 	m.nodes = map[dbus.ObjectPath]*platform.Node{}
 	m.parent = map[dbus.ObjectPath]*platform.Node{}
 	m.add(root, nil)
