@@ -46,6 +46,7 @@ unit:
 
 bench: deps build
 	$(GO) test -run '^$$' -bench . -benchtime 10x -count 1 -timeout 60m ./e2e/ | tee bench.out
+	$(GO) test -run '^$$' -bench ValuesCost -benchtime 40x -count 1 -timeout 20m ./internal/platform/atspi/ | tee -a bench.out
 	@bash scripts/bench-rss.sh
 
 # Each fuzz target in turn (go test -fuzz takes one at a time).

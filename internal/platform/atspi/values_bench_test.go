@@ -54,7 +54,7 @@ func BenchmarkValuesCost(b *testing.B) {
 			b.ReportMetric(mw/mo, "ratio")
 			b.ReportMetric(float64(callsWith), "values-calls")
 			b.ReportMetric(float64(callsWithout), "novalues-calls")
-			b.Logf("%s: cold read with values median %.1f ms (%d calls), without %.1f ms (%d calls): +%.0f%% time, +%.0f%% calls (%d reads each, alternating)",
+			b.Logf("%s: cold read with values median %.1f ms (%d calls), without %.1f ms (%d calls): %+.0f%% time, %+.0f%% calls (%d reads each, alternating)",
 				app.name, mw, callsWith, mo, callsWithout, 100*(mw/mo-1), 100*(float64(callsWith)/float64(callsWithout)-1), b.N)
 		})
 		_ = launched.Proc.Stop()
