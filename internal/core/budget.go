@@ -80,7 +80,7 @@ func markerBytes(f renderFormat, level, n int) int {
 func (t *Tree) nodeBytes(f renderFormat, r *rnode, level int, scratch *[]byte) int {
 	if f == formatJSON {
 		r.el = t.element(r.id)
-		*scratch = appendElement((*scratch)[:0], r.el)
+		*scratch = r.el.AppendJSON((*scratch)[:0])
 		return len(*scratch)
 	}
 	r.line, _ = t.OutlineLine(r.id)
@@ -121,15 +121,25 @@ func jsonStringLen(s string) int {
 
 const hexDigits = "0123456789abcdef"
 
-// appendJSONString appends s as encoding/json's json.Marshal writes a
-// string (HTML-escaped).
+// jsonSafe marks the ASCII bytes json.Marshal writes as they are inside a
+// string: not a control character, quote, backslash, or one of <, >, &
+// (which it escapes for HTML).
+var jsonSafe = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
+// appendJSONString appends s as json.Marshal writes a string (HTML-escaped,
+// invalid UTF-8 as U+FFFD).
 func appendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			if jsonSafe[c] {
 				i++
 				continue
 			}
@@ -199,10 +209,11 @@ func appendPair(b []byte, name string, v *[2]int) []byte {
 	return append(b, ']')
 }
 
-// appendElement appends e as json.Marshal writes it, children included:
-// the exact size a render's byte budget counts (budget_test.go checks the
-// two agree for every field).
-func appendElement(b []byte, e *Element) []byte {
+// AppendJSON appends e as json.Marshal writes it, children included, at a
+// fraction of its cost (no reflection): the exact size a render's byte
+// budget counts, and how the MCP layer writes a tree answer (budget_test.go
+// checks the two agree for every field).
+func (e *Element) AppendJSON(b []byte) []byte {
 	b = append(b, `{"ref":`...)
 	b = appendJSONString(b, e.Ref)
 	b = append(b, `,"key":`...)
@@ -263,7 +274,7 @@ func appendElement(b []byte, e *Element) []byte {
 				b = append(b, "null"...)
 				continue
 			}
-			b = appendElement(b, c)
+			b = c.AppendJSON(b)
 		}
 		b = append(b, ']')
 	}

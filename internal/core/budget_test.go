@@ -54,7 +54,7 @@ func randomTree(seed uint64, n int) *platform.Node {
 }
 
 // fillAll sets every field of v (a struct) to a non-zero value, so that a
-// field added to Element and not to appendElement shows.
+// field added to Element and not to AppendJSON shows.
 func fillAll(v reflect.Value, s string) {
 	switch v.Kind() {
 	case reflect.Pointer:
@@ -81,7 +81,7 @@ func fillAll(v reflect.Value, s string) {
 	}
 }
 
-// appendElement writes exactly what json.Marshal writes, for every field
+// AppendJSON writes exactly what json.Marshal writes, for every field
 // set and for the escapes of odd strings: it is what the byte budget counts.
 func TestAppendElementIsJSONMarshal(t *testing.T) {
 	check := func(e *Element) {
@@ -90,8 +90,8 @@ func TestAppendElementIsJSONMarshal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := appendElement(nil, e); string(got) != string(want) {
-			t.Fatalf("appendElement\n got %s\nwant %s", got, want)
+		if got := e.AppendJSON(nil); string(got) != string(want) {
+			t.Fatalf("AppendJSON\n got %s\nwant %s", got, want)
 		}
 	}
 	for _, s := range oddStrings {

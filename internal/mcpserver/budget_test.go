@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/uiscope/uiscope/internal/core"
+	"github.com/uiscope/uiscope/internal/platform"
 )
 
 // get_a11y_tree keeps its whole answer within maxBytes (the default when
@@ -98,5 +99,51 @@ func TestTreeAnswerWithinMaxBytes(t *testing.T) {
 	}
 	for _, bad := range []any{0, core.MinMaxBytes - 1, core.MaxMaxBytes + 1, "big"} {
 		mustFail(t, cs, "get_a11y_tree", map[string]any{"session": session, "maxBytes": bad}, core.CodeInvalidArgument)
+	}
+}
+
+// A tree answer written by appendMembers is what json.Marshal writes for
+// it (with "ok": true first, as successResult does), in both formats.
+func TestTreeResultAppendsAsMarshal(t *testing.T) {
+	root, _ := benchTree(500)
+	odd := []string{`q"uote`, `back\slash`, "<tag>&", "ctl\x01\n", "bad\xff", "sep\u2028", "é漢🙂"}
+	i := 0
+	var walk func(n *platform.Node)
+	walk = func(n *platform.Node) {
+		n.Name = odd[i%len(odd)] + n.Name
+		v := odd[(i+3)%len(odd)]
+		if i%4 == 0 {
+			n.Value = &v
+		}
+		i++
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(root)
+	tr := core.NewTree(root, core.KindA11y)
+	el, rs, err := tr.Render(core.ViewOptions{Depth: -1, MaxNodes: core.MaxMaxNodes, MaxBytes: 50000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outline, _, _ := tr.Outline(core.ViewOptions{Depth: -1})
+	for _, r := range []treeResult{
+		{Session: "s1", Format: "json", View: "raw", Root: el, NodeCount: tr.Len(), Shown: rs.Nodes, Omitted: rs.Omitted,
+			CutBy: "maxBytes", Note: "a <note> & \"more\"", Fetch: fetchInfo{Strategy: "bench", Ms: 3, Calls: 9}, rootBytes: rs.Bytes},
+		{Session: "s1", Format: "outline", View: "content", Outline: outline, NodeCount: tr.Len(), Shown: tr.Len(), Truncated: true, TruncatedReason: "deadline"},
+		{Session: "s2", Format: "json", View: "raw"},
+	} {
+		m, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := append([]byte(`{"ok":true,`), m[1:]...)
+		got, err := r.appendMembers(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("%s answer:\n got %.600s\nwant %.600s", r.Format, got, want)
+		}
 	}
 }

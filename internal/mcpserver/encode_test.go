@@ -23,6 +23,13 @@ func TestEncodedOnceEqualsSDK(t *testing.T) {
 			return failResult(core.Errorf(core.CodeInvalidArgument, "bad <thing> %q", "x"))
 		},
 		"empty": func() *mcp.CallToolResult { return successResult(struct{}{}) },
+		"tree": func() *mcp.CallToolResult {
+			root, _ := benchTree(40)
+			tr := core.NewTree(root, core.KindA11y)
+			el, _, _ := tr.Render(core.ViewOptions{Depth: -1})
+			el.Name = "<b> & \u2028"
+			return successResult(treeResult{Session: "s", Format: "json", View: "raw", Root: el, NodeCount: tr.Len()})
+		},
 	}
 	for name, mk := range results {
 		for _, meta := range []bool{false, true} {
@@ -36,16 +43,13 @@ func TestEncodedOnceEqualsSDK(t *testing.T) {
 				want.SetMeta(m)
 				e.SetMeta(m)
 			}
-			wb, err := json.Marshal(want)
-			if err != nil {
-				t.Fatal(err)
-			}
-			gb, err := json.Marshal(e)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(wb, gb) {
-				t.Errorf("%s (meta %v): encoded once\n%s\nthe SDK\n%s", name, meta, gb, wb)
+			// As json.Marshal writes them, and as the SDK's transport
+			// does (an Encoder that does not escape HTML).
+			for _, html := range []bool{true, false} {
+				wb, gb := encodeWith(t, want, html), encodeWith(t, e, html)
+				if !bytes.Equal(wb, gb) {
+					t.Errorf("%s (meta %v, html %v): encoded once\n%s\nthe SDK\n%s", name, meta, html, gb, wb)
+				}
 			}
 		}
 	}
@@ -59,4 +63,15 @@ func TestEncodedOnceEqualsSDK(t *testing.T) {
 	if encodeOnce(annotated) != nil {
 		t.Error("a text block with annotations was taken over")
 	}
+}
+
+func encodeWith(t *testing.T, v any, escapeHTML bool) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(escapeHTML)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
 }

@@ -1,7 +1,9 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -240,7 +242,37 @@ type treeResult struct {
 	CutBy string    `json:"cutBy,omitempty"`
 	Note  string    `json:"note,omitempty"`
 	Fetch fetchInfo `json:"fetch"`
+
+	rootBytes int // about Root's JSON, for the buffer
 }
+
+// appendMembers writes the answer as successResult makes of json.Marshal's,
+// its elements through core.Element.AppendJSON: the rest is marshalled
+// without the root, which goes in its place, before nodeCount (no string
+// before it can hold that key unescaped: session, format, view, and no
+// outline beside a root).
+func (r treeResult) appendMembers(b []byte) ([]byte, error) {
+	root := r.Root
+	r.Root = nil
+	rest, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, `{"ok":true,`...)
+	if root == nil {
+		return append(b, rest[1:]...), nil
+	}
+	at := bytes.Index(rest, []byte(`,"nodeCount":`))
+	if at < 0 {
+		return nil, fmt.Errorf("tree answer without nodeCount: %.100s", rest)
+	}
+	b = append(b, rest[1:at]...)
+	b = append(b, `,"root":`...)
+	b = root.AppendJSON(b)
+	return append(b, rest[at:]...), nil
+}
+
+func (r treeResult) sizeHint() int { return len(r.Outline) + r.rootBytes + 1024 }
 
 func (h *handlers) getTree(ctx context.Context, _ *mcp.CallToolRequest, in treeArgs) (treeResult, error) {
 	req := core.TreeRequest{Element: in.Element, Depth: in.Depth, View: in.View, Format: in.Format, MaxNodes: in.MaxNodes,
@@ -257,7 +289,7 @@ func (h *handlers) getTree(ctx context.Context, _ *mcp.CallToolRequest, in treeA
 		return treeResult{}, err
 	}
 	st, rs := r.Stats, r.Render
-	out := treeResult{Session: s.ID, Format: req.Format, View: req.View, Outline: r.Outline, Root: r.Root,
+	out := treeResult{Session: s.ID, Format: req.Format, View: req.View, Outline: r.Outline, Root: r.Root, rootBytes: rs.Bytes,
 		NodeCount: r.Tree.Len(), Shown: rs.Nodes, Omitted: rs.Omitted, Truncated: st.Truncated, CutBy: r.CutBy(),
 		Fetch: fetchInfo{Strategy: st.Strategy, Ms: st.Elapsed.Milliseconds(), Calls: st.Calls}}
 	var notes []string

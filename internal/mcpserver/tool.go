@@ -89,6 +89,13 @@ type imager interface{ image() *mcp.ImageContent }
 // successResult renders out with "ok": true first. structuredContent and
 // the text block are the same bytes, marshalled once.
 func successResult(out any) *mcp.CallToolResult {
+	if a, ok := out.(jsonAppender); ok {
+		b, err := a.appendMembers(make([]byte, 0, a.sizeHint()))
+		if err != nil {
+			return failResult(core.Errorf(core.CodeInternal, "the result could not be encoded: %v", err))
+		}
+		return &mcp.CallToolResult{StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}
+	}
 	b, err := json.Marshal(out)
 	if err != nil || len(b) < 2 || b[0] != '{' {
 		return failResult(core.Errorf(core.CodeInternal, "the result could not be encoded: %v", err))
@@ -99,6 +106,17 @@ func successResult(out any) *mcp.CallToolResult {
 		b = append([]byte(`{"ok":true,`), b[1:]...)
 	}
 	return &mcp.CallToolResult{StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}
+}
+
+// jsonAppender is a result that writes its own JSON, byte for byte what
+// successResult makes of json.Marshal's (a test holds each to that),
+// without reflection where the result is large: a tree answer's elements.
+type jsonAppender interface {
+	// appendMembers appends `{"ok":true,`, the result's members (at least
+	// one) and its closing brace.
+	appendMembers(b []byte) ([]byte, error)
+	// sizeHint is about the bytes appendMembers writes.
+	sizeHint() int
 }
 
 // failure is every tool's failure shape.
