@@ -80,8 +80,16 @@ func BenchmarkServeTreeJSON(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			defer func() { inW.Close(); ss.Wait(); outW.Close() }()
 			out := bufio.NewReaderSize(outR, 1<<20)
+			defer func() {
+				// A notification the server sends late (the resource list
+				// changed after connect) blocks its writer until read: keep
+				// reading while it ends.
+				go io.Copy(io.Discard, out)
+				inW.Close()
+				ss.Wait()
+				outW.Close()
+			}()
 			roundTrip := func(req string) []byte {
 				if _, err := io.WriteString(inW, req+"\n"); err != nil {
 					b.Fatal(err)
