@@ -358,7 +358,7 @@ func TestWriterVisibleParagraphs(t *testing.T) {
 	if first != paras[0] || last != paras[len(doc.Children)-1] {
 		t.Fatalf("the document holds %q … %q, want %q … %q", first, last, paras[0], paras[len(doc.Children)-1])
 	}
-	text2, _ := s.ok(t, "get_a11y_tree", map[string]any{"session": session, "maxNodes": 100000, "timeoutMs": 60000})["outline"].(string)
+	text2, _ := s.ok(t, "get_a11y_tree", map[string]any{"session": session, "maxNodes": 100000, "maxBytes": 100000000, "timeoutMs": 60000})["outline"].(string)
 	if !strings.Contains(text2, "(only what is on screen; more after)") {
 		t.Errorf("the outline does not say the document goes on after what it holds")
 	}
