@@ -214,7 +214,9 @@ func appendPair(b []byte, name string, v *[2]int) []byte {
 // budget counts, and how the MCP layer writes a tree answer (budget_test.go
 // checks the two agree for every field).
 func (e *Element) AppendJSON(b []byte) []byte {
-	b = append(b, `{"ref":`...)
+	b = append(b, `{"id":`...)
+	b = appendJSONString(b, e.ID)
+	b = append(b, `,"ref":`...)
 	b = appendJSONString(b, e.Ref)
 	b = append(b, `,"key":`...)
 	b = appendJSONString(b, e.Key)

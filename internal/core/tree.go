@@ -215,9 +215,9 @@ func (t *Tree) RefString(id int) string {
 // Accessible interface every element has: a tree answer is as lean as its
 // content (docs/api.md, "The element node").
 type Element struct {
-	// ID is the id part of Ref ("e12"); not in the JSON, where the ref
-	// carries it.
-	ID           string         `json:"-"`
+	// ID is the id part of Ref ("e12"), kept in the JSON as the contract
+	// (docs/api.md) shows it.
+	ID           string         `json:"id"`
 	Ref          string         `json:"ref"`
 	Key          string         `json:"key"`
 	Role         string         `json:"role"`

@@ -277,7 +277,7 @@ func TestElementJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"ref":"a11y:e1","key":"atspi::1.42/org/a11y/atspi/accessible/123","role":"push button","name":"Save","description":"Saves","accessibleId":"save-btn","states":["enabled","sensitive","showing","visible"],"bounds":{"x":10,"y":20,"width":80,"height":30},"interfaces":["action","component","text"],"actions":["click"]}`
+	want := `{"id":"e1","ref":"a11y:e1","key":"atspi::1.42/org/a11y/atspi/accessible/123","role":"push button","name":"Save","description":"Saves","accessibleId":"save-btn","states":["enabled","sensitive","showing","visible"],"bounds":{"x":10,"y":20,"width":80,"height":30},"interfaces":["action","component","text"],"actions":["click"]}`
 	if string(got) != want {
 		t.Fatalf("json\n got %s\nwant %s", got, want)
 	}
@@ -288,7 +288,7 @@ func TestElementJSON(t *testing.T) {
 	tr = NewTree(bare, KindVisual)
 	e, _ = tr.Element(0)
 	got, _ = json.Marshal(e)
-	want = `{"ref":"visual:e0","key":"k","role":"filler","states":[],"childCount":3,"error":"timeout"}`
+	want = `{"id":"e0","ref":"visual:e0","key":"k","role":"filler","states":[],"childCount":3,"error":"timeout"}`
 	if string(got) != want {
 		t.Fatalf("json\n got %s\nwant %s", got, want)
 	}
@@ -306,8 +306,7 @@ func TestElementJSON(t *testing.T) {
 
 func TestElementKeysAreContract(t *testing.T) {
 	// The JSON field names are the contract of docs/api.md.
-	// The id is not in the JSON: the ref carries it.
-	want := []string{"-", "ref", "key", "role", "name", "description", "accessibleId", "states",
+	want := []string{"id", "ref", "key", "role", "name", "description", "accessibleId", "states",
 		"bounds", "interfaces", "actions", "redacted", "value", "valueTruncated", "childCount", "children",
 		"childrenOmitted", "childrenPartial", "childrenRange", "error"}
 	typ := reflect.TypeFor[Element]()
