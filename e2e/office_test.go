@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/platform/atspi"
 	"github.com/uiscope/uiscope/internal/testdesk"
 )
 
@@ -139,7 +141,50 @@ func launchCalc(t testing.TB, d *testdesk.Desk, rows [][]string) *testdesk.App {
 		t.Fatal(err)
 	}
 	p := newOfficeProfile(t, dir)
-	return p.launch(t, d, "calc", p.convert(t, d, src, "ods"))
+	app := p.launch(t, d, "calc", p.convert(t, d, src, "ods"))
+	waitShown(t, d, app, "the sheet's grid with cells", func(n *platform.Node) bool {
+		return n.Role == roleTable && strings.HasPrefix(n.Name, "Sheet") && len(n.Children) > 0
+	})
+	return app
+}
+
+var (
+	roleTable, _        = platform.RoleByName("table")
+	roleDocumentText, _ = platform.RoleByName("document text")
+)
+
+// waitShown waits until the app's tree holds an element that shown
+// accepts: LibreOffice's tree is stable (what Launch waits for) a while
+// before the document's view is in it on a loaded machine.
+func waitShown(t testing.TB, d *testdesk.Desk, app *testdesk.App, what string, shown func(*platform.Node) bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	var has func(*platform.Node) bool
+	has = func(n *platform.Node) bool {
+		if shown(n) {
+			return true
+		}
+		for _, k := range n.Children {
+			if has(k) {
+				return true
+			}
+		}
+		return false
+	}
+	for {
+		rctx, rcancel := context.WithTimeout(ctx, 30*time.Second)
+		root, _, err := d.A11y.Tree(rctx, app.Bus, atspi.TreeOptions{NoDetails: true})
+		rcancel()
+		if err == nil && has(root) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("LibreOffice never showed %s (last read: %v)", what, err)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
 
 // launchWriter opens a document with the given paragraphs in Writer.
@@ -151,7 +196,11 @@ func launchWriter(t testing.TB, d *testdesk.Desk, paragraphs []string) *testdesk
 		t.Fatal(err)
 	}
 	p := newOfficeProfile(t, dir)
-	return p.launch(t, d, "writer", p.convert(t, d, src, "odt"))
+	app := p.launch(t, d, "writer", p.convert(t, d, src, "odt"))
+	waitShown(t, d, app, "the document's paragraphs", func(n *platform.Node) bool {
+		return n.Role == roleDocumentText && len(n.Children) > 0
+	})
+	return app
 }
 
 // mcpNode is a node of a JSON tree read, with the fields of partial
