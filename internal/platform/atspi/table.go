@@ -281,37 +281,30 @@ func cellMayHide(role platform.Role, states platform.StateSet) bool {
 	return (role == roleText || role == roleEntry) && !states.Has(stateMultiLine)
 }
 
-// embeddedObject stands in a Text for each child object the text holds
-// (a link, an image, a form field in a browser's table cell).
-const embeddedObject = '\uFFFC'
-
 // expandEmbedded puts, for the cells whose text holds embedded objects
 // (Firefox and Chromium give a cell holding a link the text "\uFFFC"), each
-// object's name in its place, as a screen reader reads it: the cell's
-// children, in order, are its embedded objects. A cell holding a password
-// field, or a child that is gone, is not read (Redacted, Err); a child's
-// text is never read, only its name. Two pipelined rounds on b, for those
-// cells alone.
+// object's name in its place (withEmbedded), from the cell's children read
+// here: their roles and states, then the names of those that are objects
+// and no password field (whose names are redacted too: docs/api.md). A
+// cell holding a password field is not read (Redacted); one whose object
+// is gone or unreadable has Err. A child's text is never read, only its
+// name. Three pipelined rounds on b, for those cells alone.
 func (c *Conn) expandEmbedded(b *batch, cells []tableCell, texts []string, got []bool, out []platform.TableCell) error {
 	type child struct {
-		ref    objRef
-		role   platform.Role
-		states platform.StateSet
-		name   string
-		err    error
+		ref  objRef
+		node platform.Node
+		err  error
 	}
 	kids := map[int][]child{}
-	asked := 0
 	for i := range cells {
 		if !got[i] || !strings.ContainsRune(texts[i], embeddedObject) {
 			continue
 		}
-		asked++
 		ref := cells[i].ref
+		kids[i] = nil
 		b.add(ref.Bus, ref.Path, ifaceAccessible+".GetChildren", func(call *dbus.Call) {
 			var refs []objRef
 			if call.Err != nil || call.Store(&refs) != nil {
-				kids[i] = nil
 				return
 			}
 			ks := make([]child, len(refs))
@@ -321,7 +314,7 @@ func (c *Conn) expandEmbedded(b *batch, cells []tableCell, texts []string, got [
 			kids[i] = ks
 		})
 	}
-	if asked == 0 {
+	if len(kids) == 0 {
 		return nil
 	}
 	b.wait()
@@ -334,7 +327,7 @@ func (c *Conn) expandEmbedded(b *batch, cells []tableCell, texts []string, got [
 			b.add(k.ref.Bus, k.ref.Path, ifaceAccessible+".GetRole", func(call *dbus.Call) {
 				var r uint32
 				if k.err = call.Err; call.Err == nil && call.Store(&r) == nil {
-					k.role = platform.Role(r)
+					k.node.Role = platform.Role(r)
 				}
 			})
 			b.add(k.ref.Bus, k.ref.Path, ifaceAccessible+".GetState", func(call *dbus.Call) {
@@ -342,25 +335,23 @@ func (c *Conn) expandEmbedded(b *batch, cells []tableCell, texts []string, got [
 				if call.Err != nil {
 					k.err = call.Err
 				} else if call.Store(&words) == nil {
-					k.states = platform.StateSetFromWords(words)
+					k.node.States = platform.StateSetFromWords(words)
 				}
 			})
 		}
 	}
 	b.wait()
-	// Names only of children that are no password field: their names are
-	// redacted too (docs/api.md).
 	for _, ks := range kids {
 		for j := range ks {
 			k := &ks[j]
-			if k.ref.null() || k.err != nil || k.role == platform.RolePasswordText {
+			if k.ref.null() || k.err != nil || k.node.Role == roleStatic || k.node.IsPassword() {
 				continue
 			}
 			b.get(k.ref.Bus, k.ref.Path, ifaceAccessible, "Name", func(v any, err error) {
 				if err != nil {
 					k.err = err
 				}
-				k.name, _ = v.(string)
+				k.node.Name, _ = v.(string)
 			})
 		}
 	}
@@ -369,27 +360,24 @@ func (c *Conn) expandEmbedded(b *batch, cells []tableCell, texts []string, got [
 		return mapErr(err)
 	}
 	for i, ks := range kids {
-		if slices.ContainsFunc(ks, func(k child) bool { return k.role == platform.RolePasswordText }) {
+		nodes := make([]*platform.Node, len(ks))
+		var bad error
+		for j := range ks {
+			k := &ks[j]
+			nodes[j] = &k.node
+			if k.node.Role != roleStatic && bad == nil && (k.err != nil || k.node.States.Has(platform.StateDefunct)) {
+				bad = cmp.Or(k.err, platform.ErrElementGone)
+			}
+		}
+		text, ok := withEmbedded(texts[i], nodes)
+		switch {
+		case !ok:
 			got[i], out[i].Redacted = false, true
-			continue
+		case bad != nil:
+			got[i], out[i].Err = false, "an object in the cell could not be read: "+mapErr(bad).Error()
+		default:
+			texts[i] = text
 		}
-		var sb strings.Builder
-		next := 0
-		for _, r := range texts[i] {
-			if r != embeddedObject {
-				sb.WriteRune(r)
-				continue
-			}
-			if next < len(ks) {
-				k := ks[next]
-				if k.err != nil || k.states.Has(platform.StateDefunct) {
-					got[i], out[i].Err = false, "an object in the cell could not be read: "+mapErr(cmp.Or(k.err, platform.ErrElementGone)).Error()
-				}
-				sb.WriteString(k.name)
-			}
-			next++
-		}
-		texts[i] = sb.String()
 	}
 	return nil
 }

@@ -5,7 +5,6 @@ package atspi
 import (
 	"math"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/godbus/dbus/v5"
@@ -207,47 +206,11 @@ func (w *walker) readValues(done map[*walkNode]bool) {
 		if !t.ok || t.count <= 0 {
 			continue
 		}
-		text, ok := withEmbedded(t.wn.node, t.text)
+		text, ok := withEmbedded(t.text, t.wn.node.Children)
 		if ok {
 			setValue(t.wn.node, text, t.count > platform.MaxValueRunes)
 		}
 	}
-}
-
-// withEmbedded puts in place of each embedded object in text (U+FFFC:
-// Firefox and Chromium give a table cell holding a link the text "\uFFFC")
-// the name of the child it stands for, as a screen reader reads it: the
-// element's children, in order, are its embedded objects, and the walk has
-// read them — but for Chromium's static text children, whose text is the
-// parent's own. A text holding a redacted child (a password field in a
-// cell) is no value at all.
-func withEmbedded(n *platform.Node, text string) (string, bool) {
-	if !strings.ContainsRune(text, embeddedObject) {
-		return text, true
-	}
-	objects := make([]*platform.Node, 0, len(n.Children))
-	for _, k := range n.Children {
-		if k.Role != roleStatic {
-			objects = append(objects, k)
-		}
-	}
-	var sb strings.Builder
-	next := 0
-	for _, r := range text {
-		if r != embeddedObject {
-			sb.WriteRune(r)
-			continue
-		}
-		if next < len(objects) {
-			k := objects[next]
-			if k.Redacted || k.IsPassword() {
-				return "", false
-			}
-			sb.WriteString(k.Name)
-		}
-		next++
-	}
-	return sb.String(), true
 }
 
 // shownChoices values the combo boxes without a Selection interface from

@@ -115,26 +115,3 @@ func TestChoiceFromSubtree(t *testing.T) {
 		}
 	}
 }
-
-func TestWithEmbedded(t *testing.T) {
-	link := vnode(mustRole("link"), "uiscope", nil)
-	cell := vnode(roleTableCell, "", nil, link)
-	if got, ok := withEmbedded(cell, "see \uFFFC here"); !ok || got != "see uiscope here" {
-		t.Errorf("a cell with a link: %q %v", got, ok)
-	}
-	if got, ok := withEmbedded(cell, "\uFFFC and \uFFFC"); !ok || got != "uiscope and " {
-		t.Errorf("more objects than children: %q %v", got, ok)
-	}
-	// Chromium: the cell's text leaves are children too, not objects.
-	chromium := vnode(roleTableCell, "", nil, vnode(roleStatic, "see ", nil), link)
-	if got, ok := withEmbedded(chromium, "see \uFFFC"); !ok || got != "see uiscope" {
-		t.Errorf("a Chromium cell with a link: %q %v", got, ok)
-	}
-	pw := &platform.Node{Role: platform.RolePasswordText}
-	if got, ok := withEmbedded(vnode(roleTableCell, "", nil, pw), "\uFFFC"); ok || got != "" {
-		t.Errorf("a cell holding a password field has a value: %q", got)
-	}
-	if got, ok := withEmbedded(cell, "plain"); !ok || got != "plain" {
-		t.Errorf("plain text: %q %v", got, ok)
-	}
-}
