@@ -115,7 +115,10 @@ func TestBrowserFormTask(t *testing.T) {
 
 			s.ok(t, "toggle", map[string]any{"session": sess, "element": news.Ref})
 			s.ok(t, "click", map[string]any{"session": sess, "element": large.Ref})
+			began := time.Now()
 			sel := s.ok(t, "select", map[string]any{"session": sess, "element": green.Ref})
+			// Not asserted (timing never is): how long the option took, and how.
+			t.Logf("select took %v: method %v, detail %q", time.Since(began).Round(time.Millisecond), sel["method"], sel["detail"])
 			if after, _ := sel["after"].(map[string]any); !strings.Contains(fmt.Sprint(after["states"]), "selected") {
 				t.Errorf("select answered ok; after %v", after)
 			}

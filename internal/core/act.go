@@ -656,6 +656,16 @@ func (m *Sessions) Select(ctx context.Context, sessionID, ref, mode string) (*Ac
 	// Menu items are chosen by activating them: a GTK 3 combo box's menu
 	// accepts Selection calls and changes nothing.
 	if t.det.Node.Role.String() == "menu item" && want {
+		// Gecko's options answer their action and change nothing: the
+		// keys at once, not after the action's read-back has waited out.
+		if gecko(t.s.App) {
+			if r, kerr, ok := m.chooseByKeys(ctx, t, claim); ok {
+				if r != nil {
+					r.Note = "Gecko's options do not take their own action, so it was chosen with the keyboard on its combo box"
+				}
+				return r, kerr
+			}
+		}
 		used, err := t.actor.DoAction(ctx, t.s.App, t.node.Key, chooseActions...)
 		if err != nil && !errors.Is(err, platform.ErrNotSupported) {
 			return nil, mapActErr(err)
@@ -698,7 +708,7 @@ func (m *Sessions) Select(ctx context.Context, sessionID, ref, mode string) (*Ac
 // chooseByKeys chooses a combo box's item with the keyboard, as a user
 // would on a closed one: focus the combo box, Home, then Down to the item.
 // Firefox's options of an HTML select answer their "select" action and
-// change nothing. ok is false when the item is not in a combo box (or the
+// change nothing (Select goes here first on Gecko). ok is false when the item is not in a combo box (or the
 // server does not allow keys): the caller's own failure stands then.
 func (m *Sessions) chooseByKeys(ctx context.Context, t *target, claim string) (*ActResult, error, bool) {
 	if !m.Caps.Has(security.Keyboard) || t.det.ParentKey == "" {
@@ -736,6 +746,10 @@ func (m *Sessions) chooseByKeys(ctx context.Context, t *target, claim string) (*
 	}
 	return r, err, true
 }
+
+// gecko reports whether an app is Firefox's engine (AT-SPI ToolkitName
+// "Gecko"), whose HTML select options change nothing by their action.
+func gecko(app platform.App) bool { return strings.EqualFold(app.Toolkit, "gecko") }
 
 // chosen is the read-back for an item selected by its action: the item
 // has the selected state, or its container says it is selected, or (a
