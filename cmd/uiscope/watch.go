@@ -62,7 +62,7 @@ func runWatch(ctx context.Context, c *cli, args []string) error {
 	defer stop()
 	fmt.Fprintf(c.stderr, "watching pid %d (%s); Ctrl+C to stop\n", s.App.Pid, s.App.Name)
 	for {
-		p, err := sessions.ResourcePatch(ctx, s, watchReadTimeout)
+		p, err := sessions.ResourcePatch(ctx, s, watchReadTimeout, 0)
 		if ctx.Err() != nil {
 			return nil
 		}

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"encoding/json"
 	"slices"
 	"sync"
 )
@@ -274,10 +275,20 @@ func fieldChanges(o, n *Element) map[string]FieldChange {
 }
 
 // Patch is what a feed hands its reader: the events since the last take,
-// or, with Snapshot, the whole tree as added events.
+// or, with Snapshot, the whole tree as added events. A take with a byte
+// budget may hand out only the first events (More): the rest stay pending,
+// in order, ahead of whatever changes later, so a reader that takes until
+// More is false has the whole snapshot or patch.
 type Patch struct {
+	// Snapshot marks the first page of a snapshot: the reader starts its
+	// copy afresh from these events (later pages continue it).
 	Snapshot bool
 	Events   []Change
+	// More says events are still pending: take again for the rest.
+	More bool
+	// Oversized says the one event handed out is larger than the budget
+	// by itself (it is never split, and never held back for ever).
+	Oversized bool
 	// Tree is the read the patch brings the reader to.
 	Tree *Tree
 	View string
@@ -294,6 +305,10 @@ type Feed struct {
 	tree     *Tree
 	pending  []Change
 	snapshot bool // the reader is owed a snapshot of base instead of pending
+	// snapLeft is how many of pending's first events are what is left of
+	// a snapshot handed out in pages: they do not count against
+	// MaxPendingChanges, which bounds what changed, not the tree's size.
+	snapLeft int
 	// Overflows counts the times the cap turned the pending events into a
 	// snapshot.
 	overflows int
@@ -323,7 +338,7 @@ func (f *Feed) SetView(view string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if view != f.view {
-		f.view, f.base, f.tree, f.pending, f.snapshot = view, nil, nil, nil, true
+		f.view, f.base, f.tree, f.pending, f.snapshot, f.snapLeft = view, nil, nil, nil, true, 0
 	}
 }
 
@@ -348,15 +363,15 @@ func (f *Feed) update(t *Tree) ([]Change, int) {
 	old := f.base
 	f.base, f.tree = cur, t
 	if old == nil {
-		f.snapshot, f.pending = true, nil
+		f.snapshot, f.pending, f.snapLeft = true, nil, 0
 		return nil, len(cur.order)
 	}
 	evs := diff(old, cur)
 	switch {
 	case f.snapshot:
 		// The reader is owed a snapshot anyway: it will be of this read.
-	case len(f.pending)+len(evs) > MaxPendingChanges:
-		f.snapshot, f.pending = true, nil
+	case len(f.pending)-f.snapLeft+len(evs) > MaxPendingChanges:
+		f.snapshot, f.pending, f.snapLeft = true, nil, 0
 		f.overflows++
 	default:
 		f.pending = append(f.pending, evs...)
@@ -392,29 +407,70 @@ func (f *Feed) Overflows() int {
 
 // Take hands the reader what is pending and clears it. Before the feed
 // has seen a tree it returns a patch with no tree.
-func (f *Feed) Take() Patch {
+func (f *Feed) Take() Patch { return f.TakeBytes(0) }
+
+// TakeBytes is Take within a budget: the pending events in order, as many
+// as fit in budget bytes of their JSON (each counted with the comma that
+// separates it from the next); the rest stay pending for the next take
+// (More). An event larger than the budget by itself is handed out alone
+// (Oversized) rather than held back for ever. A budget of 0 or less takes
+// everything.
+func (f *Feed) TakeBytes(budget int) Patch {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	p := Patch{Tree: f.tree, View: f.view, Events: f.pending}
+	p := Patch{Tree: f.tree, View: f.view}
 	if f.base == nil {
 		p.Snapshot, p.Events = true, []Change{}
 		return p
 	}
 	if f.snapshot {
-		p.Snapshot, p.Events = true, snapshotOf(f.base)
+		// The snapshot becomes pending events, so that it pages as a patch
+		// does and what changes meanwhile queues after it.
+		f.pending = snapshotOf(f.base)
+		f.snapshot, f.snapLeft, p.Snapshot = false, len(f.pending), true
 	}
+	n := len(f.pending)
+	if budget > 0 {
+		n = 0
+		for used := 0; n < len(f.pending); n++ {
+			used += EventBytes(f.pending[n]) + 1
+			if used > budget {
+				if n == 0 {
+					n, p.Oversized = 1, true
+				}
+				break
+			}
+		}
+	}
+	// The page's capacity ends where the rest begins, so what is appended
+	// to the rest never writes into an answer being sent.
+	p.Events = f.pending[:n:n]
+	f.pending = f.pending[n:]
+	if len(f.pending) == 0 {
+		f.pending = nil
+	}
+	f.snapLeft = max(0, f.snapLeft-n)
+	p.More = len(f.pending) > 0
 	if p.Events == nil {
 		p.Events = []Change{}
 	}
-	f.pending, f.snapshot = nil, false
 	return p
+}
+
+// EventBytes is the size of an event's JSON, as an answer carries it.
+func EventBytes(c Change) int {
+	b, err := json.Marshal(c)
+	if err != nil {
+		return 0
+	}
+	return len(b)
 }
 
 // Reset makes the feed forget its tree: the next patch is a snapshot.
 func (f *Feed) Reset() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.base, f.tree, f.pending, f.snapshot = nil, nil, nil, true
+	f.base, f.tree, f.pending, f.snapshot, f.snapLeft = nil, nil, nil, true, 0
 }
 
 func sameValue(a, b *string) bool {
@@ -427,4 +483,32 @@ func valueOf(v *string) any {
 		return nil
 	}
 	return *v
+}
+
+// ChangesBudget is the byte budget of a changes answer's events: maxBytes
+// (nil for DefaultMaxBytes, else MinMaxBytes to MaxMaxBytes) less what the
+// answer holds besides them, as a tree request's budget is (budget.go).
+func ChangesBudget(maxBytes *int) (int, error) {
+	b := DefaultMaxBytes
+	if maxBytes != nil {
+		if *maxBytes < MinMaxBytes || *maxBytes > MaxMaxBytes {
+			return 0, Errorf(CodeInvalidArgument, "maxBytes must be between %d and %d, not %d", MinMaxBytes, MaxMaxBytes, *maxBytes)
+		}
+		b = *maxBytes
+	}
+	return b - answerReserve, nil
+}
+
+// PatchNote says how to read on from a page of a patch, or why one event
+// is over the budget; "" when the patch is whole.
+func PatchNote(p Patch) string {
+	switch {
+	case p.Oversized && p.More:
+		return "this one event is larger than maxBytes by itself, so it came alone; call again for the rest (what changes meanwhile is appended after)"
+	case p.Oversized:
+		return "this one event is larger than maxBytes by itself, so it came alone"
+	case p.More:
+		return "maxBytes held back the rest of the events: call again for the rest (what changes meanwhile is appended after); a larger maxBytes takes more at once"
+	}
+	return ""
 }

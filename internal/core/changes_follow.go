@@ -80,8 +80,9 @@ func (l *live) close() {
 // the session's tree afresh and returns what changed since the last call
 // in the same view (the first call, and a call in another view, get the
 // whole tree as a snapshot). The read becomes the session's last read, so
-// the events' refs resolve.
-func (m *Sessions) TreeChanges(ctx context.Context, s *Session, kind, view string, timeout time.Duration) (Patch, error) {
+// the events' refs resolve. maxBytes bounds the events' JSON (Feed.TakeBytes;
+// 0 for no bound): what does not fit waits for the next call.
+func (m *Sessions) TreeChanges(ctx context.Context, s *Session, kind, view string, timeout time.Duration, maxBytes int) (Patch, error) {
 	if err := ValidateView(view); err != nil {
 		return Patch{}, AsError(err)
 	}
@@ -99,13 +100,14 @@ func (m *Sessions) TreeChanges(ctx context.Context, s *Session, kind, view strin
 		return Patch{}, Errorf(CodeTimeout, "the tree read was cut short, so what is missing from it may not be gone: no patch was made; retry with a larger timeoutMs")
 	}
 	tool.Update(t)
-	return tool.Take(), nil
+	return tool.TakeBytes(maxBytes), nil
 }
 
 // ResourcePatch takes what the session's resource feed holds. Without a
 // running watcher it reads the tree first (a client may read a resource
 // without subscribing); with one, it answers from what the watcher cached.
-func (m *Sessions) ResourcePatch(ctx context.Context, s *Session, timeout time.Duration) (Patch, error) {
+// maxBytes bounds the events as in TreeChanges.
+func (m *Sessions) ResourcePatch(ctx context.Context, s *Session, timeout time.Duration, maxBytes int) (Patch, error) {
 	_, res, _ := s.live.feeds()
 	s.live.mu.Lock()
 	running := s.live.cancel != nil
@@ -118,7 +120,7 @@ func (m *Sessions) ResourcePatch(ctx context.Context, s *Session, timeout time.D
 		}
 		m.record(s, t)
 	}
-	return res.Take(), nil
+	return res.TakeBytes(maxBytes), nil
 }
 
 // Follow calls notify after every change of the session's application

@@ -59,13 +59,13 @@ func TestFollowCachesThePatchBeforeNotifying(t *testing.T) {
 	}
 	defer stop()
 	recv(t, notified, "the first read")
-	p, err := m.ResourcePatch(context.Background(), s, time.Second)
+	p, err := m.ResourcePatch(context.Background(), s, time.Second, 0)
 	if err != nil || !p.Snapshot || len(p.Events) != 5 {
 		t.Fatalf("first resource read: %v snapshot=%v %d events", err, p.Snapshot, len(p.Events))
 	}
 	d.SetTree(livePid, appTree("Tick 1"))
 	recv(t, notified, "after the label changed")
-	p, _ = m.ResourcePatch(context.Background(), s, time.Second)
+	p, _ = m.ResourcePatch(context.Background(), s, time.Second, 0)
 	if len(p.Events) != 1 || p.Events[0].Changes["name"].New != "Tick 1" {
 		t.Fatalf("after a rename: %q", summaries(p.Events))
 	}
@@ -183,12 +183,12 @@ func TestTreeChangesTool(t *testing.T) {
 	d := liveDesk("Tick 0")
 	m, s := liveSession(t, d)
 	ctx := context.Background()
-	p, err := m.TreeChanges(ctx, s, KindA11y, "", time.Second)
+	p, err := m.TreeChanges(ctx, s, KindA11y, "", time.Second, 0)
 	if err != nil || !p.Snapshot || len(p.Events) != 5 {
 		t.Fatalf("first call: %v snapshot=%v %d", err, p.Snapshot, len(p.Events))
 	}
 	d.SetTree(livePid, appTree("Tick 1"))
-	p, _ = m.TreeChanges(ctx, s, KindA11y, "", time.Second)
+	p, _ = m.TreeChanges(ctx, s, KindA11y, "", time.Second, 0)
 	if p.Snapshot || len(p.Events) != 1 {
 		t.Fatalf("second call: %q", summaries(p.Events))
 	}
@@ -196,10 +196,10 @@ func TestTreeChangesTool(t *testing.T) {
 	if n, _, _, err := s.Resolve(p.Events[0].Ref); err != nil || n.Name != "Tick 1" {
 		t.Fatalf("resolving %s: %v", p.Events[0].Ref, err)
 	}
-	if p, _ = m.TreeChanges(ctx, s, KindA11y, ViewControl, time.Second); !p.Snapshot {
+	if p, _ = m.TreeChanges(ctx, s, KindA11y, ViewControl, time.Second, 0); !p.Snapshot {
 		t.Fatal("another view did not start a snapshot")
 	}
-	if _, err := m.TreeChanges(ctx, s, KindA11y, "bogus", time.Second); err == nil || !strings.Contains(err.Error(), "view") {
+	if _, err := m.TreeChanges(ctx, s, KindA11y, "bogus", time.Second, 0); err == nil || !strings.Contains(err.Error(), "view") {
 		t.Fatalf("bad view: %v", err)
 	}
 }

@@ -99,7 +99,7 @@ func (r *resources) opened(s *core.Session) {
 		MIMEType: "application/json",
 		Description: "The " + what + " of session " + s.ID + " as {tree, snapshot, events}: tree is its outline; " +
 			"events are the changes since this resource was last read (the whole tree as added events when snapshot " +
-			"is true). Subscribe to be told of changes (notifications/resources/updated).",
+			"is true; more true when events were held back to keep the answer within 32000 bytes: read again for the rest). Subscribe to be told of changes (notifications/resources/updated).",
 	}, r.read)
 }
 
@@ -154,7 +154,15 @@ type treeContents struct {
 	Tree      string        `json:"tree"`
 	NodeCount int           `json:"nodeCount"`
 	Events    []core.Change `json:"events"`
+	// More says events were held back for size: read again for the rest.
+	More bool   `json:"more,omitempty"`
+	Note string `json:"note,omitempty"`
 }
+
+// resourceOutlineShare is the part of a resource read's budget
+// (core.DefaultMaxBytes; a read takes no arguments) its outline may use,
+// cut breadth-first like get_a11y_tree's; the events have the rest.
+const resourceOutlineShare = core.DefaultMaxBytes / 4
 
 func (r *resources) read(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	uri := req.Params.URI
@@ -162,14 +170,15 @@ func (r *resources) read(ctx context.Context, req *mcp.ReadResourceRequest) (*mc
 	if err != nil {
 		return nil, err
 	}
-	p, err := r.sessions.ResourcePatch(ctx, s, resourceReadTimeout)
+	budget, _ := core.ChangesBudget(nil)
+	p, err := r.sessions.ResourcePatch(ctx, s, resourceReadTimeout, budget-resourceOutlineShare)
 	if err != nil {
 		return nil, fmt.Errorf("%s [%s]", core.AsError(err).Msg, core.AsError(err).Code)
 	}
-	out := treeContents{Session: s.ID, View: p.View, Snapshot: p.Snapshot, Events: p.Events}
+	out := treeContents{Session: s.ID, View: p.View, Snapshot: p.Snapshot, Events: p.Events, More: p.More, Note: core.PatchNote(p)}
 	if p.Tree != nil {
 		out.NodeCount = p.Tree.Len()
-		out.Tree, _, _ = p.Tree.Outline(core.ViewOptions{View: p.View, Depth: -1})
+		out.Tree, _, _ = p.Tree.Outline(core.ViewOptions{View: p.View, Depth: -1, MaxBytes: resourceOutlineShare})
 	}
 	b, err := json.Marshal(out)
 	if err != nil {
@@ -266,7 +275,10 @@ func (h *handlers) liveTools() []toolDef {
 				"session: events \"added\" (with the element), \"removed\" and \"changed\" (fields as {old, new}; " +
 				"a move shows as parentKey or index), keyed by durable key, each with ref, parentKey, index and path " +
 				"(child indexes from the root). The first call, and the first in another view, return the whole tree " +
-				"as added events with snapshot true. Cheaper than re-reading the tree to spot what an app did. " +
+				"as added events with snapshot true. maxBytes (default 32000) bounds an answer: when events are held back " +
+				"it says more true, and the next call continues where it stopped (changes made meanwhile come after), " +
+				"so calling until more is false gives the whole snapshot or patch. " +
+				"Cheaper than re-reading the tree to spot what an app did. " +
 				"Subscribing to the session's resource uiscope://session/<id>/a11y-tree pushes the same patches.",
 		}, h.treeChanges(core.KindA11y)),
 		newTool(ToolsetInspect, &mcp.Tool{
@@ -274,7 +286,7 @@ func (h *handlers) liveTools() []toolDef {
 			Annotations: readOnlySession("What changed in the window tree"),
 			Description: "get_a11y_tree_changes for a visual session (connect with mode \"visual\"): what changed in the " +
 				"app's native window tree since this tool's last call, as added, removed and changed events by window " +
-				"key, the first call a snapshot. Subscribing to uiscope://session/<id>/visual-tree pushes the same patches.",
+				"key, the first call a snapshot, paged by maxBytes as there. Subscribing to uiscope://session/<id>/visual-tree pushes the same patches.",
 		}, h.treeChanges(core.KindVisual)),
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "get_events",
@@ -292,6 +304,7 @@ type changesArgs struct {
 	Session   string `json:"session" jsonschema:"session id from connect"`
 	View      string `json:"view,omitempty" jsonschema:"raw (default), control or content; another view than the last call's starts a snapshot"`
 	TimeoutMs *int   `json:"timeoutMs,omitempty" jsonschema:"deadline for reading the tree in ms (default 10000)"`
+	MaxBytes  *int   `json:"maxBytes,omitempty" jsonschema:"most bytes of this result's JSON (default 32000, about 10000 tokens; 2000 to 100000000); events that do not fit wait for the next call (more)"`
 }
 
 type changesResult struct {
@@ -301,6 +314,9 @@ type changesResult struct {
 	Events    []core.Change `json:"events"`
 	Count     int           `json:"count"`
 	NodeCount int           `json:"nodeCount"`
+	// More says maxBytes held events back: call again for the rest.
+	More bool   `json:"more,omitempty"`
+	Note string `json:"note,omitempty"`
 }
 
 func (h *handlers) treeChanges(kind string) handlerFunc[changesArgs, changesResult] {
@@ -308,15 +324,20 @@ func (h *handlers) treeChanges(kind string) handlerFunc[changesArgs, changesResu
 		if err := core.ValidateView(in.View); err != nil {
 			return changesResult{}, err
 		}
+		budget, err := core.ChangesBudget(in.MaxBytes)
+		if err != nil {
+			return changesResult{}, err
+		}
 		s, limit, err := h.session(ctx, in.Session, in.TimeoutMs)
 		if err != nil {
 			return changesResult{}, err
 		}
-		p, err := h.sessions.TreeChanges(ctx, s, kind, in.View, limit)
+		p, err := h.sessions.TreeChanges(ctx, s, kind, in.View, limit, budget)
 		if err != nil {
 			return changesResult{}, err
 		}
-		out := changesResult{Session: s.ID, View: p.View, Snapshot: p.Snapshot, Events: p.Events, Count: len(p.Events)}
+		out := changesResult{Session: s.ID, View: p.View, Snapshot: p.Snapshot, Events: p.Events, Count: len(p.Events),
+			More: p.More, Note: core.PatchNote(p)}
 		if p.Tree != nil {
 			out.NodeCount = p.Tree.Len()
 		}
