@@ -124,24 +124,48 @@ type liveTree struct {
 	Tree      string       `json:"tree"`
 	NodeCount int          `json:"nodeCount"`
 	Events    []liveChange `json:"events"`
+	More      bool         `json:"more"`
 }
 
+// read reads uri as a client should: again while more says events were
+// held back for size, each read within the default budget (32000 bytes);
+// the pages' events joined, snapshot as the first page says.
 func (l *liveMCP) read(t testing.TB, uri string) liveTree {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), mcpCallLimit)
-	defer cancel()
-	res, err := l.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
-	if err != nil {
-		t.Fatalf("read %s: %v\nstderr:\n%s", uri, err, l.stderr.String())
+	var all liveTree
+	for i := 0; ; i++ {
+		ctx, cancel := context.WithTimeout(context.Background(), mcpCallLimit)
+		res, err := l.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+		cancel()
+		if err != nil {
+			t.Fatalf("read %s: %v\nstderr:\n%s", uri, err, l.stderr.String())
+		}
+		if len(res.Contents) != 1 || res.Contents[0].MIMEType != "application/json" {
+			t.Fatalf("read %s: %d contents, want one JSON text", uri, len(res.Contents))
+		}
+		if n := len(res.Contents[0].Text); n > 32000 {
+			t.Fatalf("read %s: %d bytes, over the default budget of 32000", uri, n)
+		}
+		var out liveTree
+		if err := json.Unmarshal([]byte(res.Contents[0].Text), &out); err != nil {
+			t.Fatalf("read %s: %v", uri, err)
+		}
+		if i == 0 {
+			all = out
+		} else {
+			if out.Snapshot {
+				t.Fatalf("read %s: page %d says snapshot", uri, i)
+			}
+			all.Events = append(all.Events, out.Events...)
+			all.Tree, all.NodeCount, all.More = out.Tree, out.NodeCount, out.More
+		}
+		if !out.More {
+			return all
+		}
+		if i > 10000 {
+			t.Fatalf("read %s: paging never ends", uri)
+		}
 	}
-	if len(res.Contents) != 1 || res.Contents[0].MIMEType != "application/json" {
-		t.Fatalf("read %s: %d contents, want one JSON text", uri, len(res.Contents))
-	}
-	var out liveTree
-	if err := json.Unmarshal([]byte(res.Contents[0].Text), &out); err != nil {
-		t.Fatalf("read %s: %v", uri, err)
-	}
-	return out
 }
 
 // next waits for the next update of uri (others are skipped).
