@@ -125,7 +125,7 @@ func annotate(img *image.RGBA, t *Tree, scope int, area platform.Rect, scale flo
 		if id == scope && scope != 0 || n.Bounds == nil || !annotatable(t.kind, n) {
 			continue
 		}
-		vis := intersectRect(*n.Bounds, area)
+		vis := n.Bounds.Intersect(area)
 		if vis.Empty() {
 			continue
 		}

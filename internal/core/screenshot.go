@@ -155,7 +155,7 @@ func (m *Sessions) Screenshot(ctx context.Context, s *Session, req ScreenshotReq
 		if n.Bounds == nil {
 			return nil, Errorf(CodeNotSupported, "%s has no bounds, so it cannot be captured alone; capture the window (no element)", req.Element)
 		}
-		crop := intersectRect(*n.Bounds, at)
+		crop := n.Bounds.Intersect(at)
 		if crop.Empty() {
 			return nil, Errorf(CodeOffscreen, "%s (%s) lies outside its window's visible area (scrolled away or hidden); scroll it into view, or capture the window", req.Element, n.Role)
 		}
@@ -262,7 +262,7 @@ func redactedBars(t *Tree, area platform.Rect) ([]platform.Rect, error) {
 			}
 			continue
 		}
-		if r := intersectRect(*n.Bounds, area); !r.Empty() {
+		if r := n.Bounds.Intersect(area); !r.Empty() {
 			bars = append(bars, r)
 		}
 	}
@@ -308,15 +308,6 @@ func WriteFileAtomic(path string, data []byte, overwrite bool, perm os.FileMode)
 		return Errorf(CodeInternal, "writing %s: %v", Quote(path), err)
 	}
 	return nil
-}
-
-func intersectRect(a, b platform.Rect) platform.Rect {
-	x0, y0 := max(a.X, b.X), max(a.Y, b.Y)
-	x1, y1 := min(a.X+a.Width, b.X+b.Width), min(a.Y+a.Height, b.Y+b.Height)
-	if x1 <= x0 || y1 <= y0 {
-		return platform.Rect{}
-	}
-	return platform.Rect{X: x0, Y: y0, Width: x1 - x0, Height: y1 - y0}
 }
 
 // cropImage copies a part of img into a new image at the origin.

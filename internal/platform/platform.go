@@ -38,6 +38,17 @@ func (r Rect) Contains(x, y int) bool {
 // Empty reports whether r covers no pixel.
 func (r Rect) Empty() bool { return r.Width <= 0 || r.Height <= 0 }
 
+// Intersect is the part of r inside o; the zero Rect when they do not
+// overlap.
+func (r Rect) Intersect(o Rect) Rect {
+	x0, y0 := max(r.X, o.X), max(r.Y, o.Y)
+	x1, y1 := min(r.X+r.Width, o.X+o.Width), min(r.Y+r.Height, o.Y+o.Height)
+	if x1 <= x0 || y1 <= y0 {
+		return Rect{}
+	}
+	return Rect{X: x0, Y: y0, Width: x1 - x0, Height: y1 - y0}
+}
+
 // Window is a top-level native window.
 type Window struct {
 	ID       WindowID `json:"-"`

@@ -100,18 +100,9 @@ func (w *walker) visibleArea(wn *walkNode) (platform.Rect, bool) {
 		if r == nil || r.Empty() {
 			continue // no extents of its own (a filler): it clips nothing
 		}
-		area = intersect(area, *r)
+		area = area.Intersect(*r)
 	}
 	return area, !area.Empty()
-}
-
-func intersect(a, b platform.Rect) platform.Rect {
-	x0, y0 := max(a.X, b.X), max(a.Y, b.Y)
-	x1, y1 := min(a.X+a.Width, b.X+b.Width), min(a.Y+a.Height, b.Y+b.Height)
-	if x1 <= x0 || y1 <= y0 {
-		return platform.Rect{}
-	}
-	return platform.Rect{X: x0, Y: y0, Width: x1 - x0, Height: y1 - y0}
 }
 
 // probePoints lays lines of points across the area: three vertical (left

@@ -50,10 +50,10 @@ func TestProbePoints(t *testing.T) {
 
 func TestIntersect(t *testing.T) {
 	a := platform.Rect{X: 0, Y: 0, Width: 100, Height: 100}
-	if got := intersect(a, platform.Rect{X: 50, Y: 60, Width: 100, Height: 100}); got != (platform.Rect{X: 50, Y: 60, Width: 50, Height: 40}) {
+	if got := a.Intersect(platform.Rect{X: 50, Y: 60, Width: 100, Height: 100}); got != (platform.Rect{X: 50, Y: 60, Width: 50, Height: 40}) {
 		t.Errorf("overlap: %+v", got)
 	}
-	if got := intersect(a, platform.Rect{X: 100, Y: 0, Width: 10, Height: 10}); !got.Empty() {
+	if got := a.Intersect(platform.Rect{X: 100, Y: 0, Width: 10, Height: 10}); !got.Empty() {
 		t.Errorf("beside: %+v", got)
 	}
 }

@@ -401,7 +401,7 @@ func (c *Conn) hiddenParts(ctx context.Context, w xproto.Window, at platform.Rec
 			continue
 		}
 		bw := 2 * int(g.BorderWidth)
-		r := intersect(at, platform.Rect{X: int(g.X), Y: int(g.Y), Width: int(g.Width) + bw, Height: int(g.Height) + bw})
+		r := at.Intersect(platform.Rect{X: int(g.X), Y: int(g.Y), Width: int(g.Width) + bw, Height: int(g.Height) + bw})
 		if !r.Empty() {
 			out = append(out, r)
 		}
@@ -411,7 +411,7 @@ func (c *Conn) hiddenParts(ctx context.Context, w xproto.Window, at platform.Rec
 
 // outside lists the parts of r outside the screen rectangle scr.
 func outside(r, scr platform.Rect) []platform.Rect {
-	in := intersect(r, scr)
+	in := r.Intersect(scr)
 	if in == r {
 		return nil
 	}
@@ -429,15 +429,6 @@ func outside(r, scr platform.Rect) []platform.Rect {
 	add(r.X, in.Y, in.X, in.Y+in.Height)                  // left
 	add(in.X+in.Width, in.Y, r.X+r.Width, in.Y+in.Height) // right
 	return out
-}
-
-func intersect(a, b platform.Rect) platform.Rect {
-	x0, y0 := max(a.X, b.X), max(a.Y, b.Y)
-	x1, y1 := min(a.X+a.Width, b.X+b.Width), min(a.Y+a.Height, b.Y+b.Height)
-	if x1 <= x0 || y1 <= y0 {
-		return platform.Rect{}
-	}
-	return platform.Rect{X: x0, Y: y0, Width: x1 - x0, Height: y1 - y0}
 }
 
 // awaitRepaint waits until the application has drawn over every hidden
