@@ -84,6 +84,21 @@ func (b *batch) extents(dest string, path dbus.ObjectPath, coord uint32, set fun
 	}, coord)
 }
 
+// states queues an Accessible.GetState and hands set the states, or the
+// error of a call that failed or answered what is no state set.
+func (b *batch) states(dest string, path dbus.ObjectPath, set func(s platform.StateSet, err error)) {
+	b.add(dest, path, ifaceAccessible+".GetState", func(call *dbus.Call) {
+		var words []uint32
+		if call.Err != nil {
+			set(0, call.Err)
+		} else if err := call.Store(&words); err != nil {
+			set(0, err)
+		} else {
+			set(platform.StateSetFromWords(words), nil)
+		}
+	})
+}
+
 // get queues a Properties.Get and hands the value to set when it arrives.
 // Properties are read one by one, never with GetAll: Qt 5.15 crashes when
 // asked for GetAll on an application root.

@@ -37,6 +37,7 @@ package atspi
 // with fresh walks after every kind of change, and after random ones.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -465,15 +466,12 @@ func (c *Conn) checkStates(ctx context.Context, m *mirror, cache map[objRef]*cac
 		if p == rootPath || cache[objRef{m.bus, p}] != nil || n.Err != "" {
 			continue
 		}
-		b.add(m.bus, p, ifaceAccessible+".GetState", func(call *dbus.Call) {
-			var words []uint32
-			if call.Err != nil || call.Store(&words) != nil {
-				if failed == nil {
-					failed = fmt.Errorf("states: %s", errText(call.Err))
-				}
+		b.states(m.bus, p, func(now platform.StateSet, err error) {
+			if err != nil {
+				failed = cmp.Or(failed, fmt.Errorf("states: %s", errText(err)))
 				return
 			}
-			if platform.StateSetFromWords(words) != n.States {
+			if now != n.States {
 				dirty[p] |= dirtAll
 			}
 		})
@@ -494,15 +492,11 @@ func (c *Conn) checkFocus(ctx context.Context, m *mirror, dirty map[dbus.ObjectP
 		if !n.States.Has(platform.StateFocused) {
 			continue
 		}
-		b.add(m.bus, p, ifaceAccessible+".GetState", func(call *dbus.Call) {
-			var words []uint32
-			if call.Err != nil || call.Store(&words) != nil {
-				if failed == nil {
-					failed = fmt.Errorf("states: %s", errText(call.Err))
-				}
+		b.states(m.bus, p, func(now platform.StateSet, err error) {
+			if err != nil {
+				failed = cmp.Or(failed, fmt.Errorf("states: %s", errText(err)))
 				return
 			}
-			now := platform.StateSetFromWords(words)
 			was := n.States
 			was &^= 1 << platform.StateFocused
 			switch {

@@ -189,13 +189,8 @@ func (c *Conn) TableCells(ctx context.Context, key string, rows, columns [2]int)
 				cl.role = platform.Role(r)
 			}
 		})
-		b.add(cl.ref.Bus, cl.ref.Path, ifaceAccessible+".GetState", func(call *dbus.Call) {
-			var words []uint32
-			if call.Err != nil {
-				cl.err = call.Err
-			} else if call.Store(&words) == nil {
-				cl.states = platform.StateSetFromWords(words)
-			}
+		b.states(cl.ref.Bus, cl.ref.Path, func(s platform.StateSet, err error) {
+			cl.states, cl.err = s, cmp.Or(cl.err, err)
 		})
 		b.get(cl.ref.Bus, cl.ref.Path, ifaceText, "CharacterCount", func(v any, err error) {
 			n, ok := v.(int32)
@@ -330,13 +325,8 @@ func (c *Conn) expandEmbedded(b *batch, cells []tableCell, texts []string, got [
 					k.node.Role = platform.Role(r)
 				}
 			})
-			b.add(k.ref.Bus, k.ref.Path, ifaceAccessible+".GetState", func(call *dbus.Call) {
-				var words []uint32
-				if call.Err != nil {
-					k.err = call.Err
-				} else if call.Store(&words) == nil {
-					k.node.States = platform.StateSetFromWords(words)
-				}
+			b.states(k.ref.Bus, k.ref.Path, func(s platform.StateSet, err error) {
+				k.node.States, k.err = s, cmp.Or(k.err, err)
 			})
 		}
 	}
