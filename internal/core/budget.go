@@ -131,15 +131,31 @@ var jsonSafe = func() (t [utf8.RuneSelf]bool) {
 	return t
 }()
 
+// jsonSafeNoHTML is jsonSafe with <, > and & written as they are.
+var jsonSafeNoHTML = func() (t [utf8.RuneSelf]bool) {
+	t = jsonSafe
+	t['<'], t['>'], t['&'] = true, true, true
+	return t
+}()
+
 // appendJSONString appends s as json.Marshal writes a string (HTML-escaped,
 // invalid UTF-8 as U+FFFD).
-func appendJSONString(b []byte, s string) []byte {
+func appendJSONString(b []byte, s string) []byte { return AppendJSONString(b, s, true) }
+
+// AppendJSONString appends s as encoding/json writes a string: invalid
+// UTF-8 as U+FFFD, and <, > and & escaped when escapeHTML is set, as
+// json.Marshal does and an Encoder told SetEscapeHTML(false) does not.
+func AppendJSONString(b []byte, s string, escapeHTML bool) []byte {
+	safe := &jsonSafe
+	if !escapeHTML {
+		safe = &jsonSafeNoHTML
+	}
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if jsonSafe[c] {
+			if safe[c] {
 				i++
 				continue
 			}

@@ -76,7 +76,8 @@ func BenchmarkServeTreeJSON(b *testing.B) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			srv := New(Config{}, core.NewSessions(desk))
-			ss, err := srv.Connect(ctx, &lineTransport{in: inR, out: outW, maxLine: MaxLineBytes}, nil)
+			t := &lineTransport{in: inR, out: outW, maxLine: MaxLineBytes}
+			ss, err := srv.Connect(t.serveContext(ctx), t, nil)
 			if err != nil {
 				b.Fatal(err)
 			}

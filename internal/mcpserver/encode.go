@@ -65,6 +65,11 @@ func encodeResults(next mcp.MethodHandler) mcp.MethodHandler {
 		res, err := next(ctx, method, req)
 		if r, ok := res.(*mcp.CallToolResult); ok && err == nil {
 			if w := encodeOnce(r); w != nil {
+				if s := splicesFrom(ctx); s != nil {
+					if p := s.hold(w); p != nil {
+						return p, nil
+					}
+				}
 				return w, nil
 			}
 		}

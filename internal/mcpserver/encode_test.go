@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/uiscope/uiscope/internal/core"
@@ -74,4 +75,84 @@ func encodeWith(t *testing.T, v any, escapeHTML bool) []byte {
 		t.Fatal(err)
 	}
 	return b.Bytes()
+}
+
+// TestSplicedEqualsSDK checks that a result spliced into its line is byte
+// for byte the line the SDK's encoder makes of it, with and without the
+// metadata the SDK sets, and that a placeholder never reaches the client.
+func TestSplicedEqualsSDK(t *testing.T) {
+	root, _ := benchTree(40)
+	tr := core.NewTree(root, core.KindA11y)
+	el, _, _ := tr.Render(core.ViewOptions{Depth: -1})
+	el.Name = "<b> & \u2028 \x01 \xff"
+	for name, r := range map[string]*mcp.CallToolResult{
+		"success": successResult(map[string]any{"session": "s", "outline": "a <b> & \"c\"\n\u2028\t\\", "n": 3}),
+		"failure": failResult(core.Errorf(core.CodeInvalidArgument, "bad <thing> %q", "x")),
+		"empty":   successResult(struct{}{}),
+		"tree":    successResult(treeResult{Session: "s", Format: "json", View: "raw", Root: el, NodeCount: tr.Len()}),
+	} {
+		for _, meta := range []bool{false, true} {
+			w := encodeOnce(r)
+			if meta {
+				w.SetMeta(map[string]any{mcp.MetaKeyServerInfo: &mcp.Implementation{Name: "uiscope", Version: "1 <2>"}})
+			}
+			want := sdkLine(t, mustID(t, float64(7)), w)
+			s := &splices{}
+			p := s.hold(w)
+			placeholder, err := json.Marshal(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := (&lineConn{splices: s}).spliced(&jsonrpc.Response{ID: mustID(t, float64(7)), Result: placeholder})
+			if err != nil || !bytes.Equal(got, want) {
+				t.Errorf("%s (meta %v): spliced (%v)\n%s\nthe SDK\n%s", name, meta, err, got, want)
+			}
+			// Taken once: a second response with the same placeholder is
+			// an error, never the placeholder.
+			again, _ := (&lineConn{splices: s}).spliced(&jsonrpc.Response{ID: mustID(t, float64(7)), Result: placeholder})
+			if bytes.Contains(again, []byte(splicePrefix)) || !bytes.Contains(again, []byte(`"code":-32603`)) {
+				t.Errorf("%s: a placeholder taken twice gave %s", name, again)
+			}
+		}
+	}
+}
+
+// FuzzSpliced fuzzes the text and the structured content's strings.
+func FuzzSpliced(f *testing.F) {
+	f.Add("plain", "x", false)
+	f.Add("a <b> & \"c\"\n\u2028\u2029\t\\ \x00\x1f\x7f", "\xff\xfe", true)
+	f.Fuzz(func(t *testing.T, text, member string, isError bool) {
+		raw, err := json.Marshal(map[string]string{"member": member})
+		if err != nil {
+			t.Skip()
+		}
+		w := &wireResult{Content: []wireText{{Type: "text", Text: text}}, StructuredContent: raw, IsError: isError}
+		want := sdkLine(t, mustID(t, "id"), w)
+		s := &splices{}
+		placeholder, _ := json.Marshal(s.hold(w))
+		got, err := (&lineConn{splices: s}).spliced(&jsonrpc.Response{ID: mustID(t, "id"), Result: placeholder})
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("spliced (%v)\n%q\nthe SDK\n%q", err, got, want)
+		}
+	})
+}
+
+// sdkLine is the line the SDK's encoder and encodeLine make of a result.
+func sdkLine(t *testing.T, id jsonrpc.ID, w *wireResult) []byte {
+	t.Helper()
+	res := bytes.TrimSuffix(encodeWith(t, w, false), []byte("\n"))
+	line, err := encodeLine(&jsonrpc.Response{ID: id, Result: res})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return line
+}
+
+func mustID(t *testing.T, v any) jsonrpc.ID {
+	t.Helper()
+	id, err := jsonrpc.MakeID(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
 }

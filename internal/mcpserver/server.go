@@ -142,7 +142,8 @@ func New(cfg Config, sessions *core.Sessions) *mcp.Server {
 // line it cannot decode is answered with a JSON-RPC error and the server
 // goes on (see lineTransport).
 func Serve(ctx context.Context, cfg Config, sessions *core.Sessions) error {
-	return New(cfg, sessions).Run(ctx, &lineTransport{in: os.Stdin, out: os.Stdout, maxLine: MaxLineBytes})
+	t := &lineTransport{in: os.Stdin, out: os.Stdout, maxLine: MaxLineBytes}
+	return New(cfg, sessions).Run(t.serveContext(ctx), t)
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -70,7 +70,8 @@ func runTranscript(t *testing.T, path string) {
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	ss, err := New(cfg, core.NewSessions(fakePlatform())).Connect(ctx, &lineTransport{in: inR, out: outW, maxLine: 1 << 20}, nil)
+	lt := &lineTransport{in: inR, out: outW, maxLine: 1 << 20}
+	ss, err := New(cfg, core.NewSessions(fakePlatform())).Connect(lt.serveContext(ctx), lt, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,11 +38,25 @@ type lineTransport struct {
 	in      io.Reader
 	out     io.Writer
 	maxLine int
+	// splices holds the tool results of the requests served under
+	// serveContext until they are written (splice.go).
+	splices *splices
+}
+
+// serveContext returns ctx for serving the connection t makes: the tool
+// results of the requests served under it leave spliced into their lines
+// (splice.go).
+func (t *lineTransport) serveContext(ctx context.Context) context.Context {
+	if t.splices == nil {
+		t.splices = &splices{}
+	}
+	return context.WithValue(ctx, splicesKey{}, t.splices)
 }
 
 func (t *lineTransport) Connect(context.Context) (mcp.Connection, error) {
 	c := &lineConn{
 		out:      &lineWriter{w: t.out},
+		splices:  t.splices,
 		incoming: make(chan jsonrpc.Message),
 		eof:      make(chan struct{}),
 		closed:   make(chan struct{}),
@@ -54,6 +68,7 @@ func (t *lineTransport) Connect(context.Context) (mcp.Connection, error) {
 // lineConn is the connection lineTransport makes.
 type lineConn struct {
 	out      *lineWriter
+	splices  *splices // nil: results are the SDK's to encode
 	incoming chan jsonrpc.Message
 	eof      chan struct{} // closed when the input ends; readErr says how
 	readErr  error
@@ -77,15 +92,47 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 }
 
 func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	// A held result is taken first, so that it is not kept after a write
+	// that does not happen.
+	b, err := c.spliced(msg)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	b, err := encodeLine(msg)
+	if b == nil && err == nil {
+		b, err = encodeLine(msg)
+	}
 	if err != nil {
 		return err
 	}
 	_, err = c.out.Write(b)
 	return err
+}
+
+// spliced renders a response whose result is a placeholder for a held one
+// (splice.go); nil for any other message.
+func (c *lineConn) spliced(msg jsonrpc.Message) ([]byte, error) {
+	r, ok := msg.(*jsonrpc.Response)
+	if !ok || c.splices == nil || r.Error != nil || !bytes.HasPrefix(r.Result, []byte(splicePrefix)) {
+		return nil, nil
+	}
+	w, ok := c.splices.take(r.Result)
+	if !ok {
+		// Never sent as it is: the client would read a placeholder as the
+		// result.
+		return rpcError(r.ID.Raw(), jsonrpc.CodeInternalError, "Internal error: the result was lost before it was written"), nil
+	}
+	id, err := json.Marshal(r.ID.Raw())
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, 0, wireSize(w)+len(id)+32)
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"result":`...)
+	if b, err = appendWire(b, w); err != nil {
+		return nil, fmt.Errorf("encoding a tool result: %w", err)
+	}
+	return append(b, "}\n"...), nil
 }
 
 // Close stops reading. The input (stdin) cannot be unblocked portably: the

@@ -29,7 +29,8 @@ func rawServerOn(t *testing.T, desk platform.Desktop, maxLine int) (send func(st
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	srv := New(Config{}, core.NewSessions(desk))
-	ss, err := srv.Connect(ctx, &lineTransport{in: inR, out: outW, maxLine: maxLine}, nil)
+	lt := &lineTransport{in: inR, out: outW, maxLine: maxLine}
+	ss, err := srv.Connect(lt.serveContext(ctx), lt, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
