@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/uiscope/uiscope/internal/core"
@@ -143,12 +144,13 @@ func appendWire(b []byte, w *wireResult) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// wireSize is about the bytes appendWire writes: the text escaped adds a
-// little.
+// wireSize is about the bytes appendWire writes: the text escaped is
+// longer by a backslash for every quote and backslash (the JSON it holds
+// has no other byte to escape outside its strings' own escapes).
 func wireSize(w *wireResult) int {
 	n := 128 + len(w.StructuredContent)
 	for _, c := range w.Content {
-		n += len(c.Text) + len(c.Text)/8
+		n += len(c.Text) + strings.Count(c.Text, `"`) + strings.Count(c.Text, `\`)
 	}
 	return n
 }
