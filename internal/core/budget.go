@@ -2,9 +2,12 @@ package core
 
 import (
 	"fmt"
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/uiscope/uiscope/internal/platform"
 )
 
 // Byte budgets. Hosts cap what one tool result may put in a model's context
@@ -411,3 +414,58 @@ func (r *TreeRead) ReadOnNote(flags bool) string {
 }
 
 var roleTable = mustRole("table")
+
+// Bounding a view's JSON without writing it.
+//
+// A budget measures every element it keeps by writing its JSON (nodeBytes),
+// and the answer writes it again. A whole-tree read under a budget it could
+// never reach (maxBytes raised to read everything) would pay twice for
+// nothing: render skips the measure when jsonBound, no less than the view's
+// JSON, is within the budget. The bound counts every string as if each of
+// its bytes were escaped six bytes long (\u00XX, \ufffd, \u2028 are the
+// most encoding/json makes of one byte), and every key, number, flag and
+// mark an element may write as jsonElementFixed; budget_test.go holds it
+// above the JSON of a node whose every field is as long as it can be.
+
+// jsonElementFixed bounds what an element writes besides its strings: keys,
+// ids, bounds, counts, flags, the child range, the children's brackets and
+// mark, and the comma before it.
+const jsonElementFixed = 1024
+
+// stateJSON is what each state writes in an element's states: its name as
+// a JSON string, and a comma.
+var stateJSON = func() (t [64]int) {
+	for i := range t {
+		for _, name := range platform.StateSet(1 << i).Names() {
+			t[i] += jsonStringLen(name) + len(`"",`)
+		}
+	}
+	return t
+}()
+
+// jsonBound is at least the JSON of the view's elements under scope, marks
+// and brackets included.
+func (t *Tree) jsonBound(scope int, keep []bool) int {
+	total := 0
+	for i := scope; i < t.end[scope]; i++ {
+		if keep != nil && !keep[i] && i != scope {
+			continue
+		}
+		n := t.nodes[i]
+		b := jsonElementFixed + jsonStringLen(n.Role.String()) + 6*(len(n.Key)+len(n.Name)+len(n.Description)+len(n.AccessibleID)+len(n.Err))
+		if n.Value != nil {
+			b += 6 * len(*n.Value)
+		}
+		for set := uint64(n.States); set != 0; set &= set - 1 {
+			b += stateJSON[bits.TrailingZeros64(set)]
+		}
+		for _, s := range n.Interfaces {
+			b += 6*len(s) + 3
+		}
+		for _, s := range n.Actions {
+			b += 6*len(s) + 3
+		}
+		total += b
+	}
+	return total
+}

@@ -295,3 +295,73 @@ func TestTreeRequestMaxBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONBoundAboveJSON holds jsonBound above the JSON of a node whose
+// every field is filled as long as it can be: strings of bytes that escape
+// six bytes long, lists of them, every state, the most negative numbers. A
+// field added to platform.Node is filled too, so a bound that forgets it
+// fails here.
+func TestJSONBoundAboveJSON(t *testing.T) {
+	n := &platform.Node{}
+	fillLongest(reflect.ValueOf(n).Elem())
+	n.Children = nil
+	n.States = platform.StateSet(^uint64(0))
+	for _, redacted := range []bool{false, true} {
+		n.Redacted = redacted
+		tr := NewTree(&platform.Node{Key: "root", Role: platform.RoleApplication, Children: []*platform.Node{n}}, KindA11y)
+		e := tr.element(1)
+		e.ChildrenOmitted = -1 << 63
+		got := len(e.AppendJSON(nil)) + jsonChildrenBytes + 1
+		if bound := tr.jsonBound(1, nil); bound < got {
+			t.Errorf("redacted %v: bound %d below the element's %d bytes", redacted, bound, got)
+		}
+	}
+	// A whole view under a budget of its bound is not cut, and its JSON
+	// is within it.
+	tr := NewTree(randomTree(3, 500), KindA11y)
+	bound := tr.jsonBound(0, nil)
+	el, st, err := tr.Render(ViewOptions{Depth: -1, MaxNodes: 100000, MaxBytes: bound})
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, _ := json.Marshal(el)
+	if st.BytesHit || st.Omitted != 0 || len(js) > bound || st.Bytes != bound {
+		t.Errorf("under its bound %d: cut %v, %d omitted, %d bytes of JSON, stats say %d", bound, st.BytesHit, st.Omitted, len(js), st.Bytes)
+	}
+}
+
+// fillLongest sets v to the longest JSON its type can make here.
+func fillLongest(v reflect.Value) {
+	long := strings.Repeat("\x01", 100)
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString(long)
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		v.SetInt(-1 << (v.Type().Bits() - 1))
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		v.SetUint(1<<v.Type().Bits() - 1)
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+		fillLongest(v.Elem())
+	case reflect.Slice:
+		if v.Type().Elem().Kind() == reflect.Pointer {
+			return // children: a tree of its own
+		}
+		v.Set(reflect.MakeSlice(v.Type(), 3, 3))
+		for i := range 3 {
+			fillLongest(v.Index(i))
+		}
+	case reflect.Array:
+		for i := range v.Len() {
+			fillLongest(v.Index(i))
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Field(i).CanSet() {
+				fillLongest(v.Field(i))
+			}
+		}
+	}
+}

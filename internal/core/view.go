@@ -107,7 +107,9 @@ type RenderStats struct {
 	Omitted   int  // elements of the view under the scope left out (depth, budget)
 	BudgetHit bool // MaxNodes cut the output short
 	BytesHit  bool // MaxBytes cut the output short
-	// Bytes is what the tree costs as MaxBytes counts it (with MaxBytes).
+	// Bytes is what the tree costs as MaxBytes counts it (with MaxBytes),
+	// or, for a JSON view the budget could not cut, a bound above that
+	// (jsonBound), not measured.
 	Bytes int
 	// Cuts are the elements whose children a budget left out, the largest
 	// cuts first (at most maxCuts).
@@ -307,6 +309,13 @@ func (t *Tree) render(opts ViewOptions, f renderFormat) (*rnode, RenderStats) {
 		full    bool // a budget stopped the walk
 	)
 	measure := opts.MaxBytes > 0
+	if measure && f == formatJSON {
+		// A view that cannot exceed the budget is not measured: its bound
+		// stands for its size.
+		if b := t.jsonBound(opts.Scope, keep); b <= opts.MaxBytes {
+			measure, stats.Bytes = false, b
+		}
+	}
 	root := &rnode{id: opts.Scope}
 	queue := []item{{root, 0, t.viewKids(opts.Scope, keep)}}
 	stats.Nodes = 1
