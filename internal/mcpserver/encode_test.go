@@ -103,13 +103,13 @@ func TestSplicedEqualsSDK(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := (&lineConn{splices: s}).spliced(&jsonrpc.Response{ID: mustID(t, float64(7)), Result: placeholder})
+			got, err := (&lineConn{splices: s}).spliced(nil, &jsonrpc.Response{ID: mustID(t, float64(7)), Result: placeholder})
 			if err != nil || !bytes.Equal(got, want) {
 				t.Errorf("%s (meta %v): spliced (%v)\n%s\nthe SDK\n%s", name, meta, err, got, want)
 			}
 			// Taken once: a second response with the same placeholder is
 			// an error, never the placeholder.
-			again, _ := (&lineConn{splices: s}).spliced(&jsonrpc.Response{ID: mustID(t, float64(7)), Result: placeholder})
+			again, _ := (&lineConn{splices: s}).spliced(nil, &jsonrpc.Response{ID: mustID(t, float64(7)), Result: placeholder})
 			if bytes.Contains(again, []byte(splicePrefix)) || !bytes.Contains(again, []byte(`"code":-32603`)) {
 				t.Errorf("%s: a placeholder taken twice gave %s", name, again)
 			}
@@ -130,7 +130,7 @@ func FuzzSpliced(f *testing.F) {
 		want := sdkLine(t, mustID(t, "id"), w)
 		s := &splices{}
 		placeholder, _ := json.Marshal(s.hold(w))
-		got, err := (&lineConn{splices: s}).spliced(&jsonrpc.Response{ID: mustID(t, "id"), Result: placeholder})
+		got, err := (&lineConn{splices: s}).spliced(nil, &jsonrpc.Response{ID: mustID(t, "id"), Result: placeholder})
 		if err != nil || !bytes.Equal(got, want) {
 			t.Fatalf("spliced (%v)\n%q\nthe SDK\n%q", err, got, want)
 		}

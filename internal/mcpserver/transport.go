@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"unicode/utf8"
 
@@ -94,7 +95,11 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	// A held result is taken first, so that it is not kept after a write
 	// that does not happen.
-	b, err := c.spliced(msg)
+	buf := lineBufs.Get().(*[]byte)
+	b, err := c.spliced((*buf)[:0], msg)
+	if b != nil && cap(b) <= maxPooledLine {
+		defer func() { *buf = b[:0]; lineBufs.Put(buf) }()
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -108,9 +113,16 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	return err
 }
 
-// spliced renders a response whose result is a placeholder for a held one
-// (splice.go); nil for any other message.
-func (c *lineConn) spliced(msg jsonrpc.Message) ([]byte, error) {
+// lineBufs are buffers for spliced lines, kept between responses: a tree
+// read's line is megabytes, and allocating it anew costs its zeroing and
+// collecting. One longer than maxPooledLine is not kept.
+var lineBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxPooledLine = 16 << 20
+
+// spliced appends to buf the line of a response whose result is a
+// placeholder for a held one (splice.go); nil for any other message.
+func (c *lineConn) spliced(buf []byte, msg jsonrpc.Message) ([]byte, error) {
 	r, ok := msg.(*jsonrpc.Response)
 	if !ok || c.splices == nil || r.Error != nil || !bytes.HasPrefix(r.Result, []byte(splicePrefix)) {
 		return nil, nil
@@ -125,7 +137,7 @@ func (c *lineConn) spliced(msg jsonrpc.Message) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := make([]byte, 0, wireSize(w)+len(id)+32)
+	b := slices.Grow(buf, wireSize(w)+len(id)+32)
 	b = append(b, `{"jsonrpc":"2.0","id":`...)
 	b = append(b, id...)
 	b = append(b, `,"result":`...)
