@@ -28,7 +28,8 @@ type TreeOptions struct {
 	// application's cache does not list, holds only those on screen.
 	// 0: 2000.
 	MaxChildren int
-	// NoCache skips the bulk prefetch (for comparisons).
+	// NoCache skips the bulk prefetch, and with Bulk the prefetch through
+	// Collection (collection.go), for comparisons.
 	NoCache bool
 	// NoDetails skips bounds and actions.
 	NoDetails bool
@@ -125,6 +126,7 @@ type cacheItemOld struct {
 // cached is what the cache says of one element.
 type cached struct {
 	node     platform.Node
+	parent   objRef
 	children map[int32]objRef // by index in parent, from the items' parent links
 	inline   []objRef         // old signature: the children list itself
 	old      bool
@@ -147,7 +149,7 @@ func (c *Conn) readCache(ctx context.Context, bus string) (map[objRef]*cached, e
 	switch {
 	case call.Store(&items) == nil:
 		for _, it := range items {
-			out[it.Self] = &cached{node: nodeFrom(it.Self, it.Role, it.Name, it.Description, it.States, it.Interfaces, int(it.ChildCount))}
+			out[it.Self] = &cached{node: nodeFrom(it.Self, it.Role, it.Name, it.Description, it.States, it.Interfaces, int(it.ChildCount)), parent: it.Parent}
 		}
 		for _, it := range items {
 			if p, ok := out[it.Parent]; ok && it.Index >= 0 {
@@ -282,6 +284,17 @@ func (c *Conn) read(ctx context.Context, bus string, path dbus.ObjectPath, opts 
 		return &platform.Node{Key: key, Err: "not read: the application did not answer in time"}, st, nil
 	}
 	w := &walker{c: c, ctx: ctx, cache: cache, opts: opts, stats: &st}
+	if opts.Bulk && !opts.NoCache {
+		if pre := w.prefetch(objRef{bus, path}); pre != nil {
+			if w.cache == nil {
+				w.cache = make(map[objRef]*cached, len(pre))
+			}
+			for r, ci := range pre {
+				w.cache[r] = ci
+			}
+			st.Strategy = "collection+walk"
+		}
+	}
 	root := w.make(objRef{bus, path}, nil)
 	if err := w.walk(root); err != nil {
 		if errors.Is(err, platform.ErrTimeout) {
