@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -108,5 +109,87 @@ func TestTreeChangesPagedWidgetFactory(t *testing.T) {
 			}
 		}
 		return false, fmt.Sprintf("%d events, none a change of %s", len(evs), cb.Ref)
+	})
+}
+
+// Issue 12: get_visual_tree_changes pages as get_a11y_tree_changes does.
+// A Tk window of 80 buttons (each an X window) in a visual session: a
+// snapshot over maxBytes comes in pages within it, more true until the
+// last, holding each window once, as one unbounded answer does; a change
+// after it (the window's title, pressed by a key) comes whole, in one
+// answer.
+func TestVisualTreeChangesPaged(t *testing.T) {
+	d := testdesk.Shared(t)
+	tk := d.LaunchX(t, testdesk.Python, testdesk.Fixture("tk_fixture.py"), "--title", "visual paged tk", "--title-follows", "--buttons", "80")
+	s := startMCP(t, d, "", "--allow-input")
+	visual := func() string { return s.connect(t, map[string]any{"pid": tk.Pid, "mode": "visual"}) }
+
+	whole := s.ok(t, "get_visual_tree_changes", map[string]any{"session": visual(), "maxBytes": 100000000})
+	if whole["snapshot"] != true || whole["more"] != nil {
+		t.Fatalf("unbounded first answer: snapshot %v, more %v", whole["snapshot"], whole["more"])
+	}
+	want := map[string]bool{}
+	for _, e := range decode[[]liveChange](t, whole["events"]) {
+		want[e.Key] = true
+	}
+	if len(want) < 80 {
+		t.Fatalf("the unbounded snapshot holds %d windows, want at least the 80 buttons", len(want))
+	}
+
+	const maxBytes = 6000
+	sess := visual()
+	args := map[string]any{"session": sess, "maxBytes": maxBytes}
+	seen := map[string]int{}
+	pages := 0
+	for ; ; pages++ {
+		out, res, err := s.callRaw(t, "get_visual_tree_changes", args)
+		if err != nil || out["ok"] != true {
+			t.Fatalf("page %d: %v %v", pages, err, out)
+		}
+		if n := len(res.Content[0].(*mcp.TextContent).Text); n > maxBytes {
+			t.Fatalf("page %d: %d bytes, over maxBytes %d", pages, n, maxBytes)
+		}
+		if (pages == 0) != (out["snapshot"] == true) {
+			t.Fatalf("page %d: snapshot %v", pages, out["snapshot"])
+		}
+		for _, e := range decode[[]liveChange](t, out["events"]) {
+			if e.Type != "added" {
+				t.Fatalf("page %d: a %s event in the snapshot: %+v", pages, e.Type, e)
+			}
+			seen[e.Key]++
+		}
+		if out["more"] != true {
+			break
+		}
+		if pages > 1000 {
+			t.Fatal("paging never ends")
+		}
+	}
+	if pages < 2 {
+		t.Fatalf("the snapshot of %d windows came in %d page(s) within %d bytes: nothing was paged", len(want), pages+1, maxBytes)
+	}
+	for k, n := range seen {
+		if n != 1 || !want[k] {
+			t.Fatalf("window %s paged %d times (in the unbounded snapshot: %v)", k, n, want[k])
+		}
+	}
+	if len(seen) != len(want) {
+		t.Fatalf("%d windows paged, the unbounded snapshot holds %d", len(seen), len(want))
+	}
+	t.Logf("%d windows in %d pages of at most %d bytes", len(seen), pages+1, maxBytes)
+
+	s.ok(t, "press_key", map[string]any{"session": sess, "keys": "p"})
+	until(t, "the title's change, whole in one answer", func(context.Context) (bool, string) {
+		out := s.ok(t, "get_visual_tree_changes", args)
+		if out["snapshot"] == true || out["more"] != nil {
+			t.Fatalf("after a key: snapshot %v, more %v", out["snapshot"], out["more"])
+		}
+		evs := decode[[]liveChange](t, out["events"])
+		for _, e := range evs {
+			if e.Type == "changed" && strings.Contains(string(e.Changes["name"]), "Pressed 1") {
+				return true, ""
+			}
+		}
+		return false, fmt.Sprintf("%d events: %+v", len(evs), evs)
 	})
 }

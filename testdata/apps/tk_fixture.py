@@ -12,6 +12,7 @@ Options:
   --title-follows  the window title follows the label ("Pressed 1", ...), so that a press
                 can be read back through X (Tk has no accessibility tree to read it from);
                 the key "p" in the window presses the button too
+  --buttons N   N more buttons "Extra 1" ... "Extra N" (each an X window of its own), in a grid
 """
 import argparse
 import signal
@@ -24,6 +25,7 @@ def main():
     p.add_argument("--x", type=int, default=80)
     p.add_argument("--y", type=int, default=80)
     p.add_argument("--title-follows", action="store_true")
+    p.add_argument("--buttons", type=int, default=0)
     args = p.parse_args()
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -44,6 +46,12 @@ def main():
     tk.Button(root, text="Press", command=press).pack(padx=10, pady=10)
     if args.title_follows:
         root.bind("<Key-p>", lambda _e: press())
+    if args.buttons:
+        root.geometry("640x480+%d+%d" % (args.x, args.y))
+        grid = tk.Frame(root)
+        grid.pack()
+        for i in range(args.buttons):
+            tk.Button(grid, text="Extra %d" % (i + 1)).grid(row=i // 10, column=i % 10)
     root.mainloop()
 
 
