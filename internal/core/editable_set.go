@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"strconv"
 
@@ -147,7 +146,7 @@ func descriptorRefusal(s *Session, now *EditableProperties, id string) error {
 // for its kind.
 func (m *Sessions) setTo(ctx context.Context, s *Session, now *EditableProperties, desc PropertyDescriptor, value any) (*ActResult, error) {
 	bad := func(want string) error {
-		return Errorf(CodeInvalidArgument, "value for %s (editor %s) must be %s, not %s", desc.Name, desc.Editor, want, kindOf(value))
+		return Errorf(CodeInvalidArgument, "value for %s (editor %s) must be %s, not %s", desc.Name, desc.Editor, want, JSONKind(value))
 	}
 	switch desc.Editor {
 	case EditorString:
@@ -234,21 +233,3 @@ func (p *EditableProperties) item(i int) (string, bool) {
 }
 
 func fmtNum(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
-
-func kindOf(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null (missing)"
-	case bool:
-		return "a boolean"
-	case float64:
-		return "a number"
-	case string:
-		return "a string"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	}
-	return fmt.Sprintf("%T", v)
-}

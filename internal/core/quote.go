@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"reflect"
 	"strconv"
 	"unicode/utf8"
 )
@@ -29,4 +30,27 @@ func Quote(s string) string {
 		i++
 	}
 	return fmt.Sprintf("%s… (%d characters)", strconv.Quote(s[:cut]), n)
+}
+
+// JSONKind names the JSON type of a value decoded from an agent's input,
+// for messages: it says what came without quoting it.
+func JSONKind(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case float64:
+		if v == float64(int64(v)) {
+			return "the integer " + strconv.FormatInt(int64(v), 10)
+		}
+		return "a number with a fraction"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return reflect.TypeOf(v).String()
 }

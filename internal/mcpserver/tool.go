@@ -214,7 +214,7 @@ func (a *argSpec) decode(raw json.RawMessage, in any) error {
 			return bad("argument %s is not valid JSON", name)
 		}
 		if err := r.Validate(value); err != nil {
-			return bad("argument %s must be %s, not %s", name, a.types[name], jsonKind(value))
+			return bad("argument %s must be %s, not %s", name, a.types[name], core.JSONKind(value))
 		}
 	}
 	for _, name := range a.required {
@@ -233,28 +233,6 @@ func (a *argSpec) decode(raw json.RawMessage, in any) error {
 		return bad("arguments could not be read: %s", core.Quote(err.Error()))
 	}
 	return nil
-}
-
-// jsonKind names the JSON type of a decoded value.
-func jsonKind(v any) string {
-	switch v := v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case float64:
-		if v == float64(int64(v)) {
-			return "the integer " + fmt.Sprint(int64(v))
-		}
-		return "a number with a fraction"
-	case string:
-		return "a string"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	}
-	return reflect.TypeOf(v).String()
 }
 
 // Output schemas. Every tool's output schema is {"type":"object","anyOf":
