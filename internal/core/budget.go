@@ -149,11 +149,19 @@ func appendJSONString(b []byte, s string) []byte { return AppendJSONString(b, s,
 // UTF-8 as U+FFFD, and <, > and & escaped when escapeHTML is set, as
 // json.Marshal does and an Encoder told SetEscapeHTML(false) does not.
 func AppendJSONString(b []byte, s string, escapeHTML bool) []byte {
+	b = append(b, '"')
+	b = AppendJSONStringContent(b, s, escapeHTML)
+	return append(b, '"')
+}
+
+// AppendJSONStringContent is AppendJSONString without the quotes. A string
+// cut where a rune starts (utf8.RuneStart) is written the same in pieces
+// as whole.
+func AppendJSONStringContent(b []byte, s string, escapeHTML bool) []byte {
 	safe := &jsonSafe
 	if !escapeHTML {
 		safe = &jsonSafeNoHTML
 	}
-	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -200,8 +208,7 @@ func AppendJSONString(b []byte, s string, escapeHTML bool) []byte {
 		}
 		i += size
 	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return append(b, s[start:]...)
 }
 
 func appendStrings(b []byte, name string, list []string) []byte {

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"testing"
 
@@ -103,13 +104,18 @@ func TestSplicedEqualsSDK(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := (&lineConn{splices: s}).spliced(nil, &jsonrpc.Response{ID: mustID(t, float64(7)), Result: placeholder})
-			if err != nil || !bytes.Equal(got, want) {
-				t.Errorf("%s (meta %v): spliced (%v)\n%s\nthe SDK\n%s", name, meta, err, got, want)
+			for _, chunk := range []int{spliceChunk, 7} {
+				got, err := splicedLine(s, chunk, &jsonrpc.Response{ID: mustID(t, float64(7)), Result: placeholder})
+				if err != nil || !bytes.Equal(got, want) {
+					t.Errorf("%s (meta %v, pieces of %d): spliced (%v)\n%s\nthe SDK\n%s", name, meta, chunk, err, got, want)
+				}
+				// Held again, for the next size.
+				placeholder, _ = json.Marshal(s.hold(w))
 			}
 			// Taken once: a second response with the same placeholder is
 			// an error, never the placeholder.
-			again, _ := (&lineConn{splices: s}).spliced(nil, &jsonrpc.Response{ID: mustID(t, float64(7)), Result: placeholder})
+			first, _ := json.Marshal(p)
+			again, _ := splicedLine(s, spliceChunk, &jsonrpc.Response{ID: mustID(t, float64(7)), Result: first})
 			if bytes.Contains(again, []byte(splicePrefix)) || !bytes.Contains(again, []byte(`"code":-32603`)) {
 				t.Errorf("%s: a placeholder taken twice gave %s", name, again)
 			}
@@ -121,6 +127,7 @@ func TestSplicedEqualsSDK(t *testing.T) {
 func FuzzSpliced(f *testing.F) {
 	f.Add("plain", "x", false)
 	f.Add("a <b> & \"c\"\n\u2028\u2029\t\\ \x00\x1f\x7f", "\xff\xfe", true)
+	f.Add("abcd漢字é\u2028xyz\xe2\x80", "", false) // runes across the pieces of 5 bytes
 	f.Fuzz(func(t *testing.T, text, member string, isError bool) {
 		raw, err := json.Marshal(map[string]string{"member": member})
 		if err != nil {
@@ -130,11 +137,21 @@ func FuzzSpliced(f *testing.F) {
 		want := sdkLine(t, mustID(t, "id"), w)
 		s := &splices{}
 		placeholder, _ := json.Marshal(s.hold(w))
-		got, err := (&lineConn{splices: s}).spliced(nil, &jsonrpc.Response{ID: mustID(t, "id"), Result: placeholder})
+		got, err := splicedLine(s, 5, &jsonrpc.Response{ID: mustID(t, "id"), Result: placeholder})
 		if err != nil || !bytes.Equal(got, want) {
 			t.Fatalf("spliced (%v)\n%q\nthe SDK\n%q", err, got, want)
 		}
 	})
+}
+
+// splicedLine is what a line connection holding s writes for a response,
+// in pieces of chunk bytes.
+func splicedLine(s *splices, chunk int, r *jsonrpc.Response) ([]byte, error) {
+	defer func(old int) { spliceChunk = old }(spliceChunk)
+	spliceChunk = chunk
+	var b bytes.Buffer
+	err := (&lineConn{splices: s, out: &lineWriter{w: &b}}).Write(context.Background(), r)
+	return b.Bytes(), err
 }
 
 // sdkLine is the line the SDK's encoder and encodeLine make of a result.

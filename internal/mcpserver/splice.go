@@ -3,9 +3,13 @@ package mcpserver
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"io"
 	"strconv"
-	"strings"
 	"sync"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/uiscope/uiscope/internal/core"
 )
@@ -94,63 +98,117 @@ func (r *splicedResult) MarshalJSON() ([]byte, error) {
 	return append(strconv.AppendUint([]byte(splicePrefix), r.id, 10), '}'), nil
 }
 
-// appendWire appends w as the SDK's encoder writes it (encoding/json, HTML
-// not escaped; wireResult's fields in their order, empty ones omitted),
-// given that its structured content is compact JSON, as every result
-// encoder here writes it.
-func appendWire(b []byte, w *wireResult) ([]byte, error) {
-	b = append(b, '{')
-	if len(w.Meta) > 0 {
-		m, err := w.Meta.MarshalJSON()
-		if err != nil {
-			return nil, err
-		}
-		b = append(b, `"_meta":`...)
-		b = append(b, m...)
-		b = append(b, ',')
+// writeLine writes the response line of a held result: the line the SDK's
+// encoder and encodeLine would make of it (encoding/json, HTML not escaped;
+// wireResult's fields in their order, empty ones omitted), given that its
+// structured content is compact JSON, as every result encoder here writes
+// it. It goes out in pieces of about spliceChunk bytes: the text escaped a
+// piece at a time, the structured content as it is.
+func writeLine(out io.Writer, id jsonrpc.ID, w *wireResult) error {
+	idJSON, err := json.Marshal(id.Raw())
+	if err != nil {
+		return err
 	}
-	b = append(b, `"content":`...)
-	if w.Content == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i, c := range w.Content {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"type":`...)
-			b = core.AppendJSONString(b, c.Type, false)
-			b = append(b, `,"text":`...)
-			b = core.AppendJSONString(b, c.Text, false)
-			b = append(b, '}')
+	var meta []byte
+	if len(w.Meta) > 0 {
+		if meta, err = w.Meta.MarshalJSON(); err != nil {
+			return err
 		}
-		b = append(b, ']')
+	}
+	c := chunks{w: out, b: make([]byte, 0, spliceChunk+spliceChunk/4)}
+	c.b = append(c.b, `{"jsonrpc":"2.0","id":`...)
+	c.b = append(c.b, idJSON...)
+	c.b = append(c.b, `,"result":{`...)
+	if meta != nil {
+		c.b = append(c.b, `"_meta":`...)
+		c.b = append(c.b, meta...)
+		c.b = append(c.b, ',')
+	}
+	c.b = append(c.b, `"content":`...)
+	if w.Content == nil {
+		c.b = append(c.b, "null"...)
+	} else {
+		c.b = append(c.b, '[')
+		for i, t := range w.Content {
+			if i > 0 {
+				c.b = append(c.b, ',')
+			}
+			c.b = append(c.b, `{"type":`...)
+			c.str(t.Type)
+			c.b = append(c.b, `,"text":`...)
+			c.str(t.Text)
+			c.b = append(c.b, '}')
+		}
+		c.b = append(c.b, ']')
 	}
 	if len(w.StructuredContent) > 0 {
-		b = append(b, `,"structuredContent":`...)
-		b = append(b, w.StructuredContent...)
+		c.b = append(c.b, `,"structuredContent":`...)
+		c.raw(w.StructuredContent)
 	}
 	if w.IsError {
-		b = append(b, `,"isError":true`...)
+		c.b = append(c.b, `,"isError":true`...)
 	}
 	if w.RequestState != "" {
-		b = append(b, `,"requestState":`...)
-		b = core.AppendJSONString(b, w.RequestState, false)
+		c.b = append(c.b, `,"requestState":`...)
+		c.str(w.RequestState)
 	}
 	if w.ResultType != "" {
-		b = append(b, `,"resultType":`...)
-		b = core.AppendJSONString(b, w.ResultType, false)
+		c.b = append(c.b, `,"resultType":`...)
+		c.str(w.ResultType)
 	}
-	return append(b, '}'), nil
+	c.b = append(c.b, "}}\n"...)
+	c.flush()
+	return c.err
 }
 
-// wireSize is about the bytes appendWire writes: the text escaped is
-// longer by a backslash for every quote and backslash (the JSON it holds
-// has no other byte to escape outside its strings' own escapes).
-func wireSize(w *wireResult) int {
-	n := 128 + len(w.StructuredContent)
-	for _, c := range w.Content {
-		n += len(c.Text) + strings.Count(c.Text, `"`) + strings.Count(c.Text, `\`)
+// spliceChunk is about the bytes a spliced line is written in at a time.
+var spliceChunk = 32 << 10
+
+// chunks writes a line in pieces through one buffer of about spliceChunk
+// bytes, so that a line of megabytes never needs a buffer of its size.
+type chunks struct {
+	w   io.Writer
+	b   []byte
+	err error
+}
+
+func (c *chunks) flush() {
+	if c.err == nil && len(c.b) > 0 {
+		_, c.err = c.w.Write(c.b)
 	}
-	return n
+	c.b = c.b[:0]
+}
+
+// raw writes p as it is: from its own memory when it is long.
+func (c *chunks) raw(p []byte) {
+	if len(p) < spliceChunk {
+		c.b = append(c.b, p...)
+		return
+	}
+	c.flush()
+	if c.err == nil {
+		_, c.err = c.w.Write(p)
+	}
+}
+
+// str writes s as a JSON string (HTML not escaped), escaped a piece at a
+// time: each piece ends where a rune starts, so that it is escaped as the
+// whole would be.
+func (c *chunks) str(s string) {
+	c.b = append(c.b, '"')
+	for len(s) > 0 {
+		n := min(len(s), spliceChunk)
+		for n < len(s) && n > 0 && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		if n == 0 { // no rune starts in the piece: a run of stray bytes
+			n = min(len(s), spliceChunk)
+		}
+		c.b = core.AppendJSONStringContent(c.b, s[:n], false)
+		s = s[n:]
+		if len(c.b) >= spliceChunk {
+			c.flush()
+		}
+	}
+	c.b = append(c.b, '"')
 }

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"sync"
 	"unicode/utf8"
 
@@ -95,17 +94,20 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	// A held result is taken first, so that it is not kept after a write
 	// that does not happen.
-	buf := lineBufs.Get().(*[]byte)
-	b, err := c.spliced((*buf)[:0], msg)
-	if b != nil && cap(b) <= maxPooledLine {
-		defer func() { *buf = b[:0]; lineBufs.Put(buf) }()
-	}
+	r, w, placeholder := c.held(msg)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if b == nil && err == nil {
-		b, err = encodeLine(msg)
+	switch {
+	case placeholder && w != nil:
+		return c.out.locked(func(out io.Writer) error { return writeLine(out, r.ID, w) })
+	case placeholder:
+		// Never sent as it is: the client would read a placeholder as the
+		// result.
+		_, err := c.out.Write(rpcError(r.ID.Raw(), jsonrpc.CodeInternalError, "Internal error: the result was lost before it was written"))
+		return err
 	}
+	b, err := encodeLine(msg)
 	if err != nil {
 		return err
 	}
@@ -113,38 +115,15 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	return err
 }
 
-// lineBufs are buffers for spliced lines, kept between responses: a tree
-// read's line is megabytes, and allocating it anew costs its zeroing and
-// collecting. One longer than maxPooledLine is not kept.
-var lineBufs = sync.Pool{New: func() any { return new([]byte) }}
-
-const maxPooledLine = 16 << 20
-
-// spliced appends to buf the line of a response whose result is a
-// placeholder for a held one (splice.go); nil for any other message.
-func (c *lineConn) spliced(buf []byte, msg jsonrpc.Message) ([]byte, error) {
+// held reports whether msg is a response whose result is a placeholder for
+// a held one (splice.go), and takes that result (nil when it was lost).
+func (c *lineConn) held(msg jsonrpc.Message) (*jsonrpc.Response, *wireResult, bool) {
 	r, ok := msg.(*jsonrpc.Response)
 	if !ok || c.splices == nil || r.Error != nil || !bytes.HasPrefix(r.Result, []byte(splicePrefix)) {
-		return nil, nil
+		return nil, nil, false
 	}
-	w, ok := c.splices.take(r.Result)
-	if !ok {
-		// Never sent as it is: the client would read a placeholder as the
-		// result.
-		return rpcError(r.ID.Raw(), jsonrpc.CodeInternalError, "Internal error: the result was lost before it was written"), nil
-	}
-	id, err := json.Marshal(r.ID.Raw())
-	if err != nil {
-		return nil, err
-	}
-	b := slices.Grow(buf, wireSize(w)+len(id)+32)
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	b = append(b, id...)
-	b = append(b, `,"result":`...)
-	if b, err = appendWire(b, w); err != nil {
-		return nil, fmt.Errorf("encoding a tool result: %w", err)
-	}
-	return append(b, "}\n"...), nil
+	w, _ := c.splices.take(r.Result)
+	return r, w, true
 }
 
 // Close stops reading. The input (stdin) cannot be unblocked portably: the
@@ -187,6 +166,13 @@ func (l *lineWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// locked runs write with the writer to itself: a line written in pieces.
+func (l *lineWriter) locked(write func(io.Writer) error) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return write(l.w)
 }
 
 // readLoop hands well-formed messages to Read and answers the other lines.
