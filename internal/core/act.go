@@ -78,6 +78,26 @@ func (m *Sessions) actor() (actor, error) {
 	return actor{d.Windows, d.Input, d.Actions}, nil
 }
 
+// actingSession returns the session an action runs in and the platform's
+// acting parts, once the caller has passed the gate: the platform's parts
+// are checked (a platform that cannot act says so whatever the session),
+// then the session, and only then is the user asked for consent to what
+// needs it, never for an action that cannot run.
+func (m *Sessions) actingSession(ctx context.Context, sessionID string, need security.Caps) (*Session, actor, error) {
+	a, err := m.actor()
+	if err != nil {
+		return nil, actor{}, err
+	}
+	s, err := m.Get(ctx, sessionID)
+	if err != nil {
+		return nil, actor{}, err
+	}
+	if err := m.consented(s, need); err != nil {
+		return nil, actor{}, err
+	}
+	return s, a, nil
+}
+
 // inputAllowed is the gate of pointer and semantic actions.
 func (m *Sessions) inputAllowed() error {
 	return m.require(security.Interact, "acting on applications")
@@ -151,19 +171,12 @@ func (m *Sessions) prepareFor(ctx context.Context, need security.Caps, what, ses
 	if err := m.require(need, what); err != nil {
 		return nil, err
 	}
-	s, err := m.Get(ctx, sessionID)
+	s, a, err := m.actingSession(ctx, sessionID, need)
 	if err != nil {
-		return nil, err
-	}
-	if err := m.consented(s, need); err != nil {
 		return nil, err
 	}
 	if s.Mode == ModeVisual {
 		return nil, semanticInVisual(s)
-	}
-	a, err := m.actor()
-	if err != nil {
-		return nil, err
 	}
 	n, id, t, err := s.Resolve(ref)
 	if err != nil {
@@ -1102,15 +1115,8 @@ func (m *Sessions) keyboardTarget(ctx context.Context, sessionID, ref string) (*
 	if err := m.require(security.Keyboard, "sending keys"); err != nil {
 		return nil, err
 	}
-	a, err := m.actor()
+	s, a, err := m.actingSession(ctx, sessionID, security.Keyboard)
 	if err != nil {
-		return nil, err
-	}
-	s, err := m.Get(ctx, sessionID)
-	if err != nil {
-		return nil, err
-	}
-	if err := m.consented(s, security.Keyboard); err != nil {
 		return nil, err
 	}
 	changes, stop := m.Watch(ctx, s)
@@ -1289,15 +1295,8 @@ func (m *Sessions) WindowAction(ctx context.Context, sessionID, action string) (
 	if err := m.inputAllowed(); err != nil {
 		return nil, err
 	}
-	a, err := m.actor()
+	s, a, err := m.actingSession(ctx, sessionID, security.Interact)
 	if err != nil {
-		return nil, err
-	}
-	s, err := m.Get(ctx, sessionID)
-	if err != nil {
-		return nil, err
-	}
-	if err := m.consented(s, security.Interact); err != nil {
 		return nil, err
 	}
 	win, err := m.mainWindow(ctx, s)

@@ -94,14 +94,7 @@ func (m *Sessions) holdParts(ctx context.Context, sessionID string) (*Session, a
 	if err := m.require(security.Interact, "holding a pointer button"); err != nil {
 		return nil, actor{}, nil, err
 	}
-	s, err := m.Get(ctx, sessionID)
-	if err != nil {
-		return nil, actor{}, nil, err
-	}
-	if err := m.consented(s, security.Interact); err != nil {
-		return nil, actor{}, nil, err
-	}
-	a, err := m.actor()
+	s, a, err := m.actingSession(ctx, sessionID, security.Interact)
 	if err != nil {
 		return nil, actor{}, nil, err
 	}

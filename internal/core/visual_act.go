@@ -57,14 +57,7 @@ func (m *Sessions) prepareVisual(ctx context.Context, sessionID, ref string) (*t
 	if err := m.inputAllowed(); err != nil {
 		return nil, err
 	}
-	s, err := m.Get(ctx, sessionID)
-	if err != nil {
-		return nil, err
-	}
-	if err := m.consented(s, security.Interact); err != nil {
-		return nil, err
-	}
-	a, err := m.actor()
+	s, a, err := m.actingSession(ctx, sessionID, security.Interact)
 	if err != nil {
 		return nil, err
 	}
