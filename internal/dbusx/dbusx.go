@@ -25,6 +25,28 @@ type Conn struct {
 
 // Connect dials addr, authenticates and says Hello, giving up when ctx ends.
 func Connect(ctx context.Context, addr string) (*Conn, error) {
+	return handshake(ctx, func(life context.Context) (*dbus.Conn, error) {
+		return dbus.Connect(addr, dbus.WithContext(life))
+	})
+}
+
+// Peer dials a peer-to-peer address (a server of one application, not a
+// bus) and authenticates, without Hello: there is no bus to greet.
+func Peer(ctx context.Context, addr string) (*Conn, error) {
+	return handshake(ctx, func(life context.Context) (*dbus.Conn, error) {
+		c, err := dbus.Dial(addr, dbus.WithContext(life))
+		if err != nil {
+			return nil, err
+		}
+		if err := c.Auth(nil); err != nil {
+			_ = c.Close()
+			return nil, err
+		}
+		return c, nil
+	})
+}
+
+func handshake(ctx context.Context, open func(life context.Context) (*dbus.Conn, error)) (*Conn, error) {
 	life, cancel := context.WithCancel(context.Background())
 	limit := DefaultHandshake
 	if dl, ok := ctx.Deadline(); ok {
@@ -32,7 +54,7 @@ func Connect(ctx context.Context, addr string) (*Conn, error) {
 	}
 	t := time.AfterFunc(limit, cancel)
 	stop := context.AfterFunc(ctx, cancel)
-	c, err := dbus.Connect(addr, dbus.WithContext(life))
+	c, err := open(life)
 	t.Stop()
 	stop()
 	if err != nil {

@@ -21,6 +21,7 @@ const maxInFlight = 256
 // paid per window, not per call.
 type batch struct {
 	c       *Conn
+	via     *dbus.Conn // nil: the bus
 	ctx     context.Context
 	cancel  context.CancelFunc
 	pending []pendingCall
@@ -49,7 +50,11 @@ func (b *batch) add(dest string, path dbus.ObjectPath, method string, handler fu
 	if len(b.pending) >= maxInFlight {
 		b.drain(len(b.pending) / 2)
 	}
-	call := b.c.bus.Object(dest, path).GoWithContext(b.ctx, method, dbus.FlagNoAutoStart, nil, args...)
+	conn := b.c.bus.Conn
+	if b.via != nil {
+		conn = b.via
+	}
+	call := conn.Object(dest, path).GoWithContext(b.ctx, method, dbus.FlagNoAutoStart, nil, args...)
 	b.pending = append(b.pending, pendingCall{call, handler})
 	b.sent++
 }

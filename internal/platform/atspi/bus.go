@@ -117,6 +117,10 @@ type Conn struct {
 	// layoutText: by bus name, whether the app's single-line fields are
 	// read as shown (hidden.go). Guarded by mu.
 	layoutText map[string]bool
+
+	// peers: by bus name, direct connections to applications
+	// (collection.go); nil for one that offers none. Guarded by mu.
+	peers map[string]*dbusx.Conn
 }
 
 // Dial connects to the accessibility bus at addr and registers for events, so
@@ -163,8 +167,18 @@ func Open(ctx context.Context, rootProperty func(ctx context.Context, name strin
 	return Dial(ctx, addr, src)
 }
 
-// Close closes the bus connection.
-func (c *Conn) Close() error { return c.bus.Close() }
+// Close closes the bus connection and the direct ones.
+func (c *Conn) Close() error {
+	c.mu.Lock()
+	for _, p := range c.peers {
+		if p != nil {
+			_ = p.Close()
+		}
+	}
+	c.peers = nil
+	c.mu.Unlock()
+	return c.bus.Close()
+}
 
 // appLock serializes reads of one application: each app answers on a
 // single main loop, so two concurrent walks only slow each other down, and

@@ -3,7 +3,11 @@
 package atspi
 
 import (
+	"context"
+
 	"github.com/godbus/dbus/v5"
+
+	"github.com/uiscope/uiscope/internal/dbusx"
 )
 
 // A browser's tree through Collection.GetMatches (atk-bridge implements it
@@ -16,6 +20,10 @@ import (
 // elements carry them follows no role (measured on Firefox and Chromium:
 // Chromium leaves Hyperlink off most of its static texts but not all, and
 // Firefox off what is not inside hypertext).
+//
+// Those per-element calls go over a direct connection to the application
+// where it offers one (Application.GetApplicationBusAddress, as libatspi
+// uses), past the bus daemon.
 //
 // Only for toolkits whose bridge answers it truthfully (Bulk): the
 // bridge's walk does not stop at elements that manage their descendants,
@@ -122,6 +130,17 @@ func (w *walker) prefetch(r objRef) map[objRef]*cached {
 	}
 	b := w.c.newBatch(w.ctx)
 	defer b.close()
+	// The calls per element go straight to the application when it offers
+	// a connection of its own: the bus daemon's routing is then spared,
+	// 1.5–2 times less time a call (measured pipelining one method over
+	// every element of the benchmark's page in Firefox and Chromium).
+	pb := w.c.newBatch(w.ctx)
+	defer pb.close()
+	var asked bool
+	pb.via, asked = w.c.peer(w.ctx, r.Bus)
+	if asked {
+		w.stats.Calls++
+	}
 	rolesOK := true
 	for k := range roleBits {
 		b.add(r.Bus, r.Path, ifaceCollection+".GetMatches", func(call *dbus.Call) {
@@ -138,7 +157,7 @@ func (w *walker) prefetch(r objRef) map[objRef]*cached {
 		}, rolesWithBit(k), sortCanonical, int32(len(list)+1), true)
 	}
 	w.stats.Calls += roleBits
-	asked := 0
+	read := 0
 	for i := range els {
 		e := &els[i]
 		// What the application's cache holds (Chromium's own windows)
@@ -147,8 +166,8 @@ func (w *walker) prefetch(r objRef) map[objRef]*cached {
 			e.cached, e.parent, e.props, e.state, e.itfs = ci, ci.parent, true, true, true
 			continue
 		}
-		asked++
-		b.add(e.ref.Bus, e.ref.Path, ifaceProps+".GetAll", func(call *dbus.Call) {
+		read++
+		pb.add(e.ref.Bus, e.ref.Path, ifaceProps+".GetAll", func(call *dbus.Call) {
 			var props map[string]dbus.Variant
 			if call.Err != nil || call.Store(&props) != nil {
 				return
@@ -161,15 +180,16 @@ func (w *walker) prefetch(r objRef) map[objRef]*cached {
 			e.desc, _ = props["Description"].Value().(string)
 			e.childCount, e.props = int(cc), true
 		}, ifaceAccessible)
-		b.add(e.ref.Bus, e.ref.Path, ifaceAccessible+".GetState", func(call *dbus.Call) {
+		pb.add(e.ref.Bus, e.ref.Path, ifaceAccessible+".GetState", func(call *dbus.Call) {
 			e.state = call.Err == nil && call.Store(&e.states) == nil
 		})
-		b.add(e.ref.Bus, e.ref.Path, ifaceAccessible+".GetInterfaces", func(call *dbus.Call) {
+		pb.add(e.ref.Bus, e.ref.Path, ifaceAccessible+".GetInterfaces", func(call *dbus.Call) {
 			e.itfs = call.Err == nil && call.Store(&e.ifaces) == nil
 		})
 	}
-	w.stats.Calls += 3 * asked
+	w.stats.Calls += 3 * read
 	b.wait()
+	pb.wait()
 	if !rolesOK || w.ctx.Err() != nil {
 		return nil
 	}
@@ -231,4 +251,54 @@ func (w *walker) assemble(els []matched, pos map[objRef]int) map[objRef]*cached 
 		}
 	}
 	return out
+}
+
+// peer returns a direct connection to the application on bus, made on
+// first use and kept until the Conn is closed; nil when the application
+// offers none (atk-bridge makes its server when asked for its address,
+// and answers "" when it is itself an AT-SPI client) or it cannot be
+// reached. Calls on it carry the same deadlines as on the bus. asked says
+// whether it asked the application.
+func (c *Conn) peer(ctx context.Context, bus string) (conn *dbus.Conn, asked bool) {
+	c.mu.Lock()
+	p, known := c.peers[bus]
+	if known && p != nil && !p.Connected() {
+		delete(c.peers, bus)
+		known = false
+	}
+	c.mu.Unlock()
+	if known {
+		if p == nil {
+			return nil, false
+		}
+		return p.Conn, false
+	}
+	cctx, cancel := withCallTimeout(ctx)
+	defer cancel()
+	var addr string
+	if err := c.bus.Object(bus, rootPath).CallWithContext(cctx, ifaceApp+".GetApplicationBusAddress", dbus.FlagNoAutoStart).Store(&addr); err != nil {
+		return nil, true
+	}
+	if addr != "" {
+		if p, _ = dbusx.Peer(cctx, addr); p == nil {
+			return nil, true
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.peers == nil {
+		c.peers = map[string]*dbusx.Conn{}
+	}
+	if old, ok := c.peers[bus]; ok {
+		// Another read made one meanwhile.
+		if p != nil {
+			_ = p.Close()
+		}
+		p = old
+	}
+	c.peers[bus] = p
+	if p == nil {
+		return nil, true
+	}
+	return p.Conn, true
 }
