@@ -141,6 +141,7 @@ func (w *walker) prefetch(r objRef) map[objRef]*cached {
 	if asked {
 		w.stats.Calls++
 	}
+	w.direct = pb.via != nil
 	rolesOK := true
 	for k := range roleBits {
 		b.add(r.Bus, r.Path, ifaceCollection+".GetMatches", func(call *dbus.Call) {

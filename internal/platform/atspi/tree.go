@@ -293,6 +293,9 @@ func (c *Conn) read(ctx context.Context, bus string, path dbus.ObjectPath, opts 
 				w.cache[r] = ci
 			}
 			st.Strategy = "collection+walk"
+			if w.direct {
+				st.Strategy = "direct+collection+walk"
+			}
 		}
 	}
 	root := w.make(objRef{bus, path}, nil)
@@ -331,6 +334,9 @@ type walker struct {
 	opts  TreeOptions
 	stats *TreeStats
 	all   []*walkNode
+	// direct: the prefetch read the elements over a direct connection
+	// to the application (collection.go).
+	direct bool
 }
 
 func (w *walker) make(r objRef, parent *walkNode) *walkNode {
