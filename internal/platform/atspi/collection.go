@@ -262,11 +262,14 @@ func (w *walker) assemble(els []matched, pos map[objRef]int) map[objRef]*cached 
 // whether it asked the application.
 func (c *Conn) peer(ctx context.Context, bus string) (conn *dbus.Conn, asked bool) {
 	c.mu.Lock()
-	p, known := c.peers[bus]
-	if known && p != nil && !p.Connected() {
-		delete(c.peers, bus)
-		known = false
+	// Connections to applications that have gone are dropped here, and
+	// made again for an application still on the bus.
+	for b, p := range c.peers {
+		if p != nil && !p.Connected() {
+			delete(c.peers, b)
+		}
 	}
+	p, known := c.peers[bus]
 	c.mu.Unlock()
 	if known {
 		if p == nil {
@@ -281,9 +284,10 @@ func (c *Conn) peer(ctx context.Context, bus string) (conn *dbus.Conn, asked boo
 		return nil, true
 	}
 	if addr != "" {
-		if p, _ = dbusx.Peer(cctx, addr); p == nil {
-			return nil, true
-		}
+		// One that cannot be reached (another user's socket, a frozen
+		// application) is not tried again on this connection: the bus
+		// serves it.
+		p, _ = dbusx.Peer(cctx, addr)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
