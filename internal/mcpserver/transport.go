@@ -31,9 +31,11 @@ const MaxLineBytes = mcp.DefaultMaxLineLength
 // 2025-06-18) with an invalid-request error (-32600). Either way the next
 // line is served.
 //
-// Writing, a successful response is framed around the result the SDK has
-// already encoded, rather than encoded once more as a whole: a tree read's
-// result is megabytes, and every encoding pass over it costs.
+// Writing, a tool result held for the line (splice.go) is written into it
+// in place of the placeholder the SDK encoded; any other successful
+// response is framed around the result the SDK has already encoded,
+// rather than encoded once more as a whole: a tree read's result is
+// megabytes, and every encoding pass over it costs.
 type lineTransport struct {
 	in      io.Reader
 	out     io.Writer
