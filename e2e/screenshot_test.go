@@ -512,7 +512,7 @@ func TestScreenshotPathAndSessions(t *testing.T) {
 			out, img, _ := s.screenshot(t, map[string]any{"session": c["session"]})
 			win := windowOf(t, c)
 			if out["ok"] != true || img.Rect.Dx() != win.Width || img.Rect.Dy() != win.Height {
-				t.Errorf("concurrent screenshot of %v: %v, image %v, window %+v", c["session"], out["errorCode"], img, win)
+				t.Errorf("concurrent screenshot of %v: %v %v, image %v, window %+v", c["session"], out["errorCode"], out["message"], img, win)
 			}
 		}()
 	}

@@ -46,6 +46,8 @@ type captureState struct {
 	// redirected holds the windows redirected on this connection, with
 	// the size they had when their pixmap was last known to be complete.
 	redirected map[xproto.Window]size
+	// slot is held by the capture under way.
+	slot chan struct{}
 }
 
 type size struct{ w, h int }
@@ -70,10 +72,30 @@ func (c *Conn) CaptureWindow(ctx context.Context, id uint32) (*image.RGBA, platf
 		at  platform.Rect
 	}
 	s, err := call(ctx, func(ctx context.Context) (shot, error) {
+		// One capture at a time on a connection: two first captures of
+		// one window would both redirect it and wait for its repaint, and
+		// the extensions are set up by the first capture of all.
+		slot := c.captureSlot()
+		select {
+		case slot <- struct{}{}:
+		case <-ctx.Done():
+			return shot{}, fmt.Errorf("x11: waiting for another capture: %w", ctx.Err())
+		}
+		defer func() { <-slot }()
 		img, at, err := c.capture(ctx, xproto.Window(id))
 		return shot{img, at}, err
 	})
 	return s.img, s.at, err
+}
+
+// captureSlot is the token a capture holds (CaptureWindow).
+func (c *Conn) captureSlot() chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.shots.slot == nil {
+		c.shots.slot = make(chan struct{}, 1)
+	}
+	return c.shots.slot
 }
 
 // winInfo is what a capture needs to know about the window.

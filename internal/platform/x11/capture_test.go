@@ -7,6 +7,7 @@ import (
 	"image"
 	"image/color"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -193,6 +194,33 @@ func TestCaptureWindow(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkPattern(t, p, img)
+	})
+
+	// Several captures of one window at once, its first among them: each
+	// gets the window's pixels (one redirects it, the others wait for it).
+	t.Run("first captures at once", func(t *testing.T) {
+		for round := range 3 {
+			p := newPainter(t, display, 40+round*10, 320, 300, 200)
+			cv := cover(t, other, 60, 340, 120, 100)
+			var wg sync.WaitGroup
+			errs := make([]error, 4)
+			imgs := make([]*image.RGBA, 4)
+			for i := range errs {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					imgs[i], _, errs[i] = conn.CaptureWindow(ctx, uint32(p.win))
+				}()
+			}
+			wg.Wait()
+			xproto.DestroyWindow(other.xc, cv)
+			for i, err := range errs {
+				if err != nil {
+					t.Fatalf("round %d, capture %d of 4 at once: %v", round, i, err)
+				}
+				checkPattern(t, p, imgs[i])
+			}
+		}
 	})
 
 	t.Run("partly off screen", func(t *testing.T) {
