@@ -90,18 +90,27 @@ func mirrorLines(n *platform.Node, depth int, out []string) []string {
 // returns the differences ("" when none) once the app held still.
 func (bm *browserMirror) check() (string, atspi.TreeStats) {
 	bm.t.Helper()
+	got, want, st := heldStill(bm.t, bm.read, func(n *platform.Node) []string { return mirrorLines(n, 0, nil) })
+	return diff(want, got), st
+}
+
+// heldStill reads a page three times, a plain read before and after the
+// read under test, until the two plain reads agree (the page held still
+// between them), and returns the lines of the read under test, those of
+// the plain read, and the stats of the read under test.
+func heldStill(t testing.TB, read func(underTest bool) (*platform.Node, atspi.TreeStats), lines func(*platform.Node) []string) (got, want []string, st atspi.TreeStats) {
+	t.Helper()
 	for try := 0; ; try++ {
-		w1, _ := bm.read(false)
-		m, st := bm.read(true)
-		w2, _ := bm.read(false)
-		a, b1, b2 := mirrorLines(m, 0, nil), mirrorLines(w1, 0, nil), mirrorLines(w2, 0, nil)
-		if strings.Join(b1, "\n") != strings.Join(b2, "\n") {
-			if try < 20 {
-				continue
-			}
-			bm.t.Fatalf("the page never held still for three reads:\n%s", diff(b1, b2))
+		w1, _ := read(false)
+		n, st := read(true)
+		w2, _ := read(false)
+		got, b1, b2 := lines(n), lines(w1), lines(w2)
+		if strings.Join(b1, "\n") == strings.Join(b2, "\n") {
+			return got, b1, st
 		}
-		return diff(b1, a), st
+		if try >= 20 {
+			t.Fatalf("the page never held still for three reads:\n%s", diff(b1, b2))
+		}
 	}
 }
 

@@ -3,7 +3,6 @@ package mcpserver
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"strconv"
 	"sync"
@@ -105,20 +104,18 @@ func (r *splicedResult) MarshalJSON() ([]byte, error) {
 // it. It goes out in pieces of about spliceChunk bytes: the text escaped a
 // piece at a time, the structured content as it is.
 func writeLine(out io.Writer, id jsonrpc.ID, w *wireResult) error {
-	idJSON, err := json.Marshal(id.Raw())
-	if err != nil {
-		return err
-	}
 	var meta []byte
 	if len(w.Meta) > 0 {
+		var err error
 		if meta, err = w.Meta.MarshalJSON(); err != nil {
 			return err
 		}
 	}
-	c := chunks{w: out, b: make([]byte, 0, spliceChunk+spliceChunk/4)}
-	c.b = append(c.b, `{"jsonrpc":"2.0","id":`...)
-	c.b = append(c.b, idJSON...)
-	c.b = append(c.b, `,"result":{`...)
+	head, err := appendResultHead(make([]byte, 0, spliceChunk+spliceChunk/4), id)
+	if err != nil {
+		return err
+	}
+	c := chunks{w: out, b: append(head, '{')}
 	if meta != nil {
 		c.b = append(c.b, `"_meta":`...)
 		c.b = append(c.b, meta...)

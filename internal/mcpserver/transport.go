@@ -135,19 +135,27 @@ func (c *lineConn) Close() error {
 	return nil
 }
 
+// appendResultHead appends a success response's line up to its result:
+// `{"jsonrpc":"2.0","id":<id>,"result":`.
+func appendResultHead(b []byte, id jsonrpc.ID) ([]byte, error) {
+	idJSON, err := json.Marshal(id.Raw())
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, idJSON...)
+	return append(b, `,"result":`...), nil
+}
+
 // encodeLine renders one message and its newline.
 func encodeLine(msg jsonrpc.Message) ([]byte, error) {
 	if r, ok := msg.(*jsonrpc.Response); ok && r.Error == nil && r.ID.IsValid() && len(r.Result) > 0 &&
 		bytes.IndexByte(r.Result, '\n') < 0 {
 		// The SDK encoded the result with encoding/json: compact, valid.
-		id, err := json.Marshal(r.ID.Raw())
+		b, err := appendResultHead(make([]byte, 0, len(r.Result)+64), r.ID)
 		if err != nil {
 			return nil, err
 		}
-		b := make([]byte, 0, len(r.Result)+len(id)+32)
-		b = append(b, `{"jsonrpc":"2.0","id":`...)
-		b = append(b, id...)
-		b = append(b, `,"result":`...)
 		b = append(b, r.Result...)
 		return append(b, "}\n"...), nil
 	}
