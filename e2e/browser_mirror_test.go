@@ -239,3 +239,60 @@ func pidWindow(t *testing.T, d *testdesk.Desk, pid int) uint32 {
 	t.Fatalf("no window of pid %d", pid)
 	return 0
 }
+
+// TestBrowserMirrorScrollReads reads the mirror again and again while a
+// browser scrolls its page, then holds it against fresh walks once the
+// page holds still. A browser moves elements before it turns their
+// SHOWING state off (or on): a read in between sees them moved but still
+// showing, and the next read sees nothing move any more, yet must still
+// see the states change.
+func TestBrowserMirrorScrollReads(t *testing.T) {
+	d := testdesk.Shared(t)
+	for _, br := range browsers {
+		t.Run(br.name, func(t *testing.T) {
+			app := openPage(t, d, br, "mirror page", mirrorPage())
+			waitForNamed(t, d, app.Bus, "link 39")
+			c, err := atspi.Dial(context.Background(), d.A11y.Address, d.A11y.Source)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			bm := &browserMirror{t: t, c: c, bus: app.Bus, opts: atspi.TreeOptions{Actions: true, Bulk: true, SilentMoves: true, MaxNodes: 100000}}
+			bm.read(true)
+			if dd, st := bm.check(); dd != "" {
+				t.Fatalf("idle: the mirror (%s) differs from a fresh walk:\n%s", st.Strategy, dd)
+			}
+			root, _ := bm.read(true)
+			var doc *platform.Node
+			var find func(n *platform.Node)
+			find = func(n *platform.Node) {
+				if doc == nil && isDocument(n) && strings.HasPrefix(n.Name, "mirror page") {
+					doc = n
+				}
+				for _, k := range n.Children {
+					find(k)
+				}
+			}
+			find(root)
+			if doc == nil || doc.Bounds == nil {
+				t.Fatal("no page document on screen")
+			}
+			db := *doc.Bounds
+			for round, dy := range []int{3, 3, -2, 5, -5, 4, -4, 2, -3, 3} {
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				if err := d.X.Scroll(ctx, db.X+db.Width/2, db.Y+db.Height/2, 0, dy); err != nil {
+					t.Fatal(err)
+				}
+				cancel()
+				// Mirror reads while the page moves, then none until the
+				// page holds still for three reads.
+				for range 4 {
+					bm.read(true)
+				}
+				if dd, st := bm.check(); dd != "" {
+					t.Fatalf("round %d: after the wheel %d and reads while it moved, the mirror (%s, %d calls) differs from a fresh walk:\n%s", round, dy, st.Strategy, st.Calls, dd)
+				}
+			}
+		})
+	}
+}

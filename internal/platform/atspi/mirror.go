@@ -96,6 +96,13 @@ type mirror struct {
 	// popovers in and stack pages across). Their bounds are read again on
 	// every read until one comes transitionTime after the change.
 	settling map[dbus.ObjectPath]time.Time
+	// For toolkits that move elements silently (SilentMoves): when an
+	// element on screen was last seen to move, and when the states were
+	// last read again. A browser moves elements before it turns their
+	// SHOWING state off or on, so a read can see them moved but not yet
+	// hidden; the states are read again on every read until one reads
+	// them transitionTime after the last move.
+	movedAt, statesAt time.Time
 }
 
 // transitionTime is how long after a change its elements may still move
@@ -313,16 +320,22 @@ func (c *Conn) refresh(ctx context.Context, m *mirror, opts TreeOptions) (*platf
 	}
 	check := true
 	if opts.SilentMoves {
+		at := time.Now()
 		moved, err := c.boundsMoved(ctx, m, &st)
 		if err != nil {
 			return c.readWhole(ctx, m, opts)
 		}
-		check = moved
+		if moved {
+			m.movedAt = at
+		}
+		check = moved || m.statesAt.Before(m.movedAt.Add(transitionTime))
 	}
 	if check {
+		at := time.Now()
 		if err := c.checkStates(ctx, m, cache, dirty, &st); err != nil {
 			return c.readWhole(ctx, m, opts)
 		}
+		m.statesAt = at
 	}
 	if err := c.checkPlaces(ctx, m, dirty, &st); err != nil {
 		return c.readWhole(ctx, m, opts)
@@ -409,6 +422,9 @@ func (c *Conn) readWhole(ctx context.Context, m *mirror, opts TreeOptions) (*pla
 	if first || time.Since(last) < transitionTime {
 		m.settling[rootPath] = m.readAt.Add(transitionTime)
 	}
+	// Nor is it known whether what moved silently before it has shown or
+	// hidden itself yet: the states are read again as after a move.
+	m.movedAt = m.readAt
 	return root, st, nil
 }
 
