@@ -344,15 +344,15 @@ func (m *Sessions) Click(ctx context.Context, sessionID, ref string) (*ActResult
 // pointerClick clicks the element's centre with the pointer, under the
 // input lock from activating its window to the click.
 func (m *Sessions) pointerClick(ctx context.Context, t *target) (int, int, error) {
-	return pointerInput(ctx, func() (int, int, error) { return m.pointAt(ctx, t) },
+	return m.pointerInput(ctx, t.s, func() (int, int, error) { return m.pointAt(ctx, t) },
 		func(x, y int) error { return t.actor.Click(ctx, x, y, 1, 1) })
 }
 
-// pointerInput aims and sends pointer input under the input lock, so that
-// no other input moves or raises a window between the check of the point
-// (aim) and the input (send).
-func pointerInput(ctx context.Context, aim func() (int, int, error), send func(x, y int) error) (int, int, error) {
-	unlock, err := lockInput(ctx)
+// pointerInput aims and sends pointer input of s under the input lock, so
+// that no other input moves or raises a window between the check of the
+// point (aim) and the input (send).
+func (m *Sessions) pointerInput(ctx context.Context, s *Session, aim func() (int, int, error), send func(x, y int) error) (int, int, error) {
+	unlock, err := m.lockInputFor(ctx, s)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -407,8 +407,8 @@ func (m *Sessions) activate(ctx context.Context, t *target) (platform.Window, er
 	if err != nil {
 		return win, mapActErr(err)
 	}
-	if err := t.actor.Activate(ctx, win); err != nil {
-		return win, mapActErr(err)
+	if err := m.activateFor(ctx, t.s, t.actor, win); err != nil {
+		return win, err
 	}
 	return win, nil
 }
@@ -868,7 +868,7 @@ func (m *Sessions) Focus(ctx context.Context, sessionID, ref string) (*ActResult
 		return nil, err
 	}
 	defer t.done()
-	unlock, err := lockInput(ctx)
+	unlock, err := m.lockInputFor(ctx, t.s)
 	if err != nil {
 		return nil, err
 	}
@@ -939,7 +939,7 @@ func (m *Sessions) Scroll(ctx context.Context, sessionID, ref, direction string,
 		}
 		return m.finish(ctx, t, MethodSemantic, "Component.ScrollTo", nil, "")
 	}
-	x, y, err := pointerInput(ctx, func() (int, int, error) { return m.pointAt(ctx, t) },
+	x, y, err := m.pointerInput(ctx, t.s, func() (int, int, error) { return m.pointAt(ctx, t) },
 		func(x, y int) error { return t.actor.Wheel(ctx, x, y, dx, dy) })
 	if err != nil {
 		return nil, err
@@ -1128,7 +1128,7 @@ func (m *Sessions) keyboardTarget(ctx context.Context, sessionID, ref string) (*
 // choosing the window, activating it, checking it and sending are one
 // sequence no other call's input can enter.
 func (m *Sessions) withKeyboard(ctx context.Context, t *target, send func(win platform.Window) error) error {
-	unlock, err := lockInput(ctx)
+	unlock, err := m.lockInputFor(ctx, t.s)
 	if err != nil {
 		return err
 	}
@@ -1229,7 +1229,7 @@ func (m *Sessions) appWindow(ctx context.Context, t *target) (platform.Window, e
 	if active, err := t.actor.ActiveWindow(ctx); err == nil && active != 0 {
 		for _, w := range wins {
 			if w.ID == active {
-				return w, nil
+				return w, m.holdsIn(t.s.ID, w.ID)
 			}
 		}
 	}
@@ -1237,10 +1237,7 @@ func (m *Sessions) appWindow(ctx context.Context, t *target) (platform.Window, e
 	if err != nil {
 		return win, err
 	}
-	if err := t.actor.Activate(ctx, win); err != nil {
-		return win, mapActErr(err)
-	}
-	return win, nil
+	return win, m.activateFor(ctx, t.s, t.actor, win)
 }
 
 // appWindows lists the session's app's top-level windows, as listed now.

@@ -37,7 +37,10 @@ type Error struct {
 	Candidates  []Candidate `json:"candidates,omitempty"`
 	// RetryAfterMs says when a refusal by rate limit lifts.
 	RetryAfterMs int64 `json:"retryAfterMs,omitempty"`
-	Err          error `json:"-"`
+	// Holds are the holds a holdConflict refusal is about, with whose
+	// each is (Hold.Holder).
+	Holds []Hold `json:"holds,omitempty"`
+	Err   error  `json:"-"`
 }
 
 func (e *Error) Error() string { return e.Msg }

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -32,9 +33,13 @@ const CodeHoldConflict = "holdConflict"
 // Hold is one held button or key, as results list it.
 type Hold struct {
 	Button int    `json:"button,omitempty"`
-	Key    string `json:"key,omitempty"` // Ctrl, Alt, Shift, Super, or the key as given
-	Window string `json:"window"`        // the window it was pressed in
-	At     *Point `json:"at,omitempty"`  // a button's: where the pointer is now
+	Key    string `json:"key,omitempty"`    // Ctrl, Alt, Shift, Super, or the key as given
+	Window string `json:"window,omitempty"` // the window it was pressed in
+	At     *Point `json:"at,omitempty"`     // a button's: where the pointer is now
+	// Holder, in a holdConflict refusal only: "this session", "another
+	// session", or "unknown" (the X server reports it down and no session
+	// of this server holds it).
+	Holder string `json:"holder,omitempty"`
 }
 
 // HeldResult says what a held-input call did and what the session holds
@@ -55,6 +60,7 @@ type Point struct {
 
 type hold struct {
 	session string
+	client  Client // the session's, for ExpireHolds
 	Hold
 	win platform.WindowID
 	raw string // a key as given to KeyDown, for KeyUp
@@ -67,14 +73,21 @@ type holds struct {
 	list     []*hold
 	ended    map[string]string // session -> why its holds were last released without its asking
 	watching bool
+
+	// expire and expireAfter: ExpireHolds. heard is when each client
+	// holding something last sent a request (Heard).
+	expire      func(Client) bool
+	expireAfter time.Duration
+	heard       map[Client]time.Time
+	poll        time.Duration // holdPoll when 0
 }
 
 // releaseTime bounds one release, on its own context.
 const releaseTime = 5 * time.Second
 
 // holdPoll is how often the window of a hold is checked to still be the
-// active one (a variable for the unit tests).
-var holdPoll = 100 * time.Millisecond
+// active one (holds.poll, when set, for the unit tests).
+const holdPoll = 100 * time.Millisecond
 
 func (m *Sessions) heldOf(session string) []Hold {
 	m.held.mu.Lock()
@@ -123,7 +136,7 @@ func (m *Sessions) beginPointerHold(ctx context.Context, sessionID, ref string, 
 			return nil, actor{}, nil, nil, nil, err
 		}
 	}
-	unlock, err := lockInput(ctx)
+	unlock, err := m.lockInputFor(ctx, s)
 	if err != nil {
 		if t != nil {
 			t.done()
@@ -183,13 +196,22 @@ func (m *Sessions) Press(ctx context.Context, sessionID, ref string, at *Point, 
 		_ = sendUp(hb, button)
 		return nil, mapActErr(err)
 	}
-	m.held.mu.Lock()
-	m.held.list = append(m.held.list, &hold{session: s.ID, win: win.ID, Hold: Hold{Button: button, Window: win.ID.String(), At: &Point{x, y}}})
-	delete(m.held.ended, s.ID)
-	m.held.mu.Unlock()
+	m.addHold(&hold{session: s.ID, client: s.Client, win: win.ID, Hold: Hold{Button: button, Window: win.ID.String(), At: &Point{x, y}}})
 	m.watchHolds()
 	return &HeldResult{Element: t.refOr(), Method: MethodPointer, Detail: fmt.Sprintf("button %d pressed at %d,%d in window %s and held", button, x, y, win.ID),
 		Held: m.heldOf(s.ID), Note: "release it with release; it is released automatically if the window loses the focus or the session ends"}, nil
+}
+
+// addHold records a hold that went down.
+func (m *Sessions) addHold(h *hold) {
+	m.held.mu.Lock()
+	defer m.held.mu.Unlock()
+	m.held.list = append(m.held.list, h)
+	delete(m.held.ended, h.session)
+	if m.held.heard == nil {
+		m.held.heard = map[Client]time.Time{}
+	}
+	m.held.heard[h.client] = time.Now()
 }
 
 func (t *target) refOr() string {
@@ -237,8 +259,8 @@ func (m *Sessions) pointInWindow(ctx context.Context, s *Session, a actor, p Poi
 	if err != nil {
 		return 0, 0, win, err
 	}
-	if err := a.Activate(ctx, win); err != nil {
-		return 0, 0, win, mapActErr(err)
+	if err := m.activateFor(ctx, s, a, win); err != nil {
+		return 0, 0, win, err
 	}
 	top, err := a.TopmostAt(ctx, p.X, p.Y)
 	if err != nil {
@@ -404,6 +426,66 @@ func (m *Sessions) Held() []Hold {
 	return out
 }
 
+// ExpireHolds makes the holds of the clients whose matches expire once
+// the client sent no request for after: a client the server cannot see
+// leave (sessionless HTTP: no MCP session ends when it stops) would
+// otherwise keep a key or button down until the focus moves. The
+// transport tells of each request with Heard. Set it before serving.
+func (m *Sessions) ExpireHolds(whose func(Client) bool, after time.Duration) {
+	m.held.mu.Lock()
+	defer m.held.mu.Unlock()
+	m.held.expire, m.held.expireAfter = whose, after
+}
+
+// Heard notes a request of client c, for ExpireHolds. Only clients
+// holding something are remembered.
+func (m *Sessions) Heard(c Client) {
+	m.held.mu.Lock()
+	defer m.held.mu.Unlock()
+	if _, ok := m.held.heard[c]; ok {
+		m.held.heard[c] = time.Now()
+	}
+}
+
+// expireSilent releases the holds of expiring clients silent since
+// ExpireHolds' time before now, and forgets when clients holding nothing
+// were heard.
+func (m *Sessions) expireSilent(now time.Time) {
+	m.held.mu.Lock()
+	whose, after := m.held.expire, m.held.expireAfter
+	holding := map[Client]bool{}
+	for _, h := range m.held.list {
+		holding[h.client] = true
+	}
+	var silent []Client
+	for c, t := range m.held.heard {
+		switch {
+		case !holding[c]:
+			delete(m.held.heard, c)
+		case whose != nil && whose(c) && now.Sub(t) >= after:
+			silent = append(silent, c)
+		}
+	}
+	m.held.mu.Unlock()
+	for _, c := range silent {
+		m.releaseWhere(func(h *hold) bool { return h.client == c },
+			fmt.Sprintf("its client sent no request for %s (holds of a client without an MCP session expire then)", after))
+	}
+}
+
+// expiryNote is the part of a refusal that says when holds expire, if
+// any of hs is of an expiring client.
+func (m *Sessions) expiryNote(hs []*hold) string {
+	m.held.mu.Lock()
+	defer m.held.mu.Unlock()
+	for _, h := range hs {
+		if m.held.expire != nil && m.held.expire(h.client) {
+			return fmt.Sprintf(": this one expires %s after its client's last request", m.held.expireAfter)
+		}
+	}
+	return ""
+}
+
 // watchHolds starts, unless it runs, the watcher that releases a hold
 // whose window stopped being the active one (it lost the focus to another
 // window, or closed) or whose session is gone. It stops when nothing is
@@ -420,7 +502,10 @@ func (m *Sessions) watchHolds() {
 
 func (m *Sessions) watchLoop() {
 	for {
-		time.Sleep(holdPoll)
+		m.held.mu.Lock()
+		poll := cmp.Or(m.held.poll, holdPoll)
+		m.held.mu.Unlock()
+		time.Sleep(poll)
 		m.held.mu.Lock()
 		if len(m.held.list) == 0 {
 			m.held.watching = false
@@ -435,6 +520,7 @@ func (m *Sessions) watchLoop() {
 		}
 		m.mu.Unlock()
 		m.releaseWhere(func(h *hold) bool { return !open[h.session] }, "the session closed")
+		m.expireSilent(time.Now())
 		ctx, cancel := context.WithTimeout(context.Background(), releaseTime)
 		active, err := m.desk.Windows.ActiveWindow(ctx)
 		cancel()

@@ -133,10 +133,7 @@ func (m *Sessions) KeyDown(ctx context.Context, sessionID, key string) (*HeldRes
 			_ = sendKeyUp(kh, key) // it may have gone down before the failure
 			return mapActErr(err)
 		}
-		m.held.mu.Lock()
-		m.held.list = append(m.held.list, &hold{session: t.s.ID, win: w.ID, raw: key, Hold: Hold{Key: name, Window: w.ID.String()}})
-		delete(m.held.ended, t.s.ID)
-		m.held.mu.Unlock()
+		m.addHold(&hold{session: t.s.ID, client: t.s.Client, win: w.ID, raw: key, Hold: Hold{Key: name, Window: w.ID.String()}})
 		return nil
 	})
 	if err != nil {

@@ -151,8 +151,8 @@ func (m *Sessions) aimVisual(ctx context.Context, t *target) (x, y int, err erro
 	// A popup (a menu) is above everything already and is never
 	// activated: a window manager does not manage it.
 	if !v.popup {
-		if err := t.actor.Activate(ctx, v.top); err != nil {
-			return 0, 0, mapActErr(err)
+		if err := m.activateFor(ctx, t.s, t.actor, v.top); err != nil {
+			return 0, 0, err
 		}
 	}
 	on, err := t.actor.TopmostAt(ctx, x, y)
@@ -209,7 +209,7 @@ func (m *Sessions) clickVisual(ctx context.Context, sessionID, ref string) (*Act
 	if err != nil {
 		return nil, err
 	}
-	x, y, err := pointerInput(ctx, func() (int, int, error) { return m.aimVisual(ctx, t) },
+	x, y, err := m.pointerInput(ctx, t.s, func() (int, int, error) { return m.aimVisual(ctx, t) },
 		func(x, y int) error { return t.actor.Click(ctx, x, y, 1, 1) })
 	if err != nil {
 		return nil, err
@@ -226,7 +226,7 @@ func (m *Sessions) scrollVisual(ctx context.Context, sessionID, ref, direction s
 	if err != nil {
 		return nil, err
 	}
-	x, y, err := pointerInput(ctx, func() (int, int, error) { return m.aimVisual(ctx, t) },
+	x, y, err := m.pointerInput(ctx, t.s, func() (int, int, error) { return m.aimVisual(ctx, t) },
 		func(x, y int) error { return t.actor.Wheel(ctx, x, y, dx, dy) })
 	if err != nil {
 		return nil, err
@@ -246,11 +246,11 @@ func (m *Sessions) focusVisual(ctx context.Context, sessionID, ref string) (*Act
 	if t.visual.popup {
 		return nil, Errorf(CodeInvalidArgument, "%s is in a popup (a menu or tooltip), which never takes the keyboard focus: the keys for it go to the app's focused window (press_key without element)", t.ref)
 	}
-	unlock, err := lockInput(ctx)
+	unlock, err := m.lockInputFor(ctx, t.s)
 	if err != nil {
 		return nil, err
 	}
-	err = mapActErr(t.actor.Activate(ctx, t.visual.top))
+	err = m.activateFor(ctx, t.s, t.actor, t.visual.top)
 	unlock()
 	if err != nil {
 		return nil, err
@@ -271,8 +271,8 @@ func (m *Sessions) aimKeysVisual(ctx context.Context, t *target) (platform.Windo
 		return v.top, Errorf(CodeInvalidArgument, "%s is in a popup (a menu or tooltip), which never takes the keyboard focus; nothing was sent: give no element, and the keys go to the app's focused window, which drives its menus", t.ref)
 	}
 	if v.win.ID == v.top.ID {
-		if err := t.actor.Activate(ctx, v.top); err != nil {
-			return v.top, mapActErr(err)
+		if err := m.activateFor(ctx, t.s, t.actor, v.top); err != nil {
+			return v.top, err
 		}
 		return v.top, nil
 	}

@@ -53,7 +53,15 @@ type clients struct {
 // variable for tests alone.
 var sessionlessIdle = statefulIdle
 
+// sessionlessHoldIdle is how long a sessionless client's held keys and
+// buttons outlast its last request (docs/api.md, "Held input"). Such a
+// client has no end the server can see, and a Shift it left down would
+// change everything typed on the desktop until the focus moved; an agent
+// thinking between the calls of a drag takes seconds, not this long.
+const sessionlessHoldIdle = 20 * time.Second
+
 func newClients(sessions *core.Sessions, res *resources) *clients {
+	sessions.ExpireHolds(isSessionless, sessionlessHoldIdle)
 	return &clients{sessions: sessions, res: res, idle: sessionlessIdle, names: map[*mcp.ServerSession]core.Client{}}
 }
 
@@ -63,7 +71,9 @@ func newClients(sessions *core.Sessions, res *resources) *clients {
 // can read core.ClientOf.
 func (c *clients) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		ctx = core.WithClient(ctx, c.identify(req))
+		client := c.identify(req)
+		ctx = core.WithClient(ctx, client)
+		c.sessions.Heard(client)
 		c.sweep()
 		res, err := next(ctx, method, req)
 		if list, ok := res.(*mcp.ListResourcesResult); ok && err == nil {

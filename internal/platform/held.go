@@ -24,3 +24,22 @@ type KeyHolder interface {
 	KeyDown(ctx context.Context, key string) error
 	KeyUp(ctx context.Context, key string) error
 }
+
+// HeldReader is the optional part of Input that reads what the display
+// server has down now, whoever pressed it: the core checks it before any
+// input, so that a hold it did not record (the user's, another program's,
+// or one a killed server left) is caught as well as one it did.
+type HeldReader interface {
+	HeldDown(ctx context.Context) (HeldState, error)
+}
+
+// HeldState is what HeldDown reports.
+type HeldState struct {
+	// Buttons are the pointer buttons down, 1 to 5, whoever pressed them.
+	Buttons []int
+	// Modifiers are the modifier keys down (by key name, "Shift_L") that
+	// this process's KeyDown did not press, and modifiers latched or
+	// locked without a key down. Locks (Caps Lock, Num Lock) are not holds
+	// and are left out.
+	Modifiers []string
+}

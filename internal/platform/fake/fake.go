@@ -85,9 +85,10 @@ type Desktop struct {
 	typed    map[platform.WindowID]*strings.Builder
 	keys     map[platform.WindowID][]string
 	clicks   []Click
-	buttons  []int    // held down (held.go)
-	pointer  [2]int   // where ButtonDown and DragTo left it
-	keysDown []string // held down by KeyDown
+	buttons  []int              // held down (held.go)
+	pointer  [2]int             // where ButtonDown and DragTo left it
+	keysDown []string           // held down by KeyDown
+	foreign  platform.HeldState // held down by someone else (HoldForeign)
 	calls    []Call
 	kids     map[platform.WindowID][]*platform.NativeWindow // child windows (tree.go)
 }

@@ -106,3 +106,31 @@ func (d *Desktop) KeysDown() []string {
 	defer d.mu.Unlock()
 	return slices.Clone(d.keysDown)
 }
+
+var _ platform.HeldReader = (*Desktop)(nil)
+
+// HeldDown reports the buttons held (by ButtonDown or HoldForeign) and the
+// modifiers HoldForeign holds: those KeyDown holds are this process's own.
+func (d *Desktop) HeldDown(ctx context.Context) (platform.HeldState, error) {
+	if err := d.enter(ctx, "HeldDown", 0, false); err != nil {
+		return platform.HeldState{}, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	st := platform.HeldState{Buttons: slices.Clone(d.buttons), Modifiers: slices.Clone(d.foreign.Modifiers)}
+	for _, b := range d.foreign.Buttons {
+		if !slices.Contains(st.Buttons, b) {
+			st.Buttons = append(st.Buttons, b)
+		}
+	}
+	return st, nil
+}
+
+// HoldForeign makes HeldDown report buttons and modifiers down that this
+// process did not press (the user's, another program's); the zero state
+// lets them go.
+func (d *Desktop) HoldForeign(st platform.HeldState) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.foreign = st
+}

@@ -348,3 +348,13 @@ func (d *Desktop) holdKey(ctx context.Context, key string, fn func(*x11.Conn, co
 	}
 	return heldErr(fn(xc, ctx, ch))
 }
+
+// HeldDown reads the buttons and modifiers the X server has down.
+func (d *Desktop) HeldDown(ctx context.Context) (platform.HeldState, error) {
+	xc, err := d.x(ctx)
+	if err != nil {
+		return platform.HeldState{}, err
+	}
+	st, err := xc.HeldDown(ctx)
+	return st, xErr(err)
+}

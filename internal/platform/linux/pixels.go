@@ -11,6 +11,7 @@ import (
 )
 
 var _ platform.Pixels = (*Desktop)(nil)
+var _ platform.HeldReader = (*Desktop)(nil)
 
 // CaptureWindow captures a window through X11 (Composite, so that covered
 // parts are the window's own pixels).

@@ -6,10 +6,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jezek/xgb/xproto"
 	"github.com/jezek/xgb/xtest"
+
+	"github.com/uiscope/uiscope/internal/platform"
 )
 
 // Held input: a button pressed by one call and released by a later one (a
@@ -284,4 +287,107 @@ func settleState(read func() (bool, error)) error {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// modBitNames are the core protocol's eight modifier bits, in mask order.
+var modBitNames = [8]string{"Shift", "Lock", "Control", "Mod1", "Mod2", "Mod3", "Mod4", "Mod5"}
+
+// lockKeysyms are the keys whose modifier is a lock, on while the key is
+// up: Caps Lock, Shift Lock, Num Lock, Scroll Lock.
+var lockKeysyms = []uint32{0xffe5, 0xffe6, 0xff7f, 0xff14}
+
+// HeldDown reports what the server has down that could bend the next
+// input: every pointer button 1 to 5, and each modifier down (a key of it
+// pressed, or the modifier latched or locked) that no key KeyDown holds
+// accounts for. Locks (Caps Lock, Num Lock: their modifier is on while
+// the key is up) are left out. Keys that are not modifiers are not
+// reported: they do not change what another key or a click means.
+func (c *Conn) HeldDown(ctx context.Context) (platform.HeldState, error) {
+	return call(ctx, func(ctx context.Context) (platform.HeldState, error) {
+		// heldKeys is inputMu's; a sequence that holds it finishes first.
+		inputMu.Lock()
+		defer inputMu.Unlock()
+		var st platform.HeldState
+		r, err := c.queryPointer()
+		if err != nil {
+			return st, err
+		}
+		for b := 1; b <= 5; b++ {
+			if r.Mask&buttonMask(b) != 0 {
+				st.Buttons = append(st.Buttons, b)
+			}
+		}
+		mods := r.Mask & 0xff &^ xproto.ModMaskLock
+		if mods == 0 {
+			return st, nil
+		}
+		km, err := c.readKeymap()
+		if err != nil {
+			return st, err
+		}
+		keys, err := c.queryKeymap()
+		if err != nil {
+			return st, err
+		}
+		mine := map[xproto.Keycode]bool{}
+		for _, kc := range heldKeys {
+			mine[kc] = true
+		}
+		for i := range 8 {
+			if mods&(1<<i) == 0 || km.lockBit(i) {
+				continue
+			}
+			var down, others []string
+			for _, kc := range km.mods[i] {
+				if keys.Keys[kc/8]&(1<<(kc%8)) == 0 {
+					continue
+				}
+				down = append(down, km.keyName(kc))
+				if !mine[kc] {
+					others = append(others, km.keyName(kc))
+				}
+			}
+			switch {
+			case len(down) == 0:
+				st.Modifiers = append(st.Modifiers, modBitNames[i]+" (latched or locked)")
+			case len(others) > 0:
+				st.Modifiers = append(st.Modifiers, others...)
+			}
+		}
+		return st, nil
+	})
+}
+
+// lockBit reports a modifier bit whose keys are all locks (Num Lock's Mod2
+// on most layouts).
+func (m *keymap) lockBit(i int) bool {
+	if len(m.mods[i]) == 0 {
+		return false
+	}
+	for _, kc := range m.mods[i] {
+		if l0, _ := m.levels(kc); !slices.Contains(lockKeysyms, l0) {
+			return false
+		}
+	}
+	return true
+}
+
+// keyName names a keycode by its first keysym: a chord's name for it
+// (Shift_L, Control_R), or the keysym.
+func (m *keymap) keyName(kc xproto.Keycode) string {
+	l0, _ := m.levels(kc)
+	if n, ok := nameByKey[l0]; ok {
+		return n
+	}
+	switch l0 {
+	case 0xffe7, 0xffe8:
+		return []string{"Meta_L", "Meta_R"}[l0-0xffe7]
+	case 0xffed, 0xffee:
+		return []string{"Hyper_L", "Hyper_R"}[l0-0xffed]
+	case 0xfe03:
+		return "ISO_Level3_Shift"
+	case 0xff7e:
+		return "Mode_switch"
+	}
+	return fmt.Sprintf("keycode %d (keysym %#x)", kc, l0)
 }

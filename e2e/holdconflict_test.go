@@ -1,0 +1,186 @@
+//go:build linux
+
+package e2e
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/uiscope/uiscope/internal/platform/x11"
+	"github.com/uiscope/uiscope/internal/testdesk"
+)
+
+// Holds across sessions and processes: one session's held button or key
+// never bends another's input (it is refused, holdConflict), whether the
+// holder is a session of the same server or of another uiscope process
+// (the X server's own state shows it); and a client that cannot be seen
+// to leave loses its holds when it goes silent. Each effect is read
+// outside uiscope: the apps' scroll bars and text through the test's own
+// AT-SPI reader, the keys and buttons from the X server.
+
+// verticalScrollBar finds the app's vertical scroll bar.
+func verticalScrollBar(t *testing.T, s *mcpServer, sess string) actElem {
+	t.Helper()
+	out := s.ok(t, "find_elements", map[string]any{"session": sess, "role": "scroll bar"})
+	for _, el := range decode[[]actElem](t, out["elements"]) {
+		if slices.Contains(el.States, "vertical") {
+			return el
+		}
+	}
+	t.Fatalf("no vertical scroll bar among %v", out["elements"])
+	return actElem{}
+}
+
+// releaseAfter lets go, when the test ends, of whatever a failure left
+// down on the shared desktop, so that it does not bend later tests.
+func releaseAfter(t *testing.T, d *testdesk.Desk) {
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		for _, k := range []string{"Shift", "Ctrl"} {
+			if ch, err := x11.ParseChord(k); err == nil {
+				_ = d.X.KeyUp(ctx, ch)
+			}
+		}
+		_ = d.X.ButtonUp(ctx, 1)
+	})
+}
+
+// TestHeldAcrossSessionsHTTP: two clients of one HTTP server, a 2025 one
+// (MCP session) holding in app A and a 2026 one (client key) acting on app
+// B. While A holds button 1, B's scroll is refused and neither list
+// scrolls (it used to answer ok and scroll A's list: the pointer grab
+// sends B's wheel to A); while A holds Shift, B's typing is refused and
+// B's field stays empty (it used to get "ABC"); while A holds Ctrl, B's
+// press_key is refused. Once A lets go, B's input goes through.
+func TestHeldAcrossSessionsHTTP(t *testing.T) {
+	d := testdesk.Shared(t)
+	releaseAfter(t, d)
+	appA := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "holds A", "--rows", "60", "--x", "40")
+	appB := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "holds B", "--rows", "60", "--x", "700")
+	p := startHTTP(t, d, "--allow-input")
+	ca, cb := p.client(t, "", "2025-11-25"), p.client(t, "client-b-0123456789abcdef", "")
+	sa, sb := ca.connect(t, map[string]any{"pid": appA.Pid}), cb.connect(t, map[string]any{"pid": appB.Pid})
+	rowsA := findOne(t, ca, sa, map[string]any{"name": "Row 2", "nameMatch": "exact", "role": "table cell"})
+	rowsB := findOne(t, cb, sb, map[string]any{"name": "Row 2", "nameMatch": "exact", "role": "table cell"})
+	barA, barB := verticalScrollBar(t, ca, sa), verticalScrollBar(t, cb, sb)
+	nameB := findOne(t, cb, sb, map[string]any{"name": "Name", "role": "text"})
+	ctx := context.Background()
+	scrolled := func() string {
+		_, a := liveValue(ctx, d, barA.Key)
+		_, b := liveValue(ctx, d, barB.Key)
+		return "A " + a + ", B " + b
+	}
+	if got := scrolled(); got != "A 0, B 0" {
+		t.Fatalf("before: scroll bars at %s", got)
+	}
+
+	ca.ok(t, "press", map[string]any{"session": sa, "element": rowsA.Ref})
+	out := cb.fail(t, "scroll", map[string]any{"session": sb, "element": rowsB.Ref, "direction": "down", "amount": 10}, "holdConflict")
+	wantHolder(t, "scroll while A holds button 1", out, "another session")
+	ca.ok(t, "release", map[string]any{"session": sa})
+	if got := scrolled(); got != "A 0, B 0" {
+		t.Errorf("after the refused scroll: scroll bars at %s, want both at 0", got)
+	}
+
+	ca.ok(t, "key_down", map[string]any{"session": sa, "key": "Shift"})
+	out = cb.fail(t, "type_text", map[string]any{"session": sb, "element": nameB.Ref, "text": "abc"}, "holdConflict")
+	wantHolder(t, "type_text while A holds Shift", out, "another session")
+	if msg, _ := out["error"].(string); !strings.Contains(msg, "Shift") || !strings.Contains(msg, "try again once") {
+		t.Errorf("the refusal does not say what is held and what to do: %q", msg)
+	}
+	ca.ok(t, "key_up", map[string]any{"session": sa, "key": "Shift"})
+	ca.ok(t, "key_down", map[string]any{"session": sa, "key": "Ctrl"})
+	cb.fail(t, "press_key", map[string]any{"session": sb, "element": nameB.Ref, "keys": "a"}, "holdConflict")
+	ca.ok(t, "key_up", map[string]any{"session": sa, "key": "Ctrl"})
+	if got := liveText(ctx, d, nameB.Key); got != "" {
+		t.Errorf("B's field holds %q after the refused typing, want nothing", got)
+	}
+
+	// Nothing held: B's input goes where it is meant to, as it is meant.
+	cb.ok(t, "type_text", map[string]any{"session": sb, "element": nameB.Ref, "text": "abc"})
+	until(t, "B's field holds abc", func(ctx context.Context) (bool, string) {
+		got := liveText(ctx, d, nameB.Key)
+		return got == "abc", got
+	})
+	cb.ok(t, "scroll", map[string]any{"session": sb, "element": rowsB.Ref, "direction": "down", "amount": 10})
+	until(t, "B's list scrolled, A's not", func(ctx context.Context) (bool, string) {
+		a, _ := liveValue(ctx, d, barA.Key)
+		b, _ := liveValue(ctx, d, barB.Key)
+		return a == 0 && b > 0, scrolled()
+	})
+}
+
+// wantHolder checks a holdConflict failure lists holds of holder.
+func wantHolder(t *testing.T, what string, out map[string]any, holder string) {
+	t.Helper()
+	holds := decode[[]map[string]any](t, out["holds"])
+	if len(holds) == 0 {
+		t.Errorf("%s: the refusal lists no holds: %v", what, out)
+	}
+	for _, h := range holds {
+		if h["holder"] != holder {
+			t.Errorf("%s: hold %v, want holder %q", what, h, holder)
+		}
+	}
+}
+
+// TestHeldAcrossProcesses: two stdio servers, one client each. Server B
+// has no record of server A's Shift, but the X server's state has it:
+// B's typing is refused (it used to type "ABC"), and goes through as
+// "abc" once A lets go.
+func TestHeldAcrossProcesses(t *testing.T) {
+	d := testdesk.Shared(t)
+	releaseAfter(t, d)
+	appA := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "procs A", "--x", "40")
+	appB := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "procs B", "--x", "700")
+	a, b := startMCP(t, d, "", "--allow-input"), startMCP(t, d, "", "--allow-input")
+	sa, sb := a.connect(t, map[string]any{"pid": appA.Pid}), b.connect(t, map[string]any{"pid": appB.Pid})
+	nameB := findOne(t, b, sb, map[string]any{"name": "Name", "role": "text"})
+	a.ok(t, "key_down", map[string]any{"session": sa, "key": "Shift"})
+	out := b.fail(t, "type_text", map[string]any{"session": sb, "element": nameB.Ref, "text": "abc"}, "holdConflict")
+	wantHolder(t, "type_text while another process holds Shift", out, "unknown")
+	if msg, _ := out["error"].(string); !strings.Contains(msg, "Shift") {
+		t.Errorf("the refusal does not name the key: %q", msg)
+	}
+	if got := liveText(context.Background(), d, nameB.Key); got != "" {
+		t.Errorf("B's field holds %q after the refused typing", got)
+	}
+	a.ok(t, "key_up", map[string]any{"session": sa, "key": "Shift"})
+	b.ok(t, "type_text", map[string]any{"session": sb, "element": nameB.Ref, "text": "abc"})
+	until(t, "B's field holds abc", func(ctx context.Context) (bool, string) {
+		got := liveText(ctx, d, nameB.Key)
+		return got == "abc", got
+	})
+}
+
+// TestHeldSessionlessExpires: a 2026 client (no MCP session) that holds
+// Shift and then sends nothing loses the hold within seconds of its last
+// request (20 s), not at the next focus change or the hour's sweep; its
+// next key_up says why.
+func TestHeldSessionlessExpires(t *testing.T) {
+	d := testdesk.Shared(t)
+	releaseAfter(t, d)
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "held silent")
+	p := startHTTP(t, d, "--allow-input")
+	c := p.client(t, "client-silent-0123456789abcdef", "")
+	sess := c.connect(t, map[string]any{"pid": app.Pid})
+	c.ok(t, "key_down", map[string]any{"session": sess, "key": "Shift"})
+	if k := keysDown(t, d); len(k) == 0 {
+		t.Fatal("while held the X server reports no key down")
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for len(keysDown(t, d)) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("a silent client's Shift still down after 60 s: keycodes %v", keysDown(t, d))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	out := c.fail(t, "key_up", map[string]any{"session": sess, "key": "Shift"}, "holdConflict")
+	if msg, _ := out["error"].(string); !strings.Contains(msg, "sent no request") {
+		t.Errorf("key_up does not say the hold expired: %q", msg)
+	}
+}
