@@ -22,6 +22,8 @@ PACKAGES=(
   mousepad firefox-esr xdotool
   # apps at scale: browsers and an office suite (GTK 3 VCL, so AT-SPI sees it)
   chromium libreoffice-calc libreoffice-writer libreoffice-gtk3
+  # GTK 2 (GIMP 2.10): accessible only with the gail and atk-bridge modules
+  gimp libgail-common
 )
 GO_MIN_MAJOR=1
 GO_MIN_MINOR=26

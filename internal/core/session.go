@@ -1,6 +1,7 @@
 package core
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -198,8 +199,12 @@ func (m *Sessions) Connect(ctx context.Context, t Target, mode string) (*Session
 		return nil, Errorf(CodeNotSupported, "the start time of pid %d could not be read, and a pid alone does not pin a process: no session opens", app.Pid)
 	}
 	if !app.Accessible && mode == ModeA11y {
+		why := "Tk and some toolkits never have one"
+		if d, ok := m.desk.Accessibility.(platform.Diagnoser); ok {
+			why = cmp.Or(d.WhyInaccessible(ctx, app), why)
+		}
 		return nil, &Error{Code: CodeNotAccessible, Disposition: "terminal", Msg: fmt.Sprintf(
-			"pid %d (%s) has windows but no accessibility tree; run 'uiscope doctor --pid %d' for why (Tk and some toolkits never have one)", app.Pid, app.Name, app.Pid)}
+			"pid %d (%s) has windows but no accessibility tree (%s); mode \"visual\" reads its windows without one", app.Pid, app.Name, why)}
 	}
 	exe := pi.Executable
 	if exe == "" {

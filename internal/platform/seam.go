@@ -122,3 +122,12 @@ type Events interface {
 	// emits an accessibility event; stop ends the watch.
 	Watch(ctx context.Context, app App) (changes <-chan struct{}, stop func(), err error)
 }
+
+// Diagnoser is the optional part of Accessibility that says why an
+// application has windows but no accessibility tree, and what gives it
+// one, in words an agent can act on without a terminal ("GTK 2 loads its
+// accessibility only as modules: restart it with GTK_MODULES=…"); "" when
+// it cannot tell.
+type Diagnoser interface {
+	WhyInaccessible(ctx context.Context, app App) string
+}

@@ -581,6 +581,9 @@ func (d *Desktop) added() [][2]string {
 		{"QT_QPA_PLATFORM", "xcb"},
 		{"QT_ACCESSIBILITY", "1"},
 		{"QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "1"},
+		// GTK 2 (GIMP 2.10) loads its accessibility only as modules; GTK 3
+		// has both built in and skips these names, GTK 4 reads no modules.
+		{"GTK_MODULES", gtkModules(os.Getenv("GTK_MODULES"))},
 		// GTK 4's GL renderer runs on llvmpipe under Xvfb and starves its
 		// idle-priority a11y registration.
 		{"GSK_RENDERER", "cairo"},
@@ -588,6 +591,18 @@ func (d *Desktop) added() [][2]string {
 		// an app at a dead bus; this one is only for uiscope.
 		{"UISCOPE_A11Y_BUS", d.A11yBus},
 	}
+}
+
+// gtkModules is the caller's GTK_MODULES with GTK 2's accessibility
+// modules, gail and atk-bridge, added where missing.
+func gtkModules(caller string) string {
+	mods := strings.FieldsFunc(caller, func(r rune) bool { return r == ':' || r == ',' })
+	for _, m := range []string{"gail", "atk-bridge"} {
+		if !slices.Contains(mods, m) {
+			mods = append(mods, m)
+		}
+	}
+	return strings.Join(mods, ":")
 }
 
 // Env is the environment for programs run inside the desktop: the

@@ -111,6 +111,9 @@ func (d *Desktop) DiagnoseApp(ctx context.Context, app platform.App) []Finding {
 			fs = append(fs, fail("environment", "restart it without GTK_A11Y=none", "the app was started with GTK_A11Y=none"))
 		case has("Qt 5") || has("Qt 6"):
 			fs = append(fs, fail("toolkit", "restart it with QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1 (and AT_SPI_BUS on the root window)", "Qt decides at start whether to expose its tree; it was off when this app started"))
+		case has("GTK 2") && !has("ATK bridge"):
+			fs = append(fs, fail("toolkit", "restart it with GTK_MODULES=gail:atk-bridge (from the packages libgail-common and libatk-adaptor); apps started in 'uiscope sandbox' get it",
+				"GTK 2 loads its accessibility only as modules, and this app was started without them"))
 		case has("GTK 3") && !has("ATK bridge"):
 			fs = append(fs, fail("toolkit", "install libatk-adaptor and restart the app", "GTK 3 app without the ATK bridge loaded"))
 		default:
@@ -132,6 +135,24 @@ func (d *Desktop) DiagnoseApp(ctx context.Context, app platform.App) []Finding {
 		fs = append(fs, ok("gtk4", "GTK 4 caches only the objects it exported so far and reports window-relative extents; uiscope walks the rest and converts bounds to screen pixels"))
 	}
 	return fs
+}
+
+// WhyInaccessible says why an application with windows has no
+// accessibility tree and what to do, from the findings of DiagnoseApp
+// that failed ("" when none did).
+func (d *Desktop) WhyInaccessible(ctx context.Context, app platform.App) string {
+	var why []string
+	for _, f := range d.DiagnoseApp(ctx, app) {
+		if f.Level != "fail" || f.Topic == "registered" {
+			continue
+		}
+		s := f.Message
+		if f.Fix != "" {
+			s += ": " + f.Fix
+		}
+		why = append(why, s)
+	}
+	return strings.Join(why, "; ")
 }
 
 // startedBefore notes an app started before the accessibility registry:
