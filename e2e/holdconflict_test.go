@@ -4,8 +4,14 @@ package e2e
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -16,8 +22,9 @@ import (
 // Holds across sessions and processes: one session's held button or key
 // never bends another's input (it is refused, holdConflict), whether the
 // holder is a session of the same server or of another uiscope process
-// (the X server's own state shows it); and a client that cannot be seen
-// to leave loses its holds when it goes silent. Each effect is read
+// (the X server's own state shows it); what a server holds is released
+// when it dies however it dies; and a client that cannot be seen to leave
+// loses its holds when it goes silent. Each effect is read
 // outside uiscope: the apps' scroll bars and text through the test's own
 // AT-SPI reader, the keys and buttons from the X server.
 
@@ -157,6 +164,38 @@ func TestHeldAcrossProcesses(t *testing.T) {
 	})
 }
 
+// TestHeldServerDies: a server holding button 1 and Shift that gets
+// SIGHUP (its terminal closed) or SIGKILL leaves nothing down: the X
+// server itself does not release what an XTEST client held when its
+// connection closes, so SIGHUP is handled as SIGTERM is, and a watchdog
+// child releases what a killed server held.
+func TestHeldServerDies(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGKILL} {
+		t.Run(sig.String(), func(t *testing.T) {
+			d := testdesk.Shared(t)
+			releaseAfter(t, d)
+			app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "held "+sig.String())
+			cmd := exec.Command(uiscopeBin, "mcp", "--allow-input")
+			cmd.Env = d.Env()
+			s := startMCPCmd(t, cmd)
+			sess := s.connect(t, map[string]any{"pid": app.Pid})
+			vol := findOne(t, s, sess, map[string]any{"name": "Volume", "role": "slider"})
+			s.ok(t, "press", map[string]any{"session": sess, "element": vol.Ref})
+			s.ok(t, "key_down", map[string]any{"session": sess, "key": "Shift"})
+			if b, k := buttonsDown(t, d), keysDown(t, d); !slices.Contains(b, 1) || len(k) == 0 {
+				t.Fatalf("while held the X server reports buttons %v, keycodes %v down", b, k)
+			}
+			if err := syscall.Kill(cmd.Process.Pid, sig); err != nil {
+				t.Fatal(err)
+			}
+			until(t, fmt.Sprintf("no button or key down once the server got %v", sig), func(context.Context) (bool, string) {
+				b, k := buttonsDown(t, d), keysDown(t, d)
+				return len(b) == 0 && len(k) == 0, fmt.Sprintf("buttons %v, keycodes %v", b, k)
+			})
+		})
+	}
+}
+
 // TestHeldSessionlessExpires: a 2026 client (no MCP session) that holds
 // Shift and then sends nothing loses the hold within seconds of its last
 // request (20 s), not at the next focus change or the hour's sweep; its
@@ -182,5 +221,11 @@ func TestHeldSessionlessExpires(t *testing.T) {
 	out := c.fail(t, "key_up", map[string]any{"session": sess, "key": "Shift"}, "holdConflict")
 	if msg, _ := out["error"].(string); !strings.Contains(msg, "sent no request") {
 		t.Errorf("key_up does not say the hold expired: %q", msg)
+	}
+	// Its terminal closing ends the server as SIGTERM does: the
+	// discovery file goes with it.
+	p.stop(t, syscall.SIGHUP)
+	if _, err := os.Stat(p.path); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("after SIGHUP the discovery file %s is still there (%v)", p.path, err)
 	}
 }

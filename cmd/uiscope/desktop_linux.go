@@ -6,9 +6,11 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 
 	"github.com/uiscope/uiscope/internal/platform"
 	"github.com/uiscope/uiscope/internal/platform/linux"
+	"github.com/uiscope/uiscope/internal/platform/x11"
 	"github.com/uiscope/uiscope/internal/sandbox"
 )
 
@@ -27,9 +29,31 @@ func openDesktop(ctx context.Context) (desk platform.Desktop, done func(), err e
 // desktops and buses that come late: it reconnects, and mirrors the trees
 // it can (linux.Desktop.Mirror).
 func serverDesktop() (desk platform.Desktop, done func()) {
+	x11.Watchdog.Command, x11.Watchdog.Log = watchdogCommand, os.Stderr
 	d := linux.Reconnecting()
 	d.Mirror = true
 	return d.Platform(), func() { d.Close() }
+}
+
+// watchdogCommand re-executes this binary as the watchdog of a server's
+// held input (x11/watchdog.go): it outlives a killed server just long
+// enough to release what that held. Its stdout is not the protocol's.
+func watchdogCommand(display string) *exec.Cmd {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = "/proc/self/exe"
+	}
+	cmd := exec.Command(exe, x11.WatchdogArg, display)
+	cmd.Stderr = os.Stderr
+	return cmd
+}
+
+// hiddenMode runs a mode of the binary no user calls: the watchdog.
+func hiddenMode(args []string) (int, bool) {
+	if len(args) == 2 && args[0] == x11.WatchdogArg {
+		return x11.RunWatchdog(os.Stdin, args[1]), true
+	}
+	return 0, false
 }
 
 // startSandbox starts a private desktop for 'uiscope mcp --sandbox', points

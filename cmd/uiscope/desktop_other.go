@@ -21,6 +21,9 @@ func serverDesktop() (platform.Desktop, func()) {
 	return unsupported.Desktop(), func() {}
 }
 
+// hiddenMode runs a mode of the binary no user calls; there is none here.
+func hiddenMode([]string) (int, bool) { return 0, false }
+
 func startSandbox(context.Context, *cli, [][]string) (func(), error) {
 	return nil, unsupported.Err
 }

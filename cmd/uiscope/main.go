@@ -40,10 +40,25 @@ type exitError struct{ code int }
 func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	if code, ok := hiddenMode(os.Args[1:]); ok {
+		os.Exit(code)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), stopSignals()...)
 	code := run(ctx, &cli{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}, os.Args[1:])
 	stop()
 	os.Exit(code)
+}
+
+// stopSignals end a command as Ctrl+C does: its deferred clean-up runs
+// (held keys and buttons released, the discovery file removed). SIGHUP is
+// one (the terminal of `uiscope mcp --http ... &` closed), unless the
+// process was started with it ignored (nohup), which is left so.
+func stopSignals() []os.Signal {
+	sigs := []os.Signal{os.Interrupt, syscall.SIGTERM}
+	if !signal.Ignored(syscall.SIGHUP) {
+		sigs = append(sigs, syscall.SIGHUP)
+	}
+	return sigs
 }
 
 func run(ctx context.Context, c *cli, args []string) int {

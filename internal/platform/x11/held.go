@@ -47,6 +47,7 @@ func (c *Conn) ButtonDown(ctx context.Context, x, y, button int) error {
 			return err
 		}
 		c.fakeMotion(x, y)
+		c.note("b", button, true) // before it goes down: see watchdog.go
 		xtest.FakeInput(c.xc, fakeButtonPress, byte(button), 0, c.root, 0, 0, 0)
 		return c.expectButton(button, true)
 	})
@@ -66,7 +67,11 @@ func (c *Conn) ButtonUp(ctx context.Context, button int) error {
 			return struct{}{}, err
 		}
 		xtest.FakeInput(c.xc, fakeButtonRelease, byte(button), 0, c.root, 0, 0, 0)
-		return struct{}{}, c.expectButton(button, false)
+		if err := c.expectButton(button, false); err != nil {
+			return struct{}{}, err
+		}
+		c.note("b", button, false)
+		return struct{}{}, nil
 	})
 	return err
 }
@@ -212,6 +217,7 @@ func (c *Conn) KeyDown(ctx context.Context, ch Chord) error {
 		case shift:
 			return fmt.Errorf("x11: %s is on a key's shifted level; hold Shift and the key's unshifted character instead", keysymDesc(ch.Key))
 		}
+		c.note("k", int(kc), true) // before it goes down: see watchdog.go
 		xtest.FakeInput(c.xc, fakeKeyPress, byte(kc), 0, c.root, 0, 0, 0)
 		heldKeys[ch.Key] = kc
 		return c.expectKey(kc, true)
@@ -239,7 +245,11 @@ func (c *Conn) KeyUp(ctx context.Context, ch Chord) error {
 		}
 		xtest.FakeInput(c.xc, fakeKeyRelease, byte(kc), 0, c.root, 0, 0, 0)
 		delete(heldKeys, ch.Key)
-		return struct{}{}, c.expectKey(kc, false)
+		if err := c.expectKey(kc, false); err != nil {
+			return struct{}{}, err
+		}
+		c.note("k", int(kc), false)
+		return struct{}{}, nil
 	})
 	return err
 }

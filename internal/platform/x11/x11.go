@@ -54,6 +54,9 @@ type Conn struct {
 	xtestState int
 	// shots is what window capture remembers (capture.go).
 	shots captureState
+
+	display string   // as given to Open, for the watchdog
+	wd      watchdog // the child that releases what is held if we die (watchdog.go)
 }
 
 // Open connects to display ("" means $DISPLAY), authenticating with the
@@ -116,11 +119,12 @@ func OpenContext(ctx context.Context, display string) (*Conn, error) {
 	}
 	scr := setup.Roots[xc.DefaultScreen]
 	c := &Conn{
-		xc:     xc,
-		root:   scr.Root,
-		screen: platform.Rect{Width: int(scr.WidthInPixels), Height: int(scr.HeightInPixels)},
-		events: make(chan struct{}),
-		atoms:  map[string]xproto.Atom{},
+		xc:      xc,
+		root:    scr.Root,
+		screen:  platform.Rect{Width: int(scr.WidthInPixels), Height: int(scr.HeightInPixels)},
+		events:  make(chan struct{}),
+		atoms:   map[string]xproto.Atom{},
+		display: display,
 	}
 	// xgb queues events and unchecked errors on a bounded channel; once it is
 	// full its reader stops and every reply stalls behind it. We select no
@@ -140,7 +144,10 @@ func OpenContext(ctx context.Context, display string) (*Conn, error) {
 
 // Close closes the connection. It never blocks: xgb's Close queues behind
 // pending requests, which a hung server may never take.
-func (c *Conn) Close() { go c.xc.Close() }
+func (c *Conn) Close() {
+	c.closeWatchdog()
+	go c.xc.Close()
+}
 
 // Done is closed when the connection is gone, whether closed by Close or lost
 // (the X server exited); a caller can then reconnect.
