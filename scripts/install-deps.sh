@@ -24,6 +24,11 @@ PACKAGES=(
   chromium libreoffice-calc libreoffice-writer libreoffice-gtk3
   # GTK 2 (GIMP 2.10): accessible only with the gail and atk-bridge modules
   gimp libgail-common
+  # the task matrix: the editors, viewers and tools people automate, across
+  # GTK 3 (gedit, System Monitor, Evince), GTK 4 (GNOME Text Editor), Qt 5 /
+  # KDE (KWrite, SpeedCrunch) and Java Swing through the ATK wrapper
+  gedit gnome-text-editor gnome-system-monitor evince kwrite speedcrunch
+  openjdk-17-jdk-headless openjdk-17-jre libatk-wrapper-java-jni
 )
 GO_MIN_MAJOR=1
 GO_MIN_MINOR=26

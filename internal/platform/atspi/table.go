@@ -252,6 +252,9 @@ func (c *Conn) TableCells(ctx context.Context, key string, rows, columns [2]int)
 	if err := c.expandEmbedded(b, cells, texts, got, out.Cells); err != nil {
 		return nil, err
 	}
+	if err := c.expandContainers(b, cells, texts, got, out.Cells); err != nil {
+		return nil, err
+	}
 	for i := range out.Cells {
 		if !got[i] {
 			continue
@@ -367,6 +370,115 @@ func (c *Conn) expandEmbedded(b *batch, cells []tableCell, texts []string, got [
 			got[i], out[i].Err = false, "an object in the cell could not be read: "+mapErr(bad).Error()
 		default:
 			texts[i] = text
+		}
+	}
+	return nil
+}
+
+// expandContainers gives the cells that are containers of other cells
+// their children's text: a GTK 3 tree view column drawn by several
+// renderers (an icon and a name: GNOME System Monitor's Process Name, the
+// file chooser's Name) is a cell with no text and no name whose children,
+// one a renderer, carry it (atk-bridge answers its CharacterCount with 0,
+// though it has no Text). For each cell that reads "":
+// its children, then each child's role, state and character count, then
+// the text of those with some, joined by a space, in pipelined rounds for
+// those cells alone. A child that may hide its text makes the cell
+// Redacted; one that cannot be read gives the cell Err.
+func (c *Conn) expandContainers(b *batch, cells []tableCell, texts []string, got []bool, out []platform.TableCell) error {
+	type child struct {
+		tableCell
+		text string
+	}
+	kids := map[int][]child{}
+	asked := false
+	for i := range cells {
+		if !got[i] || texts[i] != "" {
+			continue
+		}
+		ref := cells[i].ref
+		asked = true
+		b.add(ref.Bus, ref.Path, ifaceAccessible+".GetChildren", func(call *dbus.Call) {
+			var refs []objRef
+			if call.Err != nil || call.Store(&refs) != nil || len(refs) == 0 {
+				return
+			}
+			ks := make([]child, len(refs))
+			for j, r := range refs {
+				ks[j].ref = r
+			}
+			kids[i] = ks
+		})
+	}
+	if !asked {
+		return nil
+	}
+	b.wait()
+	if len(kids) == 0 {
+		return mapErr(b.ctx.Err())
+	}
+	for _, ks := range kids {
+		for j := range ks {
+			k := &ks[j]
+			if k.ref.null() {
+				continue
+			}
+			b.add(k.ref.Bus, k.ref.Path, ifaceAccessible+".GetRole", func(call *dbus.Call) {
+				var r uint32
+				if k.err = call.Err; call.Err == nil && call.Store(&r) == nil {
+					k.role = platform.Role(r)
+				}
+			})
+			b.states(k.ref.Bus, k.ref.Path, func(s platform.StateSet, err error) {
+				k.states, k.err = s, cmp.Or(k.err, err)
+			})
+			b.get(k.ref.Bus, k.ref.Path, ifaceText, "CharacterCount", func(v any, err error) {
+				n, ok := v.(int32)
+				k.count, k.noText = n, err != nil || !ok
+			})
+		}
+	}
+	b.wait()
+	for _, ks := range kids {
+		for j := range ks {
+			k := &ks[j]
+			if k.ref.null() || k.err != nil || k.noText || k.count <= 0 || cellMayHide(k.role, k.states) {
+				continue
+			}
+			b.add(k.ref.Bus, k.ref.Path, ifaceText+".GetText", func(call *dbus.Call) {
+				if k.err = call.Err; call.Err == nil {
+					_ = call.Store(&k.text)
+				}
+			}, int32(0), int32(min(int(k.count), platform.MaxValueRunes+1)))
+		}
+	}
+	b.wait()
+	if err := b.ctx.Err(); err != nil {
+		return mapErr(err)
+	}
+	for i, ks := range kids {
+		var parts []string
+		var bad error
+		hide := false
+		for j := range ks {
+			k := &ks[j]
+			switch {
+			case k.ref.null():
+			case k.err != nil || k.states.Has(platform.StateDefunct):
+				bad = cmp.Or(bad, k.err, platform.ErrElementGone)
+			case cellMayHide(k.role, k.states):
+				hide = true
+			case k.text != "":
+				parts = append(parts, k.text)
+			}
+		}
+		switch {
+		case hide:
+			got[i], out[i].Redacted = false, true
+		case bad != nil:
+			got[i], out[i].Err = false, "a part of the cell could not be read: "+mapErr(bad).Error()
+		default:
+			texts[i] = strings.Join(parts, " ")
 		}
 	}
 	return nil

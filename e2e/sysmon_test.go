@@ -1,0 +1,95 @@
+//go:build linux
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/uiscope/uiscope/internal/testdesk"
+)
+
+// TestTaskSystemMonitorProcesses: read GNOME System Monitor's process table
+// (GTK 3) and sort it by ID, as an agent would. Its Process Name column is
+// drawn by two renderers (an icon and the name), so each cell holds two
+// cells and the name is in the second: every name read must be the one the
+// kernel gives the row's process (/proc/ID/comm, which the name starts
+// with when comm is cut at 15 bytes), and after a click on the ID header
+// the IDs read are in order.
+func TestTaskSystemMonitorProcesses(t *testing.T) {
+	d := testdesk.Shared(t)
+	app := d.Launch(t, append(freshHome(t), "gnome-system-monitor")...)
+	s := startMCP(t, d, "", "--allow-input")
+	sess := s.connect(t, map[string]any{"pid": app.Pid})
+	table := findOne(t, s, sess, map[string]any{"role": "tree table", "interface": "table"}).Ref
+	read := func() ([]string, [][]*string) {
+		a := decode[tableAnswer](t, s.ok(t, "read_table", map[string]any{"session": sess, "element": table, "rows": []int{0, 29}}))
+		if len(a.Cells) == 0 || !a.Complete {
+			t.Fatalf("read_table: %+v", a)
+		}
+		return a.ColumnHeaders, a.Cells
+	}
+	headers, rows := read()
+	name, id := slices.Index(headers, "Process Name"), slices.Index(headers, "ID")
+	if name < 0 || id < 0 {
+		t.Fatalf("column headers %q: no Process Name or ID", headers)
+	}
+	checked := 0
+	for i, row := range rows {
+		if row[id] == nil || row[name] == nil {
+			t.Fatalf("row %d: %v", i, deref(row))
+		}
+		comm, err := os.ReadFile("/proc/" + *row[id] + "/comm")
+		if err != nil {
+			continue // it exited since
+		}
+		want := strings.TrimSpace(string(comm))
+		if got := *row[name]; got == "" || !strings.HasPrefix(got, want) {
+			t.Errorf("row %d (ID %s): Process Name %q; the kernel says %q", i, *row[id], got, want)
+		}
+		checked++
+	}
+	if checked == 0 {
+		t.Fatalf("no row's process was still running: %v", rows)
+	}
+
+	// The order of the IDs read: 1 ascending, -1 descending, 0 neither.
+	order := func() (int, string) {
+		_, rows := read()
+		var ids []int
+		for _, row := range rows {
+			n, err := strconv.Atoi(deref(row)[id])
+			if err != nil {
+				return 0, fmt.Sprint(deref(row))
+			}
+			ids = append(ids, n)
+		}
+		switch {
+		case slices.IsSorted(ids):
+			return 1, fmt.Sprint(ids)
+		case slices.IsSortedFunc(ids, func(a, b int) int { return b - a }):
+			return -1, fmt.Sprint(ids)
+		}
+		return 0, fmt.Sprint(ids)
+	}
+	header := findOne(t, s, sess, map[string]any{"within": table, "name": "ID", "nameMatch": "exact", "role": "table column header"})
+	before, _ := order()
+	// A click on the header sorts by ID; a second click reverses it.
+	var first int
+	s.ok(t, "click", map[string]any{"session": sess, "element": header.Ref})
+	until(t, "the table sorted by ID", func(ctx context.Context) (bool, string) {
+		o, ids := order()
+		first = o
+		return o != 0 && (before == 0 || o != before), ids
+	})
+	s.ok(t, "click", map[string]any{"session": sess, "element": header.Ref})
+	until(t, "the table sorted by ID the other way", func(ctx context.Context) (bool, string) {
+		o, ids := order()
+		return o == -first, ids
+	})
+}
