@@ -24,7 +24,7 @@ import (
 // need skips a test that starts an X server under -short (make unit runs
 // without a desktop) and otherwise fails it when a program it starts is
 // missing: a desktop test that skips in CI would pass while proving nothing.
-func need(t *testing.T, bins ...string) {
+func need(t testing.TB, bins ...string) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("starts an X server; skipped under -short")
@@ -38,7 +38,7 @@ func need(t *testing.T, bins ...string) {
 
 // startXvfb runs a private X server on a free display and returns its
 // display string and process. It is killed when the test ends.
-func startXvfb(t *testing.T) (string, *os.Process) {
+func startXvfb(t testing.TB) (string, *os.Process) {
 	t.Helper()
 	need(t, "Xvfb")
 	r, w, err := os.Pipe()
@@ -70,7 +70,7 @@ func startXvfb(t *testing.T) (string, *os.Process) {
 }
 
 // startOpenbox runs openbox on display; stop kills it and waits for it.
-func startOpenbox(t *testing.T, display string) (stop func()) {
+func startOpenbox(t testing.TB, display string) (stop func()) {
 	t.Helper()
 	need(t, "openbox")
 	dir := t.TempDir()
@@ -95,7 +95,7 @@ func startOpenbox(t *testing.T, display string) (stop func()) {
 
 // waitFor polls cond until it holds or the deadline passes; cond returns a
 // description of what it saw, for the failure message.
-func waitFor(t *testing.T, timeout time.Duration, what string, cond func() (bool, string)) {
+func waitFor(t testing.TB, timeout time.Duration, what string, cond func() (bool, string)) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	tick := time.NewTicker(20 * time.Millisecond)
@@ -114,7 +114,7 @@ func waitFor(t *testing.T, timeout time.Duration, what string, cond func() (bool
 	}
 }
 
-func ctxT(t *testing.T) context.Context {
+func ctxT(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	return ctx
@@ -122,12 +122,12 @@ func ctxT(t *testing.T) context.Context {
 
 // client is the test's own X connection, standing in for applications.
 type client struct {
-	t    *testing.T
+	t    testing.TB
 	xc   *xgb.Conn
 	root xproto.Window
 }
 
-func newClient(t *testing.T, display string) *client {
+func newClient(t testing.TB, display string) *client {
 	t.Helper()
 	xc, err := xgb.NewConnDisplay(display)
 	if err != nil {
