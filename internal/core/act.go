@@ -372,6 +372,9 @@ func (m *Sessions) pointerInput(ctx context.Context, s *Session, aim func() (int
 // holds the input lock.
 func (m *Sessions) pointAt(ctx context.Context, t *target) (int, int, error) {
 	b := t.det.Node.Bounds
+	if b == nil && t.det.Node.BoundsUnknown {
+		return 0, 0, AsError(fmt.Errorf("%s: %w", t.ref, platform.ErrWindowUnknown))
+	}
 	if b == nil || b.Empty() {
 		return 0, 0, Errorf(CodeOffscreen, "%s has no on-screen bounds to click; it may be hidden or scrolled away", t.ref)
 	}
@@ -394,6 +397,10 @@ func (m *Sessions) pointAt(ctx context.Context, t *target) (int, int, error) {
 		// the same process: clicking them is clicking the app.
 		if pid, err := t.actor.WindowPid(ctx, top); err == nil && pid == t.s.App.Pid {
 			return x, y, nil
+		}
+		if top == 0 {
+			return 0, 0, Errorf(CodeOffscreen, "the point %d,%d of %s lies on no window (the desktop is there), outside its window %s at %d,%d %dx%d; nothing was clicked: read the tree again",
+				x, y, t.ref, win.ID, win.Bounds.X, win.Bounds.Y, win.Bounds.Width, win.Bounds.Height)
 		}
 		return 0, 0, Errorf(CodeCovered, "the point %d,%d of %s is covered by another window (%s); nothing was clicked", x, y, t.ref, top)
 	}

@@ -272,6 +272,9 @@ func (e *Element) AppendJSON(b []byte) []byte {
 		b = strconv.AppendInt(b, int64(r.Height), 10)
 		b = append(b, '}')
 	}
+	if e.BoundsUnknown {
+		b = append(b, `,"boundsUnknown":true`...)
+	}
 	if len(e.Interfaces) > 0 {
 		b = appendStrings(b, `,"interfaces":`, e.Interfaces)
 	}

@@ -24,6 +24,7 @@ const (
 	CodeUnknownSession  = "unknownSession"
 	CodeTooManySessions = "tooManySessions"
 	CodeNotSupported    = "notSupported"
+	CodeWindowUnknown   = "windowUnknown"
 	CodeInternal        = "internal"
 )
 
@@ -94,6 +95,8 @@ func AsError(err error) *Error {
 		return &Error{Code: CodeNoEffect, Msg: err.Error(), Disposition: "terminal", Err: err}
 	case errors.Is(err, platform.ErrNotSupported):
 		return &Error{Code: CodeNotSupported, Msg: err.Error(), Disposition: "terminal", Err: err}
+	case errors.Is(err, platform.ErrWindowUnknown):
+		return &Error{Code: CodeWindowUnknown, Msg: err.Error() + "; its place on the screen is unknown, so nothing was done: read the tree again (a window may be opening, closing or resizing), or act semantically (invoke, set_value)", Disposition: "terminal", Err: err}
 	}
 	return &Error{Code: CodeInternal, Msg: err.Error(), Disposition: "terminal", Err: err}
 }

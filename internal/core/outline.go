@@ -31,7 +31,9 @@ var (
 //     element that is not expanded), pressed, indeterminate, editable, and
 //     disabled (neither sensitive nor enabled; not printed when the element
 //     reported no states at all, i.e. they could not be read).
-//   - Bounds are omitted when unknown or empty.
+//   - Bounds are omitted when the element has none or they are empty;
+//     "@unknown" stands for them when its window could not be told
+//     (BoundsUnknown).
 //   - An element whose details could not be read ends with error="…".
 //   - Where children were left out (depth, budget), a line "… N more" at
 //     the child level says how many.
@@ -111,6 +113,8 @@ func (t *Tree) writeLine(b *strings.Builder, id int) {
 		b.WriteString(strconv.Itoa(r.Width))
 		b.WriteByte('x')
 		b.WriteString(strconv.Itoa(r.Height))
+	} else if n.BoundsUnknown {
+		b.WriteString(" @unknown")
 	}
 	if n.ChildrenPartial {
 		b.WriteString(" (")

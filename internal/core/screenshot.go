@@ -248,7 +248,9 @@ func captureError(err error, win platform.Window) error {
 
 // redactedBars lists the screen rectangles to cover: every redacted or
 // password element with bounds meeting the captured area. One that is
-// showing but has no bounds cannot be covered, so the capture fails.
+// showing but has no bounds, or whose window could not be told
+// (BoundsUnknown: it may be on screen), cannot be covered, so the capture
+// fails.
 func redactedBars(t *Tree, area platform.Rect) ([]platform.Rect, error) {
 	var bars []platform.Rect
 	for id := 0; id < t.Len(); id++ {
@@ -257,7 +259,7 @@ func redactedBars(t *Tree, area platform.Rect) ([]platform.Rect, error) {
 			continue
 		}
 		if n.Bounds == nil {
-			if n.States.Has(platform.StateShowing) {
+			if n.States.Has(platform.StateShowing) || n.BoundsUnknown {
 				return nil, Errorf(CodeNotSupported, "%s (%s) hides its text but reports no bounds, so it cannot be covered: no image is returned", t.RefString(id), n.Role)
 			}
 			continue

@@ -226,9 +226,12 @@ type Element struct {
 	AccessibleID string         `json:"accessibleId,omitempty"`
 	States       []string       `json:"states"`
 	Bounds       *platform.Rect `json:"bounds,omitempty"`
-	Interfaces   []string       `json:"interfaces,omitempty"`
-	Actions      []string       `json:"actions,omitempty"`
-	Redacted     bool           `json:"redacted,omitempty"`
+	// BoundsUnknown: the element's window could not be told, so where it
+	// is on the screen is unknown (platform.Node.BoundsUnknown).
+	BoundsUnknown bool     `json:"boundsUnknown,omitempty"`
+	Interfaces    []string `json:"interfaces,omitempty"`
+	Actions       []string `json:"actions,omitempty"`
+	Redacted      bool     `json:"redacted,omitempty"`
 	// Value is what the control holds (platform.Node.Value); never on a
 	// redacted element.
 	Value          *string `json:"value,omitempty"`
@@ -260,19 +263,20 @@ func (t *Tree) Element(id int) (*Element, bool) {
 func (t *Tree) element(id int) *Element {
 	n := t.nodes[id]
 	e := &Element{
-		ID:           "e" + strconv.Itoa(t.extID(id)),
-		Ref:          t.RefString(id),
-		Key:          n.Key,
-		Role:         n.Role.String(),
-		Name:         n.Name,
-		Description:  n.Description,
-		AccessibleID: n.AccessibleID,
-		States:       n.States.Names(),
-		Interfaces:   listedInterfaces(n.Interfaces),
-		Actions:      slices.Clone(n.Actions),
-		Redacted:     n.Redacted,
-		ChildCount:   n.ChildCount,
-		Error:        n.Err,
+		ID:            "e" + strconv.Itoa(t.extID(id)),
+		Ref:           t.RefString(id),
+		Key:           n.Key,
+		Role:          n.Role.String(),
+		Name:          n.Name,
+		Description:   n.Description,
+		AccessibleID:  n.AccessibleID,
+		States:        n.States.Names(),
+		Interfaces:    listedInterfaces(n.Interfaces),
+		Actions:       slices.Clone(n.Actions),
+		Redacted:      n.Redacted,
+		ChildCount:    n.ChildCount,
+		Error:         n.Err,
+		BoundsUnknown: n.BoundsUnknown,
 
 		ChildrenPartial: n.ChildrenPartial,
 		ChildrenRange:   n.ChildrenRange,

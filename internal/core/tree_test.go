@@ -307,7 +307,7 @@ func TestElementJSON(t *testing.T) {
 func TestElementKeysAreContract(t *testing.T) {
 	// The JSON field names are the contract of docs/api.md.
 	want := []string{"id", "ref", "key", "role", "name", "description", "accessibleId", "states",
-		"bounds", "interfaces", "actions", "redacted", "value", "valueTruncated", "childCount", "children",
+		"bounds", "boundsUnknown", "interfaces", "actions", "redacted", "value", "valueTruncated", "childCount", "children",
 		"childrenOmitted", "childrenPartial", "childrenRange", "error"}
 	typ := reflect.TypeFor[Element]()
 	var got []string

@@ -221,12 +221,17 @@ type Node struct {
 	AccessibleID string   `json:"accessibleId,omitempty"`
 	States       StateSet `json:"states"`
 	Bounds       *Rect    `json:"bounds,omitempty"`
-	Interfaces   []string `json:"interfaces,omitempty"`
-	Actions      []string `json:"actions,omitempty"`
-	ChildCount   int      `json:"childCount"`
-	Children     []*Node  `json:"children,omitempty"`
-	Redacted     bool     `json:"redacted,omitempty"`
-	Err          string   `json:"error,omitempty"` // why this node's details are incomplete
+	// BoundsUnknown: the toolkit gave the element window-relative extents
+	// and the native window they count from could not be matched
+	// (ErrWindowUnknown), so Bounds is nil though the element may well be
+	// on screen.
+	BoundsUnknown bool     `json:"boundsUnknown,omitempty"`
+	Interfaces    []string `json:"interfaces,omitempty"`
+	Actions       []string `json:"actions,omitempty"`
+	ChildCount    int      `json:"childCount"`
+	Children      []*Node  `json:"children,omitempty"`
+	Redacted      bool     `json:"redacted,omitempty"`
+	Err           string   `json:"error,omitempty"` // why this node's details are incomplete
 	// Value is what a control holds (the text of an entry or a cell, a
 	// slider's number, a combo box's chosen item), at most MaxValueRunes
 	// runes, ValueTruncated when cut; nil when it holds nothing readable.
@@ -274,6 +279,10 @@ var (
 	ErrNotSupported  = errors.New("not supported by this element")
 	ErrTimeout       = errors.New("the application did not answer in time")
 	ErrProcessGone   = errors.New("process not running")
+	// ErrWindowUnknown: the native window that shows an element could
+	// not be told: no window of the application fits its top level, or
+	// several do alike. Its screen position is then unknown.
+	ErrWindowUnknown = errors.New("the element's window could not be matched to a native window")
 )
 
 // TextContent is what an element's Text interface holds, bounded.

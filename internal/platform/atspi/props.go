@@ -185,11 +185,15 @@ func (c *Conn) Element(ctx context.Context, key string, opts ElementOptions) (*p
 		}
 	}
 	if n.Bounds != nil && opts.WindowOrigin != nil {
-		if top, err := c.topLevel(ctx, bus, path); err == nil {
-			if x, y, ok := opts.WindowOrigin(ctx, top); ok {
-				n.Bounds.X += x
-				n.Bounds.Y += y
-			}
+		// Without its top level (gone meanwhile, or no answer) the
+		// element cannot be placed either.
+		if top, err := c.topLevel(ctx, bus, path, true); err != nil {
+			n.Bounds, n.BoundsUnknown = nil, true
+		} else if x, y, ok := opts.WindowOrigin(ctx, top); ok {
+			n.Bounds.X += x
+			n.Bounds.Y += y
+		} else {
+			n.Bounds, n.BoundsUnknown = nil, true
 		}
 	}
 	return d, ctx.Err()
@@ -197,7 +201,7 @@ func (c *Conn) Element(ctx context.Context, key string, opts ElementOptions) (*p
 
 // topLevel climbs Parent links to the child of the application root that
 // holds the element (its frame, dialog or window).
-func (c *Conn) topLevel(ctx context.Context, bus string, path dbus.ObjectPath) (*platform.Node, error) {
+func (c *Conn) topLevel(ctx context.Context, bus string, path dbus.ObjectPath, windowRelative bool) (*platform.Node, error) {
 	cur := objRef{bus, path}
 	for range 256 {
 		var v dbus.Variant
@@ -217,8 +221,12 @@ func (c *Conn) topLevel(ctx context.Context, bus string, path dbus.ObjectPath) (
 				top.Name, _ = v.Value().(string)
 			}
 			var r struct{ X, Y, W, H int32 }
-			if err := c.call(ctx, cur.Bus, cur.Path, ifaceComponent+".GetExtents", []any{coordType(true)}, &r); err == nil {
+			if err := c.call(ctx, cur.Bus, cur.Path, ifaceComponent+".GetExtents", []any{coordType(windowRelative)}, &r); err == nil {
 				top.Bounds = &platform.Rect{X: int(r.X), Y: int(r.Y), Width: int(r.W), Height: int(r.H)}
+			}
+			var st []uint32
+			if err := c.call(ctx, cur.Bus, cur.Path, ifaceAccessible+".GetState", nil, &st); err == nil {
+				top.States = platform.StateSetFromWords(st)
 			}
 			return top, nil
 		}
@@ -234,9 +242,9 @@ func validExtents(x, y, w, h int32) bool {
 }
 
 // TopLevel returns the window-level element (a child of the application
-// root: frame, dialog, window) that holds the element, with its name and
-// window-relative extents.
-func (c *Conn) TopLevel(ctx context.Context, key string) (*platform.Node, error) {
+// root: frame, dialog, window) that holds the element, with its name,
+// states and extents: window-relative, or in screen coordinates.
+func (c *Conn) TopLevel(ctx context.Context, key string, windowRelative bool) (*platform.Node, error) {
 	bus, path, err := ParseKey(key)
 	if err != nil {
 		return nil, err
@@ -244,5 +252,5 @@ func (c *Conn) TopLevel(ctx context.Context, key string) (*platform.Node, error)
 	if path == rootPath {
 		return nil, platform.ErrNotSupported
 	}
-	return c.topLevel(ctx, bus, path)
+	return c.topLevel(ctx, bus, path, windowRelative)
 }

@@ -43,8 +43,11 @@ type TreeOptions struct {
 	// element); outlines and benchmarks of the tree shape leave them out.
 	Actions bool
 	// WindowOrigin returns the screen origin of the native window that
-	// shows a top-level element (frame, dialog, window). Needed for toolkits
-	// that report window-relative extents (GTK 4); nil leaves them as read.
+	// shows a top-level element (frame, dialog, window), read for this
+	// walk; ok false when that window is unknown, and the top level's
+	// elements are then left without bounds (BoundsUnknown). Needed for
+	// toolkits that report window-relative extents (GTK 4); nil leaves
+	// them as read.
 	WindowOrigin func(ctx context.Context, top *platform.Node) (x, y int, ok bool)
 	// Bulk reads an uncached element's Accessible properties with one
 	// Properties.GetAll and its children with one GetChildren, instead of
@@ -676,23 +679,28 @@ func (w *walker) details(root *walkNode) {
 		return
 	}
 	// Toolkits with window-relative extents: shift each top-level's subtree
-	// by its window's screen origin.
-	origins := map[*walkNode][2]int{}
+	// by its window's screen origin. A top level whose window is unknown
+	// leaves its elements without bounds: never another window's origin.
+	type origin struct {
+		x, y int
+		ok   bool
+	}
+	origins := map[*walkNode]origin{}
 	for _, wn := range w.all {
 		if wn.top == nil || wn.node.Bounds == nil {
 			continue
 		}
 		o, seen := origins[wn.top]
 		if !seen {
-			x, y, ok := w.opts.WindowOrigin(w.ctx, wn.top.node)
-			if !ok {
-				x, y = 0, 0
-			}
-			o = [2]int{x, y}
+			o.x, o.y, o.ok = w.opts.WindowOrigin(w.ctx, wn.top.node)
 			origins[wn.top] = o
 		}
-		wn.node.Bounds.X += o[0]
-		wn.node.Bounds.Y += o[1]
+		if !o.ok {
+			wn.node.Bounds, wn.node.BoundsUnknown = nil, true
+			continue
+		}
+		wn.node.Bounds.X += o.x
+		wn.node.Bounds.Y += o.y
 	}
 }
 

@@ -121,8 +121,9 @@ func (d *Desktop) SelectText(ctx context.Context, app platform.App, key string, 
 	return a.SelectText(ctx, key, start, end)
 }
 
-// Window finds the native window showing an element, from the app's
-// current windows.
+// Window finds the native window showing an element: the window of its
+// top level, matched among the app's windows as they are now
+// (ErrWindowUnknown when none, or several alike, fit).
 func (d *Desktop) Window(ctx context.Context, app platform.App, key string) (platform.Window, error) {
 	xc, err := d.x(ctx)
 	if err != nil {
@@ -132,24 +133,20 @@ func (d *Desktop) Window(ctx context.Context, app platform.App, key string) (pla
 	if err != nil {
 		return platform.Window{}, err
 	}
-	top, err := a.TopLevel(ctx, key)
+	rel := WindowRelative(app.Toolkit, app.ToolkitVersion)
+	top, err := a.TopLevel(ctx, key, rel)
 	if err != nil {
 		return platform.Window{}, err
 	}
-	all, err := xc.TopLevels(ctx)
+	wins, err := xc.AppWindows(ctx, app.Pid)
 	if err != nil {
 		return platform.Window{}, err
 	}
-	var wins []platform.Window
-	for _, w := range all {
-		if w.Pid == app.Pid {
-			wins = append(wins, w)
-		}
+	p, ok := matchTop(wins, top, rel)
+	if !ok {
+		return platform.Window{}, windowUnknown(app.Pid, top, wins)
 	}
-	if w, ok := MatchWindow(wins, top); ok {
-		return w, nil
-	}
-	return platform.Window{}, fmt.Errorf("%w: no window of pid %d shows %q", platform.ErrNotActivated, app.Pid, top.Name)
+	return p.win.Window, nil
 }
 
 // Activate raises and focuses a window and verifies it became active.

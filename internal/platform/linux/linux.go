@@ -320,59 +320,23 @@ func WindowRelative(toolkit, version string) bool {
 	return isGTK4(platform.App{Toolkit: toolkit, ToolkitVersion: version})
 }
 
-// originFunc returns how to find the screen origin of a top-level element's
-// window, or nil when the toolkit reports screen coordinates already.
+// originFunc returns how to find the screen origin of a top-level
+// element's window for one read, or nil when the toolkit reports screen
+// coordinates already. The application's windows are read from the
+// display when first needed and kept for that read only (geometry.go).
 func (c conns) originFunc(app platform.App) func(context.Context, *platform.Node) (int, int, bool) {
 	if c.x == nil || !WindowRelative(app.Toolkit, app.ToolkitVersion) {
 		return nil
 	}
+	live := &liveWindows{x: c.x, pid: app.Pid}
 	return func(ctx context.Context, top *platform.Node) (int, int, bool) {
-		w, ok := MatchWindow(app.Windows, top)
-		if !ok {
-			return 0, 0, false
-		}
-		id, ok := xid(w.ID)
-		if !ok {
-			return 0, 0, false
-		}
-		x, y, err := c.x.WindowOrigin(ctx, id)
+		wins, err := live.get(ctx)
 		if err != nil {
 			return 0, 0, false
 		}
-		// A client-side decorated GTK 4 window is larger than its widget
-		// by an invisible resize border, the same on every side (5 px
-		// without a compositor), and extents count from the widget.
-		if top.Bounds != nil {
-			if mx := (w.Bounds.Width - top.Bounds.Width) / 2; mx > 0 {
-				x += mx
-			}
-			if my := (w.Bounds.Height - top.Bounds.Height) / 2; my > 0 {
-				y += my
-			}
-		}
-		return x, y, true
+		p, ok := matchTop(wins, top, true)
+		return p.originX, p.originY, ok
 	}
-}
-
-// MatchWindow finds the native window that shows a top-level accessible
-// element: by title, then by size, then the app's only window.
-func MatchWindow(wins []platform.Window, top *platform.Node) (platform.Window, bool) {
-	var bySize []platform.Window
-	for _, w := range wins {
-		if top.Name != "" && w.Title == top.Name && w.Mapped {
-			return w, true
-		}
-		if top.Bounds != nil && w.Bounds.Width == top.Bounds.Width && w.Bounds.Height == top.Bounds.Height {
-			bySize = append(bySize, w)
-		}
-	}
-	if len(bySize) == 1 {
-		return bySize[0], true
-	}
-	if len(wins) == 1 {
-		return wins[0], true
-	}
-	return platform.Window{}, false
 }
 
 // Owner returns the pid that owns the application's accessibility bus

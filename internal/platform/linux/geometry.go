@@ -1,0 +1,161 @@
+//go:build linux
+
+package linux
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/platform/x11"
+)
+
+// Geometry is live (DESIGN §11): every read that places elements on the
+// screen and every action that aims at them reads the application's X
+// windows at that moment, once per call, and maps each top-level
+// accessible (frame, dialog, window) to the native window that shows it
+// by the window's process, its size (and for toolkits with screen
+// coordinates its place), its title and which window is active, together.
+// A top level that no window fits, or that several fit alike, has no
+// window: its elements get no bounds (platform.Node.BoundsUnknown), and an
+// action on them fails with platform.ErrWindowUnknown. Another window's
+// origin is never borrowed.
+
+// maxCSDBorder bounds the invisible border a client-side decorated window
+// may draw around its content when it does not say how wide it is
+// (_GTK_FRAME_EXTENTS): GTK 4 without a compositor draws 5 px; shadows of
+// composited windows are a few tens.
+const maxCSDBorder = 64
+
+// liveWindows is one call's read of an application's windows, made on
+// first use and kept for that call only.
+type liveWindows struct {
+	x    *x11.Conn
+	pid  int
+	once sync.Once
+	wins []x11.AppWindow
+	err  error
+}
+
+func (l *liveWindows) get(ctx context.Context) ([]x11.AppWindow, error) {
+	l.once.Do(func() { l.wins, l.err = l.x.AppWindows(ctx, l.pid) })
+	return l.wins, l.err
+}
+
+// placement is where a top level's window is: the window, and the screen
+// point that the toolkit's window-relative coordinates count from.
+type placement struct {
+	win              x11.AppWindow
+	originX, originY int
+}
+
+// matchTop finds the native window that shows a top-level accessible
+// element among the application's windows (bottom to top): the one window
+// whose geometry fits the element's bounds (windowRelative: its size, the
+// invisible client-side border aside; otherwise its place and size, as its
+// interior or its frame), narrowed by title, by being mapped and by the
+// active state when several fit. With no bounds to compare, the one mapped
+// window whose title is the element's name. ok is false when no window, or
+// more than one, is left.
+func matchTop(wins []x11.AppWindow, top *platform.Node, windowRelative bool) (placement, bool) {
+	var fits []placement
+	if b := top.Bounds; b != nil && !b.Empty() {
+		for _, w := range wins {
+			if w.Popup && windowRelative {
+				continue // GTK 4's top levels are windows; its popovers are inside them
+			}
+			if x, y, ok := fit(w, *b, windowRelative); ok {
+				fits = append(fits, placement{w, x, y})
+			}
+		}
+	} else {
+		for _, w := range wins {
+			if !w.Popup && w.Mapped && top.Name != "" && w.Title == top.Name {
+				fits = append(fits, placement{w, w.Bounds.X, w.Bounds.Y})
+			}
+		}
+	}
+	narrow := func(keep func(p placement) bool) {
+		var kept []placement
+		for _, p := range fits {
+			if keep(p) {
+				kept = append(kept, p)
+			}
+		}
+		if len(kept) > 0 {
+			fits = kept
+		}
+	}
+	if len(fits) > 1 && top.Name != "" {
+		narrow(func(p placement) bool { return p.win.Title == top.Name })
+	}
+	if len(fits) > 1 {
+		narrow(func(p placement) bool { return p.win.Mapped })
+	}
+	if len(fits) > 1 && top.States != 0 {
+		active := top.States.Has(platform.StateActive)
+		narrow(func(p placement) bool { return p.win.Active == active })
+	}
+	if len(fits) != 1 {
+		return placement{}, false
+	}
+	return fits[0], true
+}
+
+// fit reports whether window w can show a top level whose bounds are b,
+// and where its coordinates count from on the screen.
+func fit(w x11.AppWindow, b platform.Rect, windowRelative bool) (x, y int, ok bool) {
+	in := w.Bounds
+	if windowRelative {
+		if e := w.FrameExtents; e != nil {
+			cw, ch := in.Width-e[0]-e[1], in.Height-e[2]-e[3]
+			return in.X + e[0], in.Y + e[2], cw == b.Width && ch == b.Height
+		}
+		// Without extents, the border is the same on every side.
+		dw, dh := in.Width-b.Width, in.Height-b.Height
+		if dw != dh || dw < 0 || dw%2 != 0 || dw/2 > maxCSDBorder {
+			return 0, 0, false
+		}
+		return in.X + dw/2, in.Y + dh/2, true
+	}
+	if b == in || b == w.Frame {
+		return 0, 0, true
+	}
+	// A client-side decorated window's content inside its invisible
+	// border.
+	m := b.X - in.X
+	return 0, 0, m > 0 && m <= maxCSDBorder && b.Y-in.Y == m && in.Width-b.Width == 2*m && in.Height-b.Height == 2*m
+}
+
+// describeWindows says which windows a top level was compared with, for an
+// error.
+func describeWindows(wins []x11.AppWindow) string {
+	if len(wins) == 0 {
+		return "it has no windows"
+	}
+	parts := make([]string, 0, len(wins))
+	for _, w := range wins {
+		kind := ""
+		if w.Popup {
+			kind = " popup"
+		}
+		if !w.Mapped {
+			kind += " unmapped"
+		}
+		parts = append(parts, fmt.Sprintf("%s%s %q %dx%d", w.ID, kind, w.Title, w.Bounds.Width, w.Bounds.Height))
+	}
+	return "its windows are " + strings.Join(parts, ", ")
+}
+
+// windowUnknown is the error for a top level no window could be matched
+// to.
+func windowUnknown(pid int, top *platform.Node, wins []x11.AppWindow) error {
+	size := "no bounds"
+	if b := top.Bounds; b != nil {
+		size = fmt.Sprintf("%dx%d", b.Width, b.Height)
+	}
+	return fmt.Errorf("%w: no window of pid %d matches the top level %q (%s); %s",
+		platform.ErrWindowUnknown, pid, top.Name, size, describeWindows(wins))
+}
