@@ -13,7 +13,6 @@ import (
 
 	"github.com/uiscope/uiscope/internal/platform"
 	"github.com/uiscope/uiscope/internal/platform/atspi"
-	"github.com/uiscope/uiscope/internal/platform/x11"
 	"github.com/uiscope/uiscope/internal/testdesk"
 )
 
@@ -185,7 +184,7 @@ func TestBrowserMirrorRandom(t *testing.T) {
 					}
 				case k == 3:
 					what = "Tab"
-					ch, _ := x11.ParseChord("Tab")
+					ch, _ := platform.ParseChord("Tab")
 					d.X.ActivateWindow(ctx, win)
 					if err := d.X.KeyChord(ctx, ch); err != nil {
 						t.Fatal(err)

@@ -16,7 +16,6 @@ import (
 
 	"github.com/uiscope/uiscope/internal/platform"
 	"github.com/uiscope/uiscope/internal/platform/atspi"
-	"github.com/uiscope/uiscope/internal/platform/x11"
 	"github.com/uiscope/uiscope/internal/testdesk"
 )
 
@@ -307,7 +306,7 @@ func TestMirrorMatchesFreshWalksGTK3(t *testing.T) {
 		return n != nil
 	})
 	mc.check("menu open", false)
-	esc, err := x11.ParseChord("Escape")
+	esc, err := platform.ParseChord("Escape")
 	if err != nil {
 		t.Fatal(err)
 	}

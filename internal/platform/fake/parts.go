@@ -281,13 +281,10 @@ func (d *Desktop) Wheel(ctx context.Context, x, y, dx, dy int) error {
 	return nil
 }
 
-// ValidateChord accepts "Key" or "Mod+...+Key" with non-empty parts.
+// ValidateChord accepts what the real backend does (platform.ParseChord).
 func (d *Desktop) ValidateChord(chord string) error {
-	parts := strings.Split(chord, "+")
-	for _, p := range parts {
-		if strings.TrimSpace(p) == "" {
-			return fmt.Errorf("%w: %q has an empty part", platform.ErrInvalidKeys, chord)
-		}
+	if _, err := platform.ParseChord(chord); err != nil {
+		return fmt.Errorf("%w: %v", platform.ErrInvalidKeys, err)
 	}
 	return nil
 }

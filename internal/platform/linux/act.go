@@ -215,7 +215,7 @@ func (d *Desktop) Wheel(ctx context.Context, x, y, dx, dy int) error {
 
 // ValidateChord parses a chord without sending anything.
 func (d *Desktop) ValidateChord(chord string) error {
-	if _, err := x11.ParseChord(chord); err != nil {
+	if _, err := platform.ParseChord(chord); err != nil {
 		return fmt.Errorf("%w: %v", platform.ErrInvalidKeys, err)
 	}
 	return nil
@@ -227,7 +227,7 @@ func (d *Desktop) KeyChord(ctx context.Context, chord string) error {
 	if err != nil {
 		return err
 	}
-	ch, err := x11.ParseChord(chord)
+	ch, err := platform.ParseChord(chord)
 	if err != nil {
 		return fmt.Errorf("%w: %v", platform.ErrInvalidKeys, err)
 	}
@@ -334,8 +334,8 @@ func (d *Desktop) KeyUp(ctx context.Context, key string) error {
 	return d.holdKey(ctx, key, (*x11.Conn).KeyUp)
 }
 
-func (d *Desktop) holdKey(ctx context.Context, key string, fn func(*x11.Conn, context.Context, x11.Chord) error) error {
-	ch, err := x11.ParseChord(key)
+func (d *Desktop) holdKey(ctx context.Context, key string, fn func(*x11.Conn, context.Context, platform.Chord) error) error {
+	ch, err := platform.ParseChord(key)
 	if err != nil {
 		return fmt.Errorf("%w: %v", platform.ErrInvalidKeys, err)
 	}

@@ -16,6 +16,8 @@ import (
 
 	"github.com/jezek/xgb/xproto"
 	"github.com/jezek/xgb/xtest"
+
+	"github.com/uiscope/uiscope/internal/platform"
 )
 
 // Errors of the input layer.
@@ -172,7 +174,7 @@ func caseKeysyms(ks uint32) (lo, up uint32, ok bool) {
 	if !ok {
 		return 0, 0, false
 	}
-	lo, up = RuneKeysym(unicode.ToLower(r)), RuneKeysym(unicode.ToUpper(r))
+	lo, up = platform.RuneKeysym(unicode.ToLower(r)), platform.RuneKeysym(unicode.ToUpper(r))
 	return lo, up, lo != up && lo != 0 && up != 0
 }
 
@@ -396,15 +398,17 @@ func (c *Conn) KeyChord(ctx context.Context, ch Chord) error {
 		if err != nil {
 			return err
 		}
+		down := ch.Mods
+		if shift {
+			down |= ModShift
+		}
 		var mods []xproto.Keycode
-		for _, m := range modNames {
-			if ch.Mods&m.mod != 0 || (m.mod == ModShift && shift) {
-				mk, err := s.modKeycode(m.mod)
-				if err != nil {
-					return err
-				}
-				mods = append(mods, mk)
+		for _, m := range down.List() {
+			mk, err := s.modKeycode(m)
+			if err != nil {
+				return err
 			}
+			mods = append(mods, mk)
 		}
 		for _, mk := range mods {
 			if err := ctx.Err(); err != nil {
@@ -461,7 +465,7 @@ func (c *Conn) TypeTextChecked(ctx context.Context, text string, every int, chec
 	}
 	syms := make([]uint32, 0, len(text))
 	for i, r := range []rune(text) {
-		ks := RuneKeysym(r)
+		ks := platform.RuneKeysym(r)
 		if ks == 0 {
 			return 0, fmt.Errorf("x11: cannot type control character U+%04X (character %d of the text)", r, i+1)
 		}

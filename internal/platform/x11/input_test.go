@@ -14,6 +14,8 @@ import (
 
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
+
+	"github.com/uiscope/uiscope/internal/platform"
 )
 
 // evClient is a test client that receives the events of its own windows:
@@ -254,7 +256,7 @@ func TestKeyboard(t *testing.T) {
 
 	t.Run("chord", func(t *testing.T) {
 		ec.drain()
-		ch, err := ParseChord("Ctrl+Shift+a")
+		ch, err := platform.ParseChord("Ctrl+Shift+a")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -274,7 +276,7 @@ func TestKeyboard(t *testing.T) {
 			t.Errorf("after the chord: %s", seen)
 		}
 		// A capital letter alone is typed with Shift.
-		ch, _ = ParseChord("A")
+		ch, _ = platform.ParseChord("A")
 		if err := c.KeyChord(ctx, ch); err != nil {
 			t.Fatal(err)
 		}
@@ -290,7 +292,7 @@ func TestKeyboard(t *testing.T) {
 
 	t.Run("chord with a bound key", func(t *testing.T) {
 		ec.drain()
-		ch, _ := ParseChord("Ctrl+€")
+		ch, _ := platform.ParseChord("Ctrl+€")
 		if err := c.KeyChord(ctx, ch); err != nil {
 			t.Fatal(err)
 		}
@@ -395,7 +397,7 @@ func TestKeyboard(t *testing.T) {
 				break
 			}
 		}
-		ch, _ := ParseChord("Ctrl+Shift+a")
+		ch, _ := platform.ParseChord("Ctrl+Shift+a")
 		const workers, each = 4, 3
 		var wg sync.WaitGroup
 		errs := make(chan error, workers*each)

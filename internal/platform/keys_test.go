@@ -1,6 +1,4 @@
-//go:build linux
-
-package x11
+package platform
 
 import (
 	"strings"
@@ -13,11 +11,11 @@ func TestParseChord(t *testing.T) {
 		want Chord
 		str  string
 	}{
-		{"Enter", Chord{0, ksReturn}, "Return"},
-		{"Return", Chord{0, ksReturn}, "Return"},
+		{"Enter", Chord{0, KeysymReturn}, "Return"},
+		{"Return", Chord{0, KeysymReturn}, "Return"},
 		{"Ctrl+S", Chord{ModCtrl, 's'}, "Ctrl+s"},
 		{"Alt+F4", Chord{ModAlt, 0xffc1}, "Alt+F4"},
-		{"Shift+Tab", Chord{ModShift, ksTab}, "Shift+Tab"},
+		{"Shift+Tab", Chord{ModShift, KeysymTab}, "Shift+Tab"},
 		{"F5", Chord{0, 0xffc2}, "F5"},
 		{"F24", Chord{0, 0xffd5}, "F24"},
 		{"ctrl+shift+t", Chord{ModCtrl | ModShift, 't'}, "Ctrl+Shift+t"},
@@ -46,10 +44,10 @@ func TestParseChord(t *testing.T) {
 		{"1", Chord{0, '1'}, "1"},
 		{"é", Chord{0, 0xe9}, "é"},
 		{"Ctrl+中", Chord{ModCtrl, 0x01004e2d}, "Ctrl+中"},
-		{"Super", Chord{0, ksSuperL}, "Super_L"},
-		{"Ctrl+Shift", Chord{ModCtrl, ksShiftL}, "Ctrl+Shift_L"},
+		{"Super", Chord{0, KeysymSuperL}, "Super_L"},
+		{"Ctrl+Shift", Chord{ModCtrl, KeysymShiftL}, "Ctrl+Shift_L"},
 		{"Menu", Chord{0, 0xff67}, "Menu"},
-		{"BackSpace", Chord{0, ksBackSpace}, "BackSpace"},
+		{"BackSpace", Chord{0, KeysymBackSpace}, "BackSpace"},
 	} {
 		got, err := ParseChord(tc.in)
 		if err != nil {
@@ -94,7 +92,7 @@ func TestRuneKeysym(t *testing.T) {
 	for r, want := range map[rune]uint32{
 		'a': 'a', 'A': 'A', ' ': 0x20, '~': 0x7e, 'é': 0xe9, 0xa0: 0xa0, 'ÿ': 0xff,
 		'€': 0x010020ac, '中': 0x01004e2d, '😀': 0x0101f600,
-		'\n': ksReturn, '\r': ksReturn, '\t': ksTab, '\b': ksBackSpace,
+		'\n': KeysymReturn, '\r': KeysymReturn, '\t': KeysymTab, '\b': KeysymBackSpace,
 		0: 0, 0x1b: 0, 0x7f: 0, 0x85: 0, -1: 0, 0xd800: 0, 0x110000: 0,
 	} {
 		if got := RuneKeysym(r); got != want {
