@@ -579,6 +579,9 @@ func (m *Sessions) setByTyping(ctx context.Context, t *target, value, claim, not
 		return nil, Errorf(CodeInvalidArgument, "%s is a single-line field: it holds no line breaks, and typing one would press Enter; set a value without them", t.ref)
 	}
 	if err := m.withKeyboard(ctx, t, func(win platform.Window) error {
+		if err := m.settingAllowed(value); err != nil {
+			return err
+		}
 		if err := t.actor.KeyChord(ctx, "Ctrl+a"); err != nil {
 			return mapActErr(err)
 		}
@@ -750,6 +753,9 @@ func (m *Sessions) chooseByKeys(ctx context.Context, t *target, claim string) (*
 		keys = append(keys, "Down")
 	}
 	if err := m.withKeyboard(ctx, &ct, func(platform.Window) error {
+		if err := m.chordsAllowed("select (keys)", keys...); err != nil {
+			return err
+		}
 		for _, k := range keys {
 			if err := t.actor.KeyChord(ctx, k); err != nil {
 				return mapActErr(err)
@@ -976,6 +982,9 @@ func (m *Sessions) TypeText(ctx context.Context, sessionID, ref, text string) (*
 	if utf8.RuneCountInString(text) > maxTypeRunes {
 		return nil, Errorf(CodeInvalidArgument, "text is longer than %d characters; split it", maxTypeRunes)
 	}
+	if err := m.textAllowed("type_text", text); err != nil {
+		return nil, err
+	}
 	t, err := m.keyboardTarget(ctx, sessionID, ref)
 	if err != nil {
 		return nil, err
@@ -986,6 +995,9 @@ func (m *Sessions) TypeText(ctx context.Context, sessionID, ref, text string) (*
 	var win platform.Window
 	if err := m.withKeyboard(ctx, t, func(w platform.Window) error {
 		win = w
+		if err := m.textAllowed("type_text", text); err != nil {
+			return err
+		}
 		var err error
 		typed, err = m.typeBatched(ctx, t, w, text)
 		return err
@@ -1085,11 +1097,8 @@ func (m *Sessions) PressKey(ctx context.Context, sessionID, ref, keys string) (*
 	} else if err := a.ValidateChord(keys); err != nil {
 		return nil, AsError(err)
 	}
-	if !m.AllowDesktopKeys && desktopChord(keys) {
-		return nil, Errorf(CodeInvalidArgument, "%s is a chord the window manager or desktop acts on (switching windows, locking the screen, opening a terminal, changing the console), not the application; it is refused unless the server runs with --allow-desktop-keys", Quote(keys))
-	}
-	if held := m.heldModsChord(keys); !m.AllowDesktopKeys && held != keys && desktopChord(held) {
-		return nil, Errorf(CodeInvalidArgument, "%s with the modifiers held (key_down) is %s, a chord the window manager or desktop acts on; it is refused unless the server runs with --allow-desktop-keys", Quote(keys), Quote(held))
+	if err := m.chordsAllowed("press_key", keys); err != nil {
+		return nil, err
 	}
 	t, err := m.keyboardTarget(ctx, sessionID, ref)
 	if err != nil {
@@ -1099,6 +1108,9 @@ func (m *Sessions) PressKey(ctx context.Context, sessionID, ref, keys string) (*
 	var win platform.Window
 	if err := m.withKeyboard(ctx, t, func(w platform.Window) error {
 		win = w
+		if err := m.chordsAllowed("press_key", keys); err != nil {
+			return err
+		}
 		return mapActErr(t.actor.KeyChord(ctx, keys))
 	}); err != nil {
 		return nil, err

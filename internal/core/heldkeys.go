@@ -15,70 +15,16 @@ import (
 // session and to the window that had the focus when it went down, and is
 // released on the same occasions.
 
-// modifierNames maps the names a chord may give a modifier key to the one
-// a hold lists it by.
-var modifierNames = map[string]string{
-	"ctrl": "Ctrl", "control": "Ctrl", "control_l": "Ctrl", "control_r": "Ctrl",
-	"alt": "Alt", "alt_l": "Alt", "alt_r": "Alt", "meta": "Alt", "meta_l": "Alt", "meta_r": "Alt",
-	"shift": "Shift", "shift_l": "Shift", "shift_r": "Shift",
-	"super": "Super", "super_l": "Super", "super_r": "Super", "win": "Super",
-}
-
-// holdName is the name a key is held and listed by: its modifier's, or the
-// key as given.
+// holdName is the name a key is held and listed by: its modifier's, by
+// the key the platform presses for it ("Meta" and "Win" press Super_L, so
+// Super; "Control_R" Ctrl), or the key as given.
 func holdName(key string) string {
-	if n, ok := modifierNames[strings.ToLower(key)]; ok {
-		return n
+	if ch, err := platform.ParseChord(key); err == nil && ch.Mods == 0 {
+		if mod := platform.KeysymModifier(ch.Key); mod != 0 {
+			return mod.String()
+		}
 	}
 	return key
-}
-
-// heldDesktop reports whether holding key while the keys already held
-// (every session's: the keyboard is one) would make a chord the desktop
-// acts on. Super alone is the desktop's.
-func (m *Sessions) heldDesktop(key string) bool {
-	var mods, others []string
-	for _, n := range append(m.heldKeys(), holdName(key)) {
-		if _, ok := modifierNames[strings.ToLower(n)]; ok {
-			mods = append(mods, n)
-		} else {
-			others = append(others, n)
-		}
-	}
-	if slices.Contains(mods, "Super") {
-		return true
-	}
-	for _, k := range others {
-		if desktopChord(strings.Join(append(slices.Clone(mods), k), "+")) {
-			return true
-		}
-	}
-	return false
-}
-
-// heldKeys are the names of every key held, every session's.
-func (m *Sessions) heldKeys() []string {
-	m.held.mu.Lock()
-	defer m.held.mu.Unlock()
-	var out []string
-	for _, h := range m.held.list {
-		if h.Key != "" {
-			out = append(out, h.Key)
-		}
-	}
-	return out
-}
-
-// heldModsChord is the chord press_key's keys make with the modifiers held
-// now, for the desktop-chord check.
-func (m *Sessions) heldModsChord(keys string) string {
-	var mods []string
-	for _, n := range m.heldKeys() {
-		if _, ok := modifierNames[strings.ToLower(n)]; ok {
-			mods = append(mods, n)
-		}
-	}
-	return strings.Join(append(mods, keys), "+")
 }
 
 func (m *Sessions) keyHolder() (actor, platform.KeyHolder, error) {
@@ -113,6 +59,13 @@ func (m *Sessions) KeyDown(ctx context.Context, sessionID, key string) (*HeldRes
 	if key != "+" && strings.Contains(key, "+") {
 		return nil, Errorf(CodeInvalidArgument, "%s is a chord; key_down holds one key: hold each with its own call", Quote(key))
 	}
+	presses, err := chordPresses(key)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.desktopKeys("key_down", presses); err != nil {
+		return nil, err
+	}
 	name := holdName(key)
 	t, err := m.keyboardTarget(ctx, sessionID, "")
 	if err != nil {
@@ -126,8 +79,8 @@ func (m *Sessions) KeyDown(ctx context.Context, sessionID, key string) (*HeldRes
 		if err := m.keyPressable(t.s.ID, name); err != nil {
 			return err
 		}
-		if !m.AllowDesktopKeys && m.heldDesktop(key) {
-			return Errorf(CodeInvalidArgument, "holding %s with %s makes a chord the window manager or desktop acts on; it is refused unless the server runs with --allow-desktop-keys", Quote(key), orNothing(m.heldKeys()))
+		if err := m.desktopKeys("key_down", presses); err != nil {
+			return err
 		}
 		if err := kh.KeyDown(ctx, key); err != nil {
 			_ = sendKeyUp(kh, key) // it may have gone down before the failure
@@ -142,13 +95,6 @@ func (m *Sessions) KeyDown(ctx context.Context, sessionID, key string) (*HeldRes
 	m.watchHolds()
 	return &HeldResult{Method: MethodKeyboard, Detail: fmt.Sprintf("%s pressed in window %s and held", name, win.ID), Held: m.heldOf(t.s.ID),
 		Note: "release it with key_up; it is released automatically if the window loses the focus or the session ends"}, nil
-}
-
-func orNothing(keys []string) string {
-	if len(keys) == 0 {
-		return "nothing else held"
-	}
-	return strings.Join(keys, ", ") + " held"
 }
 
 // keyPressable refuses a key some session holds already.

@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -127,4 +128,43 @@ func FuzzParseChord(f *testing.F) {
 			t.Fatalf("ParseChord(%q) = %+v, String %q parses to %+v", s, c, str, c2)
 		}
 	})
+}
+
+// TestChordDown: every name of a modifier, as a modifier or as the key,
+// holds down the modifier the X11 backend presses for it; the other keys
+// hold none. The core's desktop-chord rule reads Down, so a name the
+// parser learns is checked as what it presses.
+func TestChordDown(t *testing.T) {
+	for name, want := range map[string]Modifiers{
+		"Super": ModSuper, "super": ModSuper, "Win": ModSuper, "META": ModSuper, "Super_L": ModSuper, "Super_R": ModSuper,
+		"Ctrl": ModCtrl, "control": ModCtrl, "Control_L": ModCtrl, "Control_R": ModCtrl,
+		"Alt": ModAlt, "Alt_L": ModAlt, "alt_r": ModAlt,
+		"Shift": ModShift, "Shift_L": ModShift, "Shift_R": ModShift,
+		"Ctrl+Super": ModCtrl | ModSuper, "Meta+d": ModSuper, "Ctrl+Alt": ModCtrl | ModAlt,
+	} {
+		c, err := ParseChord(name)
+		if err != nil {
+			t.Fatalf("ParseChord(%q): %v", name, err)
+		}
+		if got := c.Down(); got != want {
+			t.Errorf("ParseChord(%q).Down() = %s, want %s", name, got, want)
+		}
+	}
+	var modKeys []string
+	for _, k := range keyNames {
+		if KeysymModifier(k.sym) != 0 {
+			modKeys = append(modKeys, k.name)
+		}
+	}
+	if want := []string{"Shift_L", "Shift_R", "Control_L", "Control_R", "Alt_L", "Alt_R", "Super_L", "Super_R"}; !slices.Equal(modKeys, want) {
+		t.Errorf("the key names that are modifiers are %v, want %v", modKeys, want)
+	}
+	for _, s := range []string{"Hyper", "Hyper_L", "Meta_L", "Meta_R", "Mod4", "Cmd", "Command"} {
+		if c, err := ParseChord(s); err == nil {
+			t.Errorf("ParseChord(%q) = %s: a key the core's rule was not shown", s, c)
+		}
+	}
+	if got := (ModCtrl | ModAlt | ModSuper).String(); got != "Ctrl+Alt+Super" {
+		t.Errorf("Modifiers.String = %q", got)
+	}
 }

@@ -1,0 +1,180 @@
+//go:build linux
+
+package e2e
+
+import (
+	"context"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/uiscope/uiscope/internal/testdesk"
+)
+
+// The "no desktop chords" rule through a real `uiscope mcp --allow-input`
+// on openbox: every spelling of Super, the modifiers held with key_down,
+// and text typed while they are held. What the window manager did is read
+// from the X server by xprop, not from uiscope: _NET_SHOWING_DESKTOP
+// (openbox's Super+D) and _NET_ACTIVE_WINDOW (Alt+Tab).
+
+// rootProp is a root window property as xprop prints its value.
+func rootProp(t *testing.T, d *testdesk.Desk, name string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "xprop", "-root", name)
+	cmd.Env = d.Env()
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("xprop -root %s: %v", name, err)
+	}
+	_, v, ok := strings.Cut(strings.TrimSpace(string(out)), "=")
+	if !ok {
+		_, v, ok = strings.Cut(strings.TrimSpace(string(out)), "#")
+	}
+	if !ok {
+		t.Fatalf("xprop -root %s printed %q", name, out)
+	}
+	return strings.TrimSpace(v)
+}
+
+// desktopNotShown ends openbox's show-desktop mode if a test put it in it
+// (on code with the bug), so that the tests after it find their windows.
+func desktopNotShown(t *testing.T, d *testdesk.Desk, win uint32) {
+	if rootProp(t, d, "_NET_SHOWING_DESKTOP") == "0" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := d.X.ActivateWindow(ctx, win); err != nil {
+		t.Errorf("ending show-desktop: %v", err)
+	}
+}
+
+// superSpellings are the names of Super and its kin, with and without other
+// modifiers and in any case: every one is refused, as desktop chords or as
+// unknown keys, and none presses anything.
+var superSpellings = []string{
+	"Super", "super", "SUPER", "Win", "win", "Meta", "meta", "Super_L", "Super_R", "super_r",
+	"Ctrl+Super", "Shift+Win", "Alt+Meta", "Ctrl+Shift+super", "Meta+Shift",
+	"Hyper", "Hyper_L", "Hyper_R", "Meta_L", "Meta_R", "Mod4", "Cmd", "Command", "Ctrl+Hyper",
+}
+
+// TestDesktopKeysSuperSpellings: press_key and key_down refuse Super under
+// every name; the X server has no key down after, and openbox did not
+// show the desktop.
+func TestDesktopKeysSuperSpellings(t *testing.T) {
+	d := testdesk.Shared(t)
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "desktop keys super")
+	s := startMCP(t, d, "", "--allow-input")
+	sess := s.connect(t, map[string]any{"pid": app.Pid})
+	for _, keys := range superSpellings {
+		s.fail(t, "press_key", map[string]any{"session": sess, "keys": keys}, "invalidArgument")
+		if !strings.Contains(keys, "+") {
+			s.fail(t, "key_down", map[string]any{"session": sess, "key": keys}, "invalidArgument")
+		}
+	}
+	if k := keysDown(t, d); len(k) != 0 {
+		t.Errorf("after the refusals the X server reports keycodes %v down", k)
+	}
+	if got := rootProp(t, d, "_NET_SHOWING_DESKTOP"); got != "0" {
+		t.Errorf("_NET_SHOWING_DESKTOP is %s after the refusals, want 0", got)
+	}
+}
+
+// TestDesktopKeysHeldMeta: key_down Meta held Super_L (recorded as Alt),
+// and press_key d then sent Super+D, openbox's show-desktop. Meta is Super
+// now: holding it is refused, nothing stays down, and the d that follows
+// is a plain d.
+func TestDesktopKeysHeldMeta(t *testing.T) {
+	d := testdesk.Shared(t)
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "desktop keys meta")
+	s := startMCP(t, d, "", "--allow-input")
+	sess := s.connect(t, map[string]any{"pid": app.Pid})
+	win := activeWindow(t, d)
+	t.Cleanup(func() { desktopNotShown(t, d, win) })
+	if got := rootProp(t, d, "_NET_SHOWING_DESKTOP"); got != "0" {
+		t.Fatalf("_NET_SHOWING_DESKTOP is %s before the test", got)
+	}
+	out := s.call(t, "key_down", map[string]any{"session": sess, "key": "Meta"})
+	if out["ok"] != false || out["errorCode"] != "invalidArgument" {
+		t.Errorf("key_down Meta: %v, want refused with invalidArgument", out)
+		defer s.call(t, "key_up", map[string]any{"session": sess, "key": "Meta"})
+	}
+	if k := keysDown(t, d); len(k) != 0 {
+		t.Errorf("after key_down Meta the X server reports keycodes %v down", k)
+	}
+	out = s.call(t, "press_key", map[string]any{"session": sess, "keys": "d"})
+	t.Logf("press_key d: %v", out)
+	if got := rootProp(t, d, "_NET_SHOWING_DESKTOP"); got != "0" {
+		t.Errorf("_NET_SHOWING_DESKTOP is %s after key_down Meta and press_key d: Super+D reached openbox", got)
+	}
+}
+
+// activeWindow is _NET_ACTIVE_WINDOW as xprop reads it.
+func activeWindow(t *testing.T, d *testdesk.Desk) uint32 {
+	t.Helper()
+	v := rootProp(t, d, "_NET_ACTIVE_WINDOW")
+	var w uint32
+	for _, c := range strings.TrimPrefix(v, "0x") {
+		switch {
+		case c >= '0' && c <= '9':
+			w = w<<4 | uint32(c-'0')
+		case c >= 'a' && c <= 'f':
+			w = w<<4 | uint32(c-'a'+10)
+		default:
+			t.Fatalf("_NET_ACTIVE_WINDOW is %q", v)
+		}
+	}
+	return w
+}
+
+// TestDesktopKeysHeldTyping: text typed while modifiers are held makes
+// chords with them. With Alt held, type_text "\t" was Alt+Tab (openbox
+// switched windows on Alt's release); with Ctrl and Alt held, "t" and "T"
+// were Ctrl+Alt+T. Each is refused, nothing is typed, and the active window
+// stays the app's.
+func TestDesktopKeysHeldTyping(t *testing.T) {
+	d := testdesk.Shared(t)
+	// Another window for Alt+Tab to switch to.
+	d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "desktop keys other", "--x", "500")
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "desktop keys typing")
+	s := startMCP(t, d, "", "--allow-input")
+	sess := s.connect(t, map[string]any{"pid": app.Pid})
+	entry := findOne(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
+	s.ok(t, "set_value", map[string]any{"session": sess, "element": entry.Ref, "value": "start"})
+	s.ok(t, "key_down", map[string]any{"session": sess, "key": "Alt"})
+	win := activeWindow(t, d)
+	t.Cleanup(func() { desktopNotShown(t, d, win) })
+	for _, text := range []string{"\t", "a\tb"} {
+		s.fail(t, "type_text", map[string]any{"session": sess, "element": entry.Ref, "text": text}, "invalidArgument")
+	}
+	s.fail(t, "press_key", map[string]any{"session": sess, "keys": "Tab"}, "invalidArgument")
+	s.ok(t, "key_up", map[string]any{"session": sess, "key": "Alt"})
+	if got := activeWindow(t, d); got != win {
+		t.Errorf("the active window is %#x after Alt held and a typed Tab, was %#x: Alt+Tab reached openbox", got, win)
+	}
+
+	s.ok(t, "key_down", map[string]any{"session": sess, "key": "Ctrl"})
+	s.ok(t, "key_down", map[string]any{"session": sess, "key": "Alt"})
+	for _, text := range []string{"t", "T", "l", "\b", "\t"} {
+		s.fail(t, "type_text", map[string]any{"session": sess, "element": entry.Ref, "text": text}, "invalidArgument")
+	}
+	s.fail(t, "press_key", map[string]any{"session": sess, "keys": "Down"}, "invalidArgument")
+	s.ok(t, "key_up", map[string]any{"session": sess, "key": "Alt"})
+	s.ok(t, "key_up", map[string]any{"session": sess, "key": "Ctrl"})
+	if k := keysDown(t, d); len(k) != 0 {
+		t.Errorf("after key_up the X server reports keycodes %v down", k)
+	}
+	if got := activeWindow(t, d); got != win {
+		t.Errorf("the active window is %#x, was %#x", got, win)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if got := liveText(ctx, d, entry.Key); got != "start" {
+		t.Errorf("the entry holds %q after the refused typing, want \"start\"", got)
+	}
+	// With nothing held, the same text is typed.
+	s.ok(t, "type_text", map[string]any{"session": sess, "element": entry.Ref, "text": "t"})
+}
