@@ -144,6 +144,14 @@ func init() {
 	}
 }
 
+// KeysymName is the name ParseChord reads and Chord.String writes for a
+// named key (Return, Shift_L, F5); ok is false for characters and for
+// keysyms without a name here.
+func KeysymName(ks uint32) (name string, ok bool) {
+	name, ok = nameByKey[ks]
+	return name, ok
+}
+
 // List is each modifier in m, in the order they are pressed.
 func (m Modifiers) List() []Modifiers {
 	var out []Modifiers

@@ -386,7 +386,7 @@ func (m *keymap) lockBit(i int) bool {
 // (Shift_L, Control_R), or the keysym.
 func (m *keymap) keyName(kc xproto.Keycode) string {
 	l0, _ := m.levels(kc)
-	if n, ok := nameByKey[l0]; ok {
+	if n, ok := platform.KeysymName(l0); ok {
 		return n
 	}
 	switch l0 {

@@ -22,6 +22,9 @@ const (
 	ModSuper = platform.ModSuper
 )
 
+// ParseChord is platform.ParseChord, for this package's callers.
+func ParseChord(s string) (Chord, error) { return platform.ParseChord(s) }
+
 func keysymRune(ks uint32) (rune, bool) { return platform.KeysymRune(ks) }
 
 // Keysyms used by the input code.
