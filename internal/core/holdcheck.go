@@ -35,8 +35,11 @@ import (
 // Releasing what one holds (release, key_up) is never refused.
 
 // heldSettle bounds how long a stray hold the X server reports is waited
-// for to clear (a variable for the unit tests).
-var heldSettle = time.Second
+// for to clear (a variable for the unit tests). The releases of the
+// previous sequence are seen within milliseconds on an idle machine; this
+// is the margin for a loaded one, where a false refusal would cost a
+// retry. A hold that is really there costs this wait once per refusal.
+var heldSettle = 2 * time.Second
 
 // Holders, as a holdConflict refusal lists them (Hold.Holder).
 const (
