@@ -57,8 +57,9 @@ var sessionlessIdle = statefulIdle
 // buttons outlast its last request (docs/api.md, "Held input"). Such a
 // client has no end the server can see, and a Shift it left down would
 // change everything typed on the desktop until the focus moved; an agent
-// thinking between the calls of a drag takes seconds, not this long.
-const sessionlessHoldIdle = 20 * time.Second
+// thinking between the calls of a drag takes seconds, not this long. A
+// variable for tests alone.
+var sessionlessHoldIdle = 20 * time.Second
 
 func newClients(sessions *core.Sessions, res *resources) *clients {
 	sessions.ExpireHolds(isSessionless, sessionlessHoldIdle)

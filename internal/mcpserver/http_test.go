@@ -21,6 +21,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/uiscope/uiscope/internal/core"
+	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/platform/fake"
+	"github.com/uiscope/uiscope/internal/security"
 )
 
 func TestCheckBind(t *testing.T) {
@@ -353,5 +356,41 @@ func TestHTTPSessionlessIdle(t *testing.T) {
 	mustOK(t, stays, "get_a11y_tree", map[string]any{"session": kept})
 	if _, err := gone.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: resourceURI(idle, core.ModeA11y)}); err == nil {
 		t.Error("the idle session's resource still reads")
+	}
+}
+
+// A sessionless client's held key outlasts its last request by
+// sessionlessHoldIdle: every request it sends (any tool) keeps the hold,
+// and once it is silent the key goes up and its next key_up says why.
+func TestHTTPSessionlessHolds(t *testing.T) {
+	defer func(d time.Duration) { sessionlessHoldIdle = d }(sessionlessHoldIdle)
+	sessionlessHoldIdle = time.Second
+	d := fake.New()
+	d.AddApp(fake.App{Pid: tickerPid, Name: "ticker", Tree: tickerTree("Tick 0")})
+	d.SetActive(d.AddWindow(tickerPid, "Ticker", platform.Rect{Width: 400, Height: 300}))
+	m := core.NewSessions(d.Platform())
+	m.Caps = security.Input
+	l := &liveServer{desk: d, sessions: m, srv: New(Config{Caps: security.Input}, m)}
+	endpoint, token := httpTestServer(t, l)
+	c := httpClient(t, endpoint, token+".talker-0123456789abcdef", "")
+	id := mustOK(t, c, "connect", map[string]any{"pid": tickerPid})["session"].(string)
+	mustOK(t, c, "key_down", map[string]any{"session": id, "key": "Shift"})
+	for end := time.Now().Add(3 * sessionlessHoldIdle); time.Now().Before(end); {
+		mustOK(t, c, "list_apps", nil)
+		time.Sleep(50 * time.Millisecond)
+	}
+	if got := d.KeysDown(); len(got) != 1 {
+		t.Fatalf("a client that kept talking lost its hold: keys down %v", got)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for len(d.KeysDown()) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("a silent client's key is still down: %v", d.KeysDown())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	out := mustFail(t, c, "key_up", map[string]any{"session": id, "key": "Shift"}, core.CodeHoldConflict)
+	if msg, _ := out["error"].(string); !strings.Contains(msg, "sent no request for 1s") {
+		t.Errorf("key_up does not say the hold expired: %q", msg)
 	}
 }
