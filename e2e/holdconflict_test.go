@@ -196,6 +196,26 @@ func TestHeldServerDies(t *testing.T) {
 	}
 }
 
+// TestServerUnderNohup: a server started with SIGHUP ignored (nohup)
+// keeps it ignored: the hang-up that ends a server started from a
+// terminal leaves this one serving.
+func TestServerUnderNohup(t *testing.T) {
+	d := testdesk.Shared(t)
+	cmd := exec.Command("sh", "-c", `trap "" HUP; exec "$0" mcp`, uiscopeBin)
+	cmd.Env = d.Env()
+	s := startMCPCmd(t, cmd)
+	s.ok(t, "list_apps", map[string]any{})
+	if err := syscall.Kill(cmd.Process.Pid, syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	// Were SIGHUP handled, the server would end and this call fail (EOF:
+	// it did so with the ignore not kept).
+	s.ok(t, "list_apps", map[string]any{})
+	if err := syscall.Kill(cmd.Process.Pid, 0); err != nil {
+		t.Errorf("the server under nohup exited on SIGHUP: %v", err)
+	}
+}
+
 // TestHeldSessionlessExpires: a 2026 client (no MCP session) that holds
 // Shift and then sends nothing loses the hold within seconds of its last
 // request (20 s), not at the next focus change or the hour's sweep; its
