@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -177,4 +178,59 @@ func TestDesktopKeysHeldTyping(t *testing.T) {
 	}
 	// With nothing held, the same text is typed.
 	s.ok(t, "type_text", map[string]any{"session": sess, "element": entry.Ref, "text": "t"})
+}
+
+// TestBrowserHeldKeysRefused: the two paths that send keys on their own
+// check the keys held too. Chromium's inputs have no EditableText, so
+// set_value types: with Alt held, "a\tb" would press Alt+Tab. Firefox's
+// options change nothing by their action, so select presses Home and Down
+// on the combo box: with Ctrl and Alt held, Ctrl+Alt+Down, openbox's
+// workspace switch. Both are refused, the page still holds what it held,
+// the active window and the workspace are unchanged (before the fix
+// Chromium's Alt+Tab switched windows); with nothing held
+// the same calls go through.
+func TestBrowserHeldKeysRefused(t *testing.T) {
+	d := testdesk.Shared(t)
+	// Another window for Alt+Tab to switch to.
+	d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "browser keys other", "--x", "600")
+	for _, b := range browsers {
+		t.Run(b.name, func(t *testing.T) {
+			app := openPage(t, d, b, "form ready", formPage)
+			s := startMCP(t, d, "", "--allow-input")
+			sess := s.connect(t, map[string]any{"pid": app.Pid})
+			name := findOne(t, s, sess, map[string]any{"name": "Full name", "nameMatch": "exact", "role": "entry"})
+			green := findOne(t, s, sess, map[string]any{"name": "Green", "nameMatch": "exact", "role": "menu item"})
+			held, call, args := []string{"Alt"}, "set_value", map[string]any{"session": sess, "element": name.Ref, "value": "a\tb"}
+			okArgs := map[string]any{"session": sess, "element": name.Ref, "value": "ab"} // a Tab typed leaves the field
+			if b.name == "firefox" {
+				held, call, args = []string{"Ctrl", "Alt"}, "select", map[string]any{"session": sess, "element": green.Ref}
+				okArgs = args
+			}
+			for _, k := range held {
+				s.ok(t, "key_down", map[string]any{"session": sess, "key": k})
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			win, desk, title := activeWindow(t, d), rootProp(t, d, "_NET_CURRENT_DESKTOP"), windowTitle(ctx, d, app.Pid)
+			t.Cleanup(func() { desktopNotShown(t, d, win) })
+			out := s.call(t, call, args)
+			if out["ok"] != false || out["errorCode"] != "invalidArgument" {
+				t.Errorf("%s with %v held: %v, want refused with invalidArgument", call, held, out)
+			}
+			for _, k := range slices.Backward(held) {
+				s.ok(t, "key_up", map[string]any{"session": sess, "key": k})
+			}
+			if got := activeWindow(t, d); got != win {
+				t.Errorf("the active window is %#x after %s with %v held, was %#x", got, call, held, win)
+			}
+			if got := rootProp(t, d, "_NET_CURRENT_DESKTOP"); got != desk {
+				t.Errorf("the workspace is %s after %s with %v held, was %s", got, call, held, desk)
+			}
+			// The page titles itself with what the form holds once it changes.
+			if got := windowTitle(ctx, d, app.Pid); got != title {
+				t.Errorf("the page's title is %q after the refusal, was %q", got, title)
+			}
+			s.ok(t, call, okArgs)
+		})
+	}
 }
