@@ -24,6 +24,10 @@ const (
 	CodeCovered         = "covered"
 	CodeNoEffect        = "noEffect"
 	CodeNoWindowManager = "noWindowManager"
+	// CodeEffectUnknown: the action was sent and may have run, but the
+	// application neither answered nor showed any change: never retried
+	// blindly, the agent reads the UI first.
+	CodeEffectUnknown = "effectUnknown"
 )
 
 // Methods an action reports, so the agent knows how it landed.
@@ -43,16 +47,25 @@ type Summary struct {
 	Text   *string  `json:"text,omitempty"` // never for password fields
 }
 
-// ActResult says what an action did. It is only returned when the effect
-// the action claims was read back (After): an action whose effect did not
-// show is an error (CodeNoEffect), never a result with a note.
+// ActResult says what an action did. Verified is set when the effect the
+// action claims was read back (After), or, for an action that claims none
+// (a click, a key), when the application answered it; an action that was
+// delivered and changed the app otherwise than asked (an Enter that
+// submitted the field, a menu item whose dialog opened while the toolkit's
+// reply was pending) is Verified false, with what it caused in Effects.
+// An action after which nothing changed at all is an error (CodeNoEffect),
+// never a result with a note.
 type ActResult struct {
-	Element string   `json:"element,omitempty"`
-	Method  string   `json:"method"`
-	Detail  string   `json:"detail,omitempty"` // action name, keys, window...
-	Before  *Summary `json:"before,omitempty"`
-	After   *Summary `json:"after,omitempty"`
-	Note    string   `json:"note,omitempty"`
+	Element  string  `json:"element,omitempty"`
+	Method   string  `json:"method"`
+	Detail   string  `json:"detail,omitempty"` // action name, keys, window...
+	Verified bool    `json:"verified"`
+	Effects  Effects `json:"effects"`
+	// Window is where keys or pointer input without an element went.
+	Window *WindowRef `json:"window,omitempty"`
+	Before *Summary   `json:"before,omitempty"`
+	After  *Summary   `json:"after,omitempty"`
+	Note   string     `json:"note,omitempty"`
 }
 
 // actor is the platform's acting side: its windows, input and semantic
@@ -143,12 +156,34 @@ type target struct {
 	// visual is set for a window of a visual session's tree (node nil):
 	// it is aimed at by geometry (visual_act.go).
 	visual *visualTarget
+	// before is the app just before the action, for its effects.
+	before scene
+	// reply is the pending reply of an action the toolkit had not
+	// answered in time (late): finish reads its effects instead.
+	reply       <-chan error
+	late        bool
+	lateAfter   time.Duration
+	cancelReply func()
+	// submits marks typing that went on past a line break (an Enter)
+	// after the text before it was read back: what the element holds
+	// after it is reported, not failed.
+	submits bool
 }
 
-// done ends the target's event watch.
+// windowRef names the window that keys or pointer input without an
+// element went to, with its role as the app's top levels had it before.
+func (t *target) windowRef(w platform.Window) *WindowRef {
+	r := windowRef(w, t.before.tops)
+	return &r
+}
+
+// done ends the target's event watch and stops waiting for a late reply.
 func (t *target) done() {
 	if t.stop != nil {
 		t.stop()
+	}
+	if t.cancelReply != nil {
+		t.cancelReply()
 	}
 }
 
@@ -192,7 +227,7 @@ func (m *Sessions) prepareFor(ctx context.Context, need security.Caps, what, ses
 	}
 	// Listen before acting, so that the change the action causes is seen.
 	changes, stop := m.Watch(ctx, s)
-	return &target{s: s, ref: t.RefString(id), node: n, det: det, actor: a, changes: changes, stop: stop}, nil
+	return &target{s: s, ref: t.RefString(id), node: n, det: det, actor: a, changes: changes, stop: stop, before: m.look(ctx, s)}, nil
 }
 
 func summarize(d *platform.Details) *Summary {
@@ -242,15 +277,87 @@ var changeTime = 2 * time.Second
 // the action failed: noEffect, saying what the element holds.
 func (m *Sessions) finish(ctx context.Context, t *target, method, detail string, want func(*platform.Details) bool, claim string) (*ActResult, error) {
 	after, held := m.settle(ctx, t.s, t.key(), t.changes, want)
-	if want != nil && !held {
-		return nil, m.noEffect(t, claim, after)
-	}
-	r := &ActResult{Element: t.ref, Method: method, Detail: detail}
+	eff := m.effects(ctx, t.s, t.before, t.key())
+	r := &ActResult{Element: t.ref, Method: method, Detail: detail, Verified: want == nil || held, Effects: eff}
 	if t.det != nil {
 		r.Before = summarize(t.det)
 	}
 	if after != nil {
 		r.After = summarize(after)
+	}
+	if t.late {
+		return m.finishLate(t, r, after, want != nil && held, claim)
+	}
+	if want != nil && !held {
+		if !t.submits && !changedBeyond(eff, t.key()) {
+			return nil, m.noEffect(t, claim, after)
+		}
+		if t.submits {
+			// Typed past an Enter that was checked up to: delivered, and
+			// what followed is the caller's to describe.
+			return r, nil
+		}
+		// Delivered, and the app changed, but not as asked: say so,
+		// with what it holds; never a failure the agent would retry.
+		r.Note = notAsAsked(claim, after)
+	}
+	return r, nil
+}
+
+// changedBeyond reports effects that show the app reacted: a window opened
+// or closed, the element gone, the focus on another element. The focus on
+// the element itself is not: acting on it may have put it there.
+func changedBeyond(e Effects, key string) bool {
+	if len(e.WindowsOpened) > 0 || len(e.WindowsClosed) > 0 || e.Gone {
+		return true
+	}
+	return e.Focus != nil && e.Focus.key != key
+}
+
+// notAsAsked is the note of an action delivered whose claimed effect did
+// not show while others did.
+func notAsAsked(claim string, now *platform.Details) string {
+	holds := "it could not be read back"
+	if now != nil && !now.Node.Redacted {
+		holds = "it holds " + describe(now)
+	} else if now != nil {
+		holds = "it is a password field, whose text is never read"
+	}
+	return fmt.Sprintf("%s was delivered but is not what the element shows (%s); the application reacted otherwise: see effects", claim, holds)
+}
+
+// finishLate answers an action whose reply had not come when it was
+// waited for (Qt answers a menu item's action only when the modal dialog
+// its slot runs has closed): by its effects. A reply that came meanwhile
+// settles it as usual; otherwise the effect read back (held), or any
+// change, makes it delivered but unverified, and no change at all is
+// effectUnknown, never a retryable timeout: the action may have run.
+func (m *Sessions) finishLate(t *target, r *ActResult, after *platform.Details, held bool, claim string) (*ActResult, error) {
+	select {
+	case err := <-t.reply:
+		if err == nil || errors.Is(err, platform.ErrNoEffect) && r.Effects.any() {
+			return r, nil
+		}
+		if !errors.Is(err, platform.ErrTimeout) {
+			return nil, mapActErr(err)
+		}
+	default:
+	}
+	waited := t.lateAfter.Milliseconds()
+	switch {
+	case held:
+		r.Verified = true
+		r.Note = fmt.Sprintf("the application had not answered the action after %d ms, but its effect was read back", waited)
+	case changedBeyond(r.Effects, t.key()):
+		r.Verified = false
+		r.Note = fmt.Sprintf("the application had not answered the action after %d ms (Qt answers only once a modal dialog it opened has closed): it ran, and what it caused is in effects", waited)
+	default:
+		what := "the action"
+		if claim != "" {
+			what = claim
+		}
+		return nil, &Error{Code: CodeEffectUnknown, Disposition: "terminal", Msg: fmt.Sprintf(
+			"%s: %s was sent, but the application had not answered after %d ms and shows no change (no window opened or closed, the focus did not move): it may still be running it, or have ignored it. Do not simply repeat it: read the UI again (get_a11y_tree, find_elements, get_events) to see whether it ran", t.ref, what, waited)}
 	}
 	return r, nil
 }
@@ -313,10 +420,126 @@ var clickActions = []string{"click", "press", "activate", "jump", "open", "toggl
 // (Firefox and Chromium alike).
 var chooseActions = append(slices.Clone(clickActions), "select")
 
+// actionStarter is a platform that can send an element's action without
+// waiting for the reply, which then arrives on a channel.
+type actionStarter interface {
+	StartAction(ctx context.Context, app platform.App, key string, names ...string) (string, <-chan error, error)
+}
+
+// Waits for an action's reply. DefaultReplyWait is how long the toolkit
+// is given to answer an element's action by default (the timeoutMs of
+// click and invoke), MaxReplyWait the most an agent may ask for.
+const (
+	DefaultReplyWait = 3 * time.Second
+	MaxReplyWait     = 15 * time.Second
+)
+
+// ReplyWait checks a timeoutMs argument of click or invoke: how long to
+// wait for the toolkit's answer to the action (nil: DefaultReplyWait).
+func ReplyWait(ms *int) (time.Duration, error) {
+	if ms == nil {
+		return DefaultReplyWait, nil
+	}
+	if *ms <= 0 || time.Duration(*ms)*time.Millisecond > MaxReplyWait {
+		return 0, Errorf(CodeInvalidArgument, "timeoutMs must be between 1 and %d, not %d", MaxReplyWait.Milliseconds(), *ms)
+	}
+	return time.Duration(*ms) * time.Millisecond, nil
+}
+
+// replyPoll paces the look for a window opened while an action's reply is
+// pending.
+var replyPoll = 100 * time.Millisecond
+
+// doAction runs the element's action named by the first of names it has
+// and waits for the toolkit's reply, up to wait (DefaultReplyWait when 0).
+// A reply that does not come in time is no failure: the action was sent
+// and may be running (Qt answers a menu item's action only when the modal
+// dialog its slot runs has closed), so the target is marked late and
+// finish answers by its effects. A window of the app that opens while the
+// reply is pending ends the wait early (after quietTime more for the
+// reply): that is the modal dialog.
+func (m *Sessions) doAction(ctx context.Context, t *target, wait time.Duration, names ...string) (string, error) {
+	st, ok := t.actor.Actions.(actionStarter)
+	if !ok {
+		return t.actor.DoAction(ctx, t.s.App, t.node.Key, names...)
+	}
+	if wait <= 0 {
+		wait = DefaultReplyWait
+	}
+	start := time.Now()
+	rctx, cancel := context.WithTimeout(ctx, wait)
+	used, reply, err := st.StartAction(rctx, t.s.App, t.node.Key, names...)
+	if err != nil {
+		cancel()
+		return used, err
+	}
+	if t.cancelReply != nil {
+		t.cancelReply()
+	}
+	t.reply, t.cancelReply = reply, cancel
+	late := func() (string, error) {
+		t.late, t.lateAfter = true, time.Since(start)
+		return used, nil
+	}
+	poll := time.NewTicker(replyPoll)
+	defer poll.Stop()
+	var opened *time.Timer
+	var openedC <-chan time.Time
+	for {
+		select {
+		case err := <-reply:
+			if opened != nil {
+				opened.Stop()
+			}
+			if errors.Is(err, platform.ErrTimeout) {
+				return late()
+			}
+			t.reply = nil
+			return used, err
+		case <-poll.C:
+			if opened == nil && m.windowOpened(ctx, t) {
+				opened = time.NewTimer(quietTime)
+				openedC = opened.C
+			}
+		case <-openedC:
+			return late()
+		}
+	}
+}
+
+// windowOpened reports a window of the app mapped since the action began.
+func (m *Sessions) windowOpened(ctx context.Context, t *target) bool {
+	if !t.before.winsRead {
+		return false
+	}
+	var wins []platform.Window
+	var err error
+	if wl, ok := m.desk.Windows.(windowLister); ok {
+		wins, err = wl.AppWindows(ctx, t.s.App.Pid)
+	} else {
+		wins, err = m.appWindows(ctx, t.s)
+	}
+	if err != nil {
+		return false
+	}
+	for _, w := range mapped(wins) {
+		if !hasWindow(t.before.wins, w.ID) {
+			return true
+		}
+	}
+	return false
+}
+
 // Click presses an element: its own action when it has one, else a real
 // pointer click at its centre after checking the window is in front and
 // nothing covers the point.
 func (m *Sessions) Click(ctx context.Context, sessionID, ref string) (*ActResult, error) {
+	return m.ClickWait(ctx, sessionID, ref, DefaultReplyWait)
+}
+
+// ClickWait is Click where wait bounds the wait for the toolkit's answer
+// to the element's action (doAction).
+func (m *Sessions) ClickWait(ctx context.Context, sessionID, ref string, wait time.Duration) (*ActResult, error) {
 	if m.modeOf(ctx, sessionID) == ModeVisual {
 		return m.clickVisual(ctx, sessionID, ref)
 	}
@@ -325,7 +548,7 @@ func (m *Sessions) Click(ctx context.Context, sessionID, ref string) (*ActResult
 		return nil, err
 	}
 	defer t.done()
-	if used, err := t.actor.DoAction(ctx, t.s.App, t.node.Key, clickActions...); err == nil {
+	if used, err := m.doAction(ctx, t, wait, clickActions...); err == nil {
 		return m.finish(ctx, t, MethodAction, used, nil, "")
 	} else if !errors.Is(err, platform.ErrNotSupported) {
 		return nil, mapActErr(err)
@@ -423,6 +646,12 @@ func (m *Sessions) activate(ctx context.Context, t *target) (platform.Window, er
 // Invoke runs an element's action, semantically only: it never moves the
 // pointer. action names one; empty means the element's click-like action.
 func (m *Sessions) Invoke(ctx context.Context, sessionID, ref, action string) (*ActResult, error) {
+	return m.InvokeWait(ctx, sessionID, ref, action, DefaultReplyWait)
+}
+
+// InvokeWait is Invoke where wait bounds the wait for the toolkit's
+// answer (doAction).
+func (m *Sessions) InvokeWait(ctx context.Context, sessionID, ref, action string, wait time.Duration) (*ActResult, error) {
 	t, err := m.prepare(ctx, sessionID, ref)
 	if err != nil {
 		return nil, err
@@ -432,7 +661,7 @@ func (m *Sessions) Invoke(ctx context.Context, sessionID, ref, action string) (*
 	if action != "" {
 		names = []string{action}
 	}
-	used, err := t.actor.DoAction(ctx, t.s.App, t.node.Key, names...)
+	used, err := m.doAction(ctx, t, wait, names...)
 	if err != nil {
 		return nil, mapActErr(err)
 	}
@@ -451,11 +680,11 @@ func (m *Sessions) Toggle(ctx context.Context, sessionID, ref string) (*ActResul
 	if role := t.det.Node.Role.String(); was && (role == "radio button" || role == "radio menu item") {
 		// A radio button is unchecked by checking another: toggling a
 		// checked one asks for what already holds.
-		return &ActResult{Element: t.ref, Method: MethodNone, Before: summarize(t.det), Note: "already checked; a radio button is unchecked by checking another in its group"}, nil
+		return &ActResult{Element: t.ref, Method: MethodNone, Verified: true, Before: summarize(t.det), Note: "already checked; a radio button is unchecked by checking another in its group"}, nil
 	}
 	flipped := func(d *platform.Details) bool { return d.Node.States.Has(platform.StateChecked) != was }
 	method, detail := MethodAction, ""
-	if used, err := t.actor.DoAction(ctx, t.s.App, t.node.Key, "toggle", "click", "press", "activate"); err == nil {
+	if used, err := m.doAction(ctx, t, 0, "toggle", "click", "press", "activate"); err == nil {
 		detail = used
 	} else if errors.Is(err, platform.ErrNotSupported) {
 		x, y, err := m.pointerClick(ctx, t)
@@ -639,7 +868,7 @@ func (m *Sessions) SetExpanded(ctx context.Context, sessionID, ref string, expan
 	st := t.det.Node.States
 	word := map[bool]string{true: "expanded", false: "collapsed"}[expanded]
 	if st.Has(platform.StateExpanded) == expanded {
-		r := &ActResult{Element: t.ref, Method: MethodNone, Before: summarize(t.det), Note: "already " + word}
+		r := &ActResult{Element: t.ref, Method: MethodNone, Verified: true, Before: summarize(t.det), Note: "already " + word}
 		return r, nil
 	}
 	if !st.Has(platform.StateExpandable) && !st.Has(platform.StateExpanded) {
@@ -649,7 +878,7 @@ func (m *Sessions) SetExpanded(ctx context.Context, sessionID, ref string, expan
 	if !expanded {
 		names = []string{"expand or contract", "collapse", "activate", "click", "press"}
 	}
-	used, err := t.actor.DoAction(ctx, t.s.App, t.node.Key, names...)
+	used, err := m.doAction(ctx, t, 0, names...)
 	if err != nil {
 		return nil, mapActErr(err)
 	}
@@ -689,7 +918,7 @@ func (m *Sessions) Select(ctx context.Context, sessionID, ref, mode string) (*Ac
 				return r, kerr
 			}
 		}
-		used, err := t.actor.DoAction(ctx, t.s.App, t.node.Key, chooseActions...)
+		used, err := m.doAction(ctx, t, 0, chooseActions...)
 		if err != nil && !errors.Is(err, platform.ErrNotSupported) {
 			return nil, mapActErr(err)
 		}
@@ -721,7 +950,7 @@ func (m *Sessions) Select(ctx context.Context, sessionID, ref, mode string) (*Ac
 	if !want {
 		return nil, Errorf(CodeNotSupported, "%s's container has no Selection interface, so it cannot be deselected", t.ref)
 	}
-	used, err := t.actor.DoAction(ctx, t.s.App, t.node.Key, chooseActions...)
+	used, err := m.doAction(ctx, t, 0, chooseActions...)
 	if err != nil {
 		return nil, mapActErr(err)
 	}
@@ -991,46 +1220,77 @@ func (m *Sessions) TypeText(ctx context.Context, sessionID, ref, text string) (*
 	}
 	defer t.done()
 	t.once = true
+	typedText := strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n")
+	readable := t.node != nil && !t.det.Node.Redacted && t.det.Text != nil
+	// contains is the read-back of typing: the element contains what was
+	// typed (where the caret was is the app's business; that the
+	// characters arrived is ours). A text longer than a read holds is
+	// checked by its count.
+	contains := func(typed string) func(*platform.Details) bool {
+		before, n := t.det.Text.Length, utf8.RuneCountInString(typed)
+		return func(d *platform.Details) bool {
+			if d.Text == nil {
+				return false
+			}
+			return strings.Contains(d.Text.Text, typed) || d.Text.Truncated && d.Text.Length >= before+n
+		}
+	}
+	// A line break is an Enter, which may submit the field (a form, a
+	// calculator that evaluates and clears it): the text is checked up
+	// to the first line break before the rest is typed, and what the
+	// rest did is reported, not failed.
+	first, rest := text, ""
+	if i := strings.IndexAny(text, "\r\n"); readable && i >= 0 {
+		first, rest = text[:i], text[i:]
+	}
 	var typed int
 	var win platform.Window
-	if err := m.withKeyboard(ctx, t, func(w platform.Window) error {
-		win = w
-		if err := m.textAllowed("type_text", text); err != nil {
+	typeSome := func(part string) error {
+		return m.withKeyboard(ctx, t, func(w platform.Window) error {
+			win = w
+			// The whole text, with the keys held now (key_down).
+			if err := m.textAllowed("type_text", text); err != nil {
+				return err
+			}
+			n, err := m.typeBatched(ctx, t, w, part)
+			typed += n
 			return err
+		})
+	}
+	if first != "" {
+		if err := typeSome(first); err != nil {
+			return nil, err
 		}
-		var err error
-		typed, err = m.typeBatched(ctx, t, w, text)
-		return err
-	}); err != nil {
-		return nil, err
+	}
+	if rest != "" {
+		if first != "" {
+			if d := m.await(ctx, t, contains(first)); d == nil || !contains(first)(d) {
+				return nil, m.noEffect(t, "typing "+Quote(first)+" (the text before its first line break; the rest was not typed)", d)
+			}
+		}
+		if err := typeSome(rest); err != nil {
+			return nil, err
+		}
+		t.submits = true
 	}
 	detail := fmt.Sprintf("%d characters into window %s", typed, win.ID)
 	var want func(*platform.Details) bool
 	claim := ""
-	typedText := strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n")
-	lineBreaks := t.node != nil && strings.Contains(typedText, "\n") && slices.Contains(t.det.Node.States.Names(), "single-line")
-	if t.node != nil && !t.det.Node.Redacted && t.det.Text != nil && !lineBreaks {
-		// The element must now contain what was typed (where the caret
-		// was is the app's business; that the characters arrived is ours).
-		// A text longer than a read holds is checked by its count.
-		before, n := t.det.Text.Length, utf8.RuneCountInString(typedText)
-		want = func(d *platform.Details) bool {
-			if d.Text == nil {
-				return false
-			}
-			return strings.Contains(d.Text.Text, typedText) || d.Text.Truncated && d.Text.Length >= before+n
-		}
-		claim = "typing " + Quote(text)
+	if readable {
+		want, claim = contains(typedText), "typing "+Quote(text)
 	}
 	r, err := m.finish(ctx, t, MethodKeyboard, detail, want, claim)
 	switch {
 	case r != nil && t.s.Mode == ModeVisual:
 		r.Note = visualKeysNote
-	case r == nil || t.node == nil:
+	case r == nil:
+	case t.node == nil:
+		r.Window = t.windowRef(win)
 	case t.det.Node.Redacted:
 		r.Note = "password field: the keys went to it while it had the focus; its text is never read back, so what it holds is not verified"
-	case lineBreaks:
-		r.Note = "the keys went to it while it had the focus; the text has line breaks, which a single-line field does not keep (Enter may have activated it), so it was not read back"
+		r.Verified = false
+	case t.submits && !r.Verified:
+		r.Note = "the text up to its first line break was read back in the element; then the line break (an Enter) and the rest were typed, and the element does not hold the whole text now (after): the Enter submitted or activated it, as a form or a calculator does. Do not type it again: see after and effects"
 	}
 	return r, err
 }
@@ -1119,6 +1379,9 @@ func (m *Sessions) PressKey(ctx context.Context, sessionID, ref, keys string) (*
 	if r != nil && t.s.Mode == ModeVisual {
 		r.Note = visualKeysNote
 	}
+	if r != nil && t.node == nil {
+		r.Window = t.windowRef(win)
+	}
 	return r, err
 }
 
@@ -1139,7 +1402,7 @@ func (m *Sessions) keyboardTarget(ctx context.Context, sessionID, ref string) (*
 		return nil, err
 	}
 	changes, stop := m.Watch(ctx, s)
-	return &target{s: s, actor: a, changes: changes, stop: stop}, nil
+	return &target{s: s, actor: a, changes: changes, stop: stop, before: m.look(ctx, s)}, nil
 }
 
 // withKeyboard runs send under the input lock, once the keys' window is
@@ -1319,8 +1582,45 @@ func (m *Sessions) WindowAction(ctx context.Context, sessionID, action string) (
 	if err != nil {
 		return nil, err
 	}
+	before := m.look(ctx, s)
 	if err := a.WindowAction(ctx, win, action); err != nil {
 		return nil, mapActErr(err)
 	}
-	return &ActResult{Method: "window", Detail: fmt.Sprintf("%s window %s", action, win.ID)}, nil
+	return m.windowResult(ctx, s, before, win, action), nil
+}
+
+// windowResult is the answer of a window action: verified when the window
+// manager applied it (the backend checks maximize and restore; a closed
+// window has left the app's windows), with the windows it opened or
+// closed. A window minimized is unmapped, not closed: it is not listed.
+func (m *Sessions) windowResult(ctx context.Context, s *Session, before scene, win platform.Window, action string) *ActResult {
+	r := &ActResult{Method: "window", Detail: fmt.Sprintf("%s window %s", action, win.ID), Verified: true}
+	if action == "close" {
+		// The window manager asks the app to close it; the app may take
+		// a moment, or ask the user first ("Save changes?").
+		r.Verified = false
+		deadline := time.Now().Add(changeTime)
+		for {
+			r.Effects = m.effects(ctx, s, before, "")
+			for _, c := range r.Effects.WindowsClosed {
+				r.Verified = r.Verified || c.Window == win.ID.String()
+			}
+			if r.Verified || time.Now().After(deadline) || ctx.Err() != nil {
+				break
+			}
+			select {
+			case <-time.After(pollGap):
+			case <-ctx.Done():
+			}
+		}
+		if !r.Verified {
+			r.Note = "the window manager asked the application to close the window, and it is still open (the application may be asking the user first: see effects)"
+		}
+		return r
+	}
+	r.Effects = m.effects(ctx, s, before, "")
+	if action == "minimize" {
+		r.Effects.WindowsClosed = slices.DeleteFunc(r.Effects.WindowsClosed, func(c WindowRef) bool { return c.Window == win.ID.String() })
+	}
+	return r
 }

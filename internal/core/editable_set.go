@@ -174,7 +174,7 @@ func (m *Sessions) setTo(ctx context.Context, s *Session, now *EditablePropertie
 		}
 		cur, _ := now.value(desc.DescriptorID).(bool)
 		if cur == v {
-			return &ActResult{Element: now.Ref, Method: MethodNone}, nil
+			return &ActResult{Element: now.Ref, Method: MethodNone, Verified: true}, nil
 		}
 		switch desc.Name {
 		case "checked":

@@ -79,7 +79,7 @@ func (m *Sessions) prepareVisual(ctx context.Context, sessionID, ref string) (*t
 	if top.ID == 0 {
 		return nil, Errorf(CodeNotActivated, "window %s is in no top-level window of the application the window manager manages (a popup holds it?); nothing was done", r)
 	}
-	return &target{s: s, ref: r, actor: a, visual: &visualTarget{win: w, top: top, popup: popup}, stop: func() {}}, nil
+	return &target{s: s, ref: r, actor: a, visual: &visualTarget{win: w, top: top, popup: popup}, stop: func() {}, before: m.look(ctx, s)}, nil
 }
 
 // liveWindow reads the session's window tree again and finds the window
@@ -173,7 +173,8 @@ func (m *Sessions) aimVisual(ctx context.Context, t *target) (x, y int, err erro
 // them).
 func (m *Sessions) visualResult(ctx context.Context, t *target, method, detail string) (*ActResult, error) {
 	m.settle(ctx, t.s, "", nil, nil)
-	r := &ActResult{Element: t.ref, Method: method, Detail: detail, Before: windowSummary(t.visual.win)}
+	// Nothing the input was for can be read back: never verified.
+	r := &ActResult{Element: t.ref, Method: method, Detail: detail, Before: windowSummary(t.visual.win), Effects: m.effects(ctx, t.s, t.before, "")}
 	w, top, _, err := m.liveWindow(ctx, t.s, t.visual.win.Key)
 	switch {
 	case err != nil:

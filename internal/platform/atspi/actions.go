@@ -278,49 +278,51 @@ func normAction(s string) string {
 // DoAction answering false gives ErrNoEffect. A timeout (ErrTimeout) may
 // mean the action started a modal loop: it may well have run.
 func (c *Conn) DoAction(ctx context.Context, key string, names ...string) (used string, err error) {
+	t, idx, name, err := c.chooseAction(ctx, key, names)
+	if err != nil {
+		return name, err
+	}
+	ok, err := c.callBool(ctx, t, ifaceAction+".DoAction", int32(idx))
+	if err != nil {
+		return name, err
+	}
+	if !ok {
+		return name, fmt.Errorf("%w: the %s refused action %q", ErrNoEffect, t.role, name)
+	}
+	return name, nil
+}
+
+// chooseAction resolves the element and finds the first of names among its
+// actions (see DoAction): the element, the action's index and its own name.
+func (c *Conn) chooseAction(ctx context.Context, key string, names []string) (*target, int, string, error) {
 	if len(names) == 0 {
-		return "", errors.New("DoAction: no action name given")
+		return nil, 0, "", errors.New("DoAction: no action name given")
 	}
 	t, err := c.resolve(ctx, key, "action")
 	if err != nil {
-		return "", err
+		return nil, 0, "", err
 	}
 	acts, err := c.actionList(ctx, t.ref)
 	if err != nil {
-		return "", err
+		return nil, 0, "", err
 	}
-	idx := -1
 	for _, want := range names {
 		w := normAction(want)
 		for i, a := range acts {
 			if normAction(a.Name) == w || normAction(a.Localized) == w {
-				idx = i
-				break
+				return t, i, a.Name, nil
 			}
 		}
-		if idx >= 0 {
-			break
-		}
 	}
-	if idx < 0 {
-		have := make([]string, len(acts))
-		for i, a := range acts {
-			have[i] = fmt.Sprintf("%q", a.Name)
-		}
-		list := strings.Join(have, ", ")
-		if list == "" {
-			list = "none"
-		}
-		return "", fmt.Errorf("%w: this %s has no action %q (its actions: %s)", platform.ErrNotSupported, t.role, strings.Join(names, "/"), list)
+	have := make([]string, len(acts))
+	for i, a := range acts {
+		have[i] = fmt.Sprintf("%q", a.Name)
 	}
-	ok, err := c.callBool(ctx, t, ifaceAction+".DoAction", int32(idx))
-	if err != nil {
-		return acts[idx].Name, err
+	list := strings.Join(have, ", ")
+	if list == "" {
+		list = "none"
 	}
-	if !ok {
-		return acts[idx].Name, fmt.Errorf("%w: the %s refused action %q", ErrNoEffect, t.role, acts[idx].Name)
-	}
-	return acts[idx].Name, nil
+	return nil, 0, "", fmt.Errorf("%w: this %s has no action %q (its actions: %s)", platform.ErrNotSupported, t.role, strings.Join(names, "/"), list)
 }
 
 // Methods SetText reports.

@@ -25,6 +25,7 @@ type watchers struct {
 	sigs    chan *dbus.Signal
 	subs    map[string]map[chan struct{}]bool // by bus name
 	mirrors map[string]*mirror                // by bus name
+	focus   map[string]focusNote              // by bus name (effects.go)
 }
 
 // barrierSignal marks a point in the signal stream (see barrier).
@@ -114,6 +115,9 @@ func (w *watchers) dispatch(sigs chan *dbus.Signal) {
 		// Bounds changes are the mirrors' alone: they come every frame of
 		// an animation, and would wake a watcher waiting for the effect of
 		// an action before it happened.
+		if sig.Name == "org.a11y.atspi.Event.Object.StateChanged" {
+			w.noteFocus(sig)
+		}
 		if !strings.HasSuffix(sig.Name, ".BoundsChanged") {
 			for ch := range w.subs[sig.Sender] {
 				select {

@@ -1,0 +1,206 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/uiscope/uiscope/internal/platform"
+)
+
+// What an action caused (API "Action results"): the windows it opened or
+// closed, where the keyboard focus went, whether its element is gone. The
+// app is looked at just before the action and again once it has settled;
+// the difference is the action's effects. They are what an agent would
+// otherwise re-read the tree to learn, and what decides whether an action
+// whose reply never came ran at all (DESIGN §11: three outcomes, not two).
+
+// Effects is what changed around an action.
+type Effects struct {
+	WindowsOpened []WindowRef `json:"windowsOpened,omitempty"`
+	WindowsClosed []WindowRef `json:"windowsClosed,omitempty"`
+	// Focus is the element that took the keyboard focus during the
+	// action; Ref is set when the session's last read holds it.
+	Focus *FocusRef `json:"focus,omitempty"`
+	// Gone: the element acted on no longer exists (a dialog's button that
+	// closed it).
+	Gone bool `json:"gone,omitempty"`
+}
+
+// any reports whether anything changed.
+func (e Effects) any() bool {
+	return len(e.WindowsOpened) > 0 || len(e.WindowsClosed) > 0 || e.Focus != nil || e.Gone
+}
+
+// WindowRef names a top-level window: its id, title, and the role of the
+// accessible it shows ("dialog", "frame", "file chooser", "alert"; "window"
+// when none could be matched to it).
+type WindowRef struct {
+	Window string `json:"window"`
+	Title  string `json:"title"`
+	Role   string `json:"role"`
+}
+
+// FocusRef is the element that has the keyboard focus.
+type FocusRef struct {
+	Ref  string `json:"ref,omitempty"`
+	Role string `json:"role"`
+	Name string `json:"name,omitempty"`
+	key  string
+}
+
+// Optional parts of a platform that effects are read with; a platform
+// without them reports fewer effects, never wrong ones.
+type (
+	// topLeveler reads an app's top-level accessibles (role, name,
+	// states, bounds).
+	topLeveler interface {
+		TopLevels(ctx context.Context, app platform.App) ([]platform.Node, error)
+	}
+	// focusTracker tells the element that last took the focus and how
+	// many times the focus moved while the app was watched.
+	focusTracker interface {
+		Focus(ctx context.Context, app platform.App) (key string, moves uint64)
+	}
+	// windowLister lists one process's top-level windows, without the
+	// rest of the desktop's applications.
+	windowLister interface {
+		AppWindows(ctx context.Context, pid int) ([]platform.Window, error)
+	}
+)
+
+// scene is the app at one moment, as far as effects go.
+type scene struct {
+	wins       []platform.Window // mapped top-level windows
+	winsRead   bool
+	tops       []platform.Node
+	focusKey   string
+	focusMoves uint64
+}
+
+// look reads the scene of the session's app: its mapped windows, its
+// top-level accessibles and the focus count. What cannot be read is left
+// empty (and then compared as unknown, not as closed).
+func (m *Sessions) look(ctx context.Context, s *Session) scene {
+	var sc scene
+	if wl, ok := m.desk.Windows.(windowLister); ok {
+		if wins, err := wl.AppWindows(ctx, s.App.Pid); err == nil {
+			sc.wins, sc.winsRead = mapped(wins), true
+		}
+	} else if wins, err := m.appWindows(ctx, s); err == nil {
+		sc.wins, sc.winsRead = mapped(wins), true
+	} else if AsError(err).Code == CodeNotFound {
+		sc.winsRead = true // no window at all
+	}
+	if s.Mode != ModeVisual {
+		if tl, ok := m.desk.Accessibility.(topLeveler); ok {
+			if tops, err := tl.TopLevels(ctx, s.App); err == nil {
+				sc.tops = tops
+			}
+		}
+		if ft, ok := m.desk.Accessibility.(focusTracker); ok {
+			sc.focusKey, sc.focusMoves = ft.Focus(ctx, s.App)
+		}
+	}
+	return sc
+}
+
+func mapped(wins []platform.Window) []platform.Window {
+	return slices.DeleteFunc(slices.Clone(wins), func(w platform.Window) bool { return !w.Mapped })
+}
+
+// effects compares the scene before an action with the app now. key is
+// the element acted on ("" for none).
+func (m *Sessions) effects(ctx context.Context, s *Session, before scene, key string) Effects {
+	now := m.look(ctx, s)
+	var e Effects
+	if before.winsRead && now.winsRead {
+		for _, w := range now.wins {
+			if !hasWindow(before.wins, w.ID) {
+				e.WindowsOpened = append(e.WindowsOpened, windowRef(w, now.tops))
+			}
+		}
+		for _, w := range before.wins {
+			if !hasWindow(now.wins, w.ID) {
+				e.WindowsClosed = append(e.WindowsClosed, windowRef(w, before.tops))
+			}
+		}
+	}
+	if now.focusMoves != before.focusMoves && now.focusKey != "" {
+		e.Focus = m.focusRef(ctx, s, now.focusKey)
+	}
+	if key != "" && s.Mode != ModeVisual {
+		if _, err := m.desk.Accessibility.Element(ctx, s.App, key); errors.Is(err, platform.ErrElementGone) {
+			e.Gone = true
+		}
+	}
+	return e
+}
+
+func hasWindow(wins []platform.Window, id platform.WindowID) bool {
+	for _, w := range wins {
+		if w.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// focusRef describes the element that took the focus, if it still has it.
+func (m *Sessions) focusRef(ctx context.Context, s *Session, key string) *FocusRef {
+	d, err := m.desk.Accessibility.Element(ctx, s.App, key)
+	if err != nil || !focused(d) {
+		return nil
+	}
+	f := &FocusRef{Role: d.Node.Role.String(), Name: d.Node.Name, key: key}
+	if d.Node.Redacted || d.Node.IsPassword() {
+		f.Name = ""
+	}
+	if t := s.Tree(); t != nil {
+		if id, ok := t.ByKey(key); ok {
+			f.Ref = t.RefString(id)
+		}
+	}
+	return f
+}
+
+// windowRef names a window with the role of the top-level accessible it
+// shows, matched by title (a toolkit may add the app's name to the title
+// of a dialog: "Save File — KWrite"), else by size.
+func windowRef(w platform.Window, tops []platform.Node) WindowRef {
+	r := WindowRef{Window: w.ID.String(), Title: w.Title, Role: "window"}
+	if top, ok := topLevelFor(w, tops); ok {
+		r.Role = top.Role.String()
+	}
+	return r
+}
+
+// topLevelFor finds the top-level accessible a window shows: the showing
+// one named as its title, else one whose name starts its title, else the
+// only one of its size.
+func topLevelFor(w platform.Window, tops []platform.Node) (platform.Node, bool) {
+	shown := func(n platform.Node) bool {
+		return n.States.Has(platform.StateShowing) || n.States.Has(platform.StateVisible)
+	}
+	for _, n := range tops {
+		if shown(n) && n.Name != "" && n.Name == w.Title {
+			return n, true
+		}
+	}
+	for _, n := range tops {
+		if shown(n) && n.Name != "" && strings.HasPrefix(w.Title, n.Name) {
+			return n, true
+		}
+	}
+	var bySize []platform.Node
+	for _, n := range tops {
+		if b := n.Bounds; shown(n) && b != nil && b.Width == w.Bounds.Width && b.Height == w.Bounds.Height {
+			bySize = append(bySize, n)
+		}
+	}
+	if len(bySize) == 1 {
+		return bySize[0], true
+	}
+	return platform.Node{}, false
+}

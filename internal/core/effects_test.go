@@ -1,0 +1,92 @@
+package core
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/security"
+)
+
+// lateActions is the fake's Actions whose element actions are answered
+// only when the test says (Qt answering a menu item's action once the
+// modal dialog it ran has closed); run is called when the action starts.
+type lateActions struct {
+	platform.Actions
+	run    func()
+	answer *atomic.Bool // answer at once, rather than never
+}
+
+func (l lateActions) StartAction(ctx context.Context, app platform.App, key string, names ...string) (string, <-chan error, error) {
+	l.run()
+	out := make(chan error, 1)
+	if l.answer.Load() {
+		out <- nil
+		return names[0], out, nil
+	}
+	go func() {
+		<-ctx.Done()
+		out <- platform.ErrTimeout
+	}()
+	return names[0], out, nil
+}
+
+// connectLate connects to the fake editor with its actions answered late.
+func connectLate(t *testing.T, run func(d safetyDesk)) (*Sessions, *Session, *Tree, *atomic.Bool) {
+	t.Helper()
+	d := newSafetyDesk()
+	answer := &atomic.Bool{}
+	desk := d.Platform()
+	desk.Actions = lateActions{Actions: desk.Actions, run: func() { run(d) }, answer: answer}
+	m := NewSessions(desk)
+	m.Caps = security.Input
+	ctx := context.Background()
+	s, err := m.Connect(ctx, Target{Pid: editorPid}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, _, err := m.Fetch(ctx, s, 5*time.Second, platform.TreeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, s, tr, answer
+}
+
+// An action whose reply does not come while a window of the app opens is
+// delivered, unverified, with the window in its effects, and answered
+// without waiting out the reply's deadline.
+func TestLateReplyWithWindow(t *testing.T) {
+	m, s, tr, _ := connectLate(t, func(d safetyDesk) {
+		d.AddWindow(editorPid, "Save File", platform.Rect{X: 100, Y: 100, Width: 300, Height: 200})
+	})
+	start := time.Now()
+	r, err := m.ClickWait(context.Background(), s.ID, refOf(t, tr, "Save"), MaxReplyWait)
+	if err != nil {
+		t.Fatalf("click: %v", err)
+	}
+	if r.Verified || len(r.Effects.WindowsOpened) != 1 || r.Effects.WindowsOpened[0].Title != "Save File" {
+		t.Errorf("click: verified %v, effects %+v; want unverified, the window \"Save File\" opened", r.Verified, r.Effects)
+	}
+	if took := time.Since(start); took >= MaxReplyWait {
+		t.Errorf("the click waited %v, the whole reply deadline, though a window opened", took)
+	}
+}
+
+// An action not answered in time after which nothing changed is
+// effectUnknown, never a retryable timeout; one answered in time is
+// verified.
+func TestLateReplyWithoutEffect(t *testing.T) {
+	m, s, tr, answer := connectLate(t, func(safetyDesk) {})
+	_, err := m.InvokeWait(context.Background(), s.ID, refOf(t, tr, "Save"), "", 50*time.Millisecond)
+	e := AsError(err)
+	if e == nil || e.Code != CodeEffectUnknown || e.Retryable {
+		t.Fatalf("invoke without a reply or an effect: %v; want effectUnknown, not retryable", err)
+	}
+	answer.Store(true)
+	r, err := m.InvokeWait(context.Background(), s.ID, refOf(t, tr, "Save"), "", time.Second)
+	if err != nil || !r.Verified {
+		t.Fatalf("invoke answered at once: %+v, %v; want verified", r, err)
+	}
+}

@@ -1,0 +1,60 @@
+//go:build linux
+
+package linux
+
+import (
+	"context"
+
+	"github.com/uiscope/uiscope/internal/platform"
+)
+
+// TopLevels reads the application's top-level accessibles: their role,
+// name, states and bounds (what a window's role is read from).
+func (d *Desktop) TopLevels(ctx context.Context, app platform.App) ([]platform.Node, error) {
+	a, err := d.a11y(ctx, app)
+	if err != nil {
+		return nil, err
+	}
+	return a.TopLevels(ctx, app.BusName)
+}
+
+// Focus is the application's element that last announced it took the
+// keyboard focus while watched, and how many times the focus moved (see
+// atspi.Conn.Focus).
+func (d *Desktop) Focus(ctx context.Context, app platform.App) (string, uint64) {
+	a, err := d.a11y(ctx, app)
+	if err != nil {
+		return "", 0
+	}
+	return a.Focus(app.BusName)
+}
+
+// StartAction runs the element's first action named in names without
+// waiting for its reply, which arrives on the channel (by ctx's deadline).
+func (d *Desktop) StartAction(ctx context.Context, app platform.App, key string, names ...string) (string, <-chan error, error) {
+	a, err := d.a11y(ctx, app)
+	if err != nil {
+		return "", nil, err
+	}
+	return a.StartAction(ctx, key, names...)
+}
+
+// AppWindows lists the top-level windows of a process, as the display
+// server has them now.
+func (d *Desktop) AppWindows(ctx context.Context, pid int) ([]platform.Window, error) {
+	xc, err := d.x(ctx)
+	if err != nil {
+		return nil, err
+	}
+	all, err := xc.TopLevels(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var wins []platform.Window
+	for _, w := range all {
+		if w.Pid == pid {
+			wins = append(wins, w)
+		}
+	}
+	return wins, nil
+}
