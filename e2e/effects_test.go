@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/uiscope/uiscope/internal/testdesk"
 )
@@ -206,5 +207,26 @@ func TestEffectsQtSubmittingField(t *testing.T) {
 	}
 	if n := logCount(t, log, "eval 6*7 = 42"); n != 0 {
 		t.Errorf("6*7 was evaluated %d times without an Enter", n)
+	}
+}
+
+// TestEffectsGTK4Settle: GTK 4.8 announces almost nothing on the AT-SPI
+// bus, so "no event for a while" comes at once after a click: an action
+// there answers once what it may have changed holds still. "Replace All"
+// replaces three words one after another from 150 ms after the click; the
+// click's answer comes after the last, read outside uiscope.
+func TestEffectsGTK4Settle(t *testing.T) {
+	d := testdesk.Shared(t)
+	log := filepath.Join(t.TempDir(), "events.log")
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk4_fixture.py"), "--replace", "--log", log)
+	s := startMCP(t, d, "", "--allow-input")
+	sess := s.connect(t, map[string]any{"pid": app.Pid})
+	doc := findOne(t, s, sess, map[string]any{"name": "Document"})
+	btn := findOne(t, s, sess, map[string]any{"name": "Replace All", "role": "push button"})
+	s.ok(t, "click", map[string]any{"session": sess, "element": btn.Ref})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if got := liveText(ctx, d, doc.Key); got != "1 two 1 two 1 two" {
+		t.Errorf("right after the click answered, the document holds %q; want all three replaced (the fixture logged %d completions)", got, logCount(t, log, "replaced all"))
 	}
 }

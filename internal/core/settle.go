@@ -30,7 +30,20 @@ var (
 	// noWatchQuiet stands in for quiet on a platform without events: the
 	// first read after it is taken as settled.
 	noWatchQuiet = 150 * time.Millisecond
+	// stillTime is how long an application that announces almost nothing
+	// (GTK 4.8) must hold still, read again every stillGap, before it
+	// counts as settled: its quiet says nothing.
+	stillTime = 300 * time.Millisecond
+	stillGap  = 60 * time.Millisecond
 )
+
+// stillReader is a platform that can tell applications whose events do not
+// say when they are done, and sum up what one shows (a fingerprint, only
+// compared for equality).
+type stillReader interface {
+	EventPoor(app platform.App) bool
+	Fingerprint(ctx context.Context, app platform.App) (uint64, error)
+}
 
 // settle waits for the app to be quiet and then reads key back until want
 // holds (want nil: any read), bounded by settleCap and ctx. It returns
@@ -43,6 +56,54 @@ func (m *Sessions) settle(ctx context.Context, s *Session, key string, changes <
 	read := func() (*platform.Details, error) {
 		return m.desk.Accessibility.Element(ctx, s.App, key)
 	}
+	capAt := time.Now().Add(settleCap)
+	d, held := m.settleQuiet(ctx, s, key, changes, want, read)
+	sr, ok := m.desk.Accessibility.(stillReader)
+	if !ok || s.Mode == ModeVisual || !sr.EventPoor(s.App) || ctx.Err() != nil {
+		return d, held
+	}
+	// Quiet came at once, as it does on GTK 4: what the action changes
+	// may still be on its way. Wait until the app holds still, then read
+	// the element again.
+	if !m.holdStill(ctx, s, sr, capAt) || key == "" {
+		return d, held
+	}
+	if again, err := read(); err == nil {
+		return again, want == nil || want(again)
+	} else if want == nil {
+		return nil, true
+	}
+	return d, held
+}
+
+// holdStill reads the app's fingerprint every stillGap until it has not
+// changed for stillTime, or until capAt; it reports whether it read any.
+func (m *Sessions) holdStill(ctx context.Context, s *Session, sr stillReader, capAt time.Time) bool {
+	last, err := sr.Fingerprint(ctx, s.App)
+	if err != nil {
+		return false
+	}
+	since := time.Now()
+	for time.Since(since) < stillTime && time.Now().Before(capAt) {
+		select {
+		case <-time.After(stillGap):
+		case <-ctx.Done():
+			return true
+		}
+		fp, err := sr.Fingerprint(ctx, s.App)
+		if err != nil {
+			return true
+		}
+		if fp != last {
+			last, since = fp, time.Now()
+		}
+	}
+	return true
+}
+
+// settleQuiet is settle until the app is quiet (the first part of
+// settle, and all of it where events say when an app is done).
+func (m *Sessions) settleQuiet(ctx context.Context, s *Session, key string, changes <-chan struct{}, want func(*platform.Details) bool, read func() (*platform.Details, error)) (*platform.Details, bool) {
 	limit := time.NewTimer(settleCap)
 	defer limit.Stop()
 	first := quietTime

@@ -164,3 +164,37 @@ func (elementDesk) Tree(context.Context, platform.App, platform.TreeOptions) (*p
 	return nil, platform.TreeStats{}, nil
 }
 func (elementDesk) Owner(context.Context, platform.App) (int, error) { return 0, nil }
+
+// quietDesk is an app that announces nothing (GTK 4.8): its fingerprint is
+// its text, which is all that shows a change.
+type quietDesk struct{ elementDesk }
+
+func (quietDesk) EventPoor(platform.App) bool { return true }
+func (q quietDesk) Fingerprint(context.Context, platform.App) (uint64, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return uint64(len(q.text)), nil
+}
+
+// TestSettleHoldsStillWithoutEvents: an app that changes without a single
+// event is read back only once its changes have stopped.
+func TestSettleHoldsStillWithoutEvents(t *testing.T) {
+	app := &textApp{text: "one two one two"}
+	m := NewSessions(platform.Desktop{Accessibility: quietDesk{elementDesk{app}}})
+	changes := make(chan struct{}) // never fires
+	started := make(chan struct{})
+	go func() {
+		<-started
+		// After the quiet time, when settle without events would read.
+		time.Sleep(quietTime)
+		for _, s := range []string{"1 two one two", "1 two 1 two"} {
+			time.Sleep(stillTime / 3)
+			app.set(s)
+		}
+	}()
+	close(started)
+	d, held := m.settle(context.Background(), &Session{}, "k", changes, nil)
+	if !held || d == nil || d.Text.Text != "1 two 1 two" {
+		t.Fatalf("settle: held %v, read %+v; want the text after the last change", held, d)
+	}
+}

@@ -22,6 +22,11 @@ Options:
                    "Volume"  slider (0..100, value 30)
                    "Color"   combo box (Gtk.DropDown: Red, Green, Blue; Green selected)
                    "Notes"   text (Gtk.TextView, multi-line, "first line\nsecond line")
+  --replace      add, after "PIN", a text "Document" (Gtk.TextView, "one two one two one two") and
+                 a button "Replace All" that replaces each "one" by "1", one every 100 ms from
+                 150 ms after the click, as an editor's replace running from its main loop
+                 does; GTK 4.8 announces none of it on the AT-SPI bus
+  --log FILE     append "replaced all" when the last replacement is done
 """
 import argparse
 import signal
@@ -72,6 +77,32 @@ def build(args, loop):
     pin.set_text(HIDDEN_SECRET)
     box.append(name(pin, "PIN"))
 
+    if args.replace:
+        doc = Gtk.TextView()
+        doc.get_buffer().set_text("one two one two one two")
+        box.append(name(doc, "Document"))
+        replace = Gtk.Button(label="Replace All")
+
+        def step():
+            buf = doc.get_buffer()
+            text = buf.get_text(buf.get_start_iter(), buf.get_end_iter(), False)
+            if "one" not in text:
+                if args.log:
+                    with open(args.log, "a") as f:
+                        f.write("replaced all\n")
+                return False
+            buf.set_text(text.replace("one", "1", 1))
+            return True
+
+        def first():
+            if step():
+                GLib.timeout_add(100, step)
+            return False
+
+        replace.connect("clicked", lambda _b: GLib.timeout_add(150, first))
+
+        box.append(replace)
+
     if args.form:
         entry.set_text("Ada Lovelace")
         spin = Gtk.SpinButton.new_with_range(0, 100, 1)
@@ -95,6 +126,8 @@ def main():
     p = argparse.ArgumentParser(description="uiscope GTK 4 fixture")
     p.add_argument("--title", default="uiscope GTK4 fixture")
     p.add_argument("--form", action="store_true")
+    p.add_argument("--replace", action="store_true")
+    p.add_argument("--log")
     args = p.parse_args()
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)

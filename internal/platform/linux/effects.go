@@ -58,3 +58,18 @@ func (d *Desktop) AppWindows(ctx context.Context, pid int) ([]platform.Window, e
 	}
 	return wins, nil
 }
+
+// EventPoor reports an application that announces too little on the
+// accessibility bus for "no event for a while" to mean it is done: GTK 4.8
+// raises almost no events (a text view's text changes silently).
+func (d *Desktop) EventPoor(app platform.App) bool { return isGTK4(app) }
+
+// Fingerprint sums up what the application shows now (see
+// atspi.Conn.Fingerprint): equal twice means it held still in between.
+func (d *Desktop) Fingerprint(ctx context.Context, app platform.App) (uint64, error) {
+	a, err := d.a11y(ctx, app)
+	if err != nil {
+		return 0, err
+	}
+	return a.Fingerprint(ctx, app.BusName)
+}
