@@ -59,6 +59,15 @@ func (g *guard) begin(ctx context.Context, class security.Class) (context.Contex
 	return ctx, c, g.limit.Allow(c.Client, class)
 }
 
+// spend takes one more call of class from the client's limit, for a call
+// that turned out to be of that class as well.
+func (g *guard) spend(c *security.Call, class security.Class) error {
+	if g.limit == nil {
+		return nil
+	}
+	return g.limit.Allow(c.Client, class)
+}
+
 // refusals are the codes that mean the server declined on policy.
 var refusals = map[string]bool{
 	security.CodeInputNotAllowed: true,
@@ -66,6 +75,23 @@ var refusals = map[string]bool{
 	security.CodeAppNotAllowed:   true,
 	security.CodeConsentDenied:   true,
 	security.CodeConsentTimeout:  true,
+	security.CodeAuditFailed:     true,
+}
+
+// started writes the record of an action before it runs, with --audit-log
+// set: an action that cannot be logged is refused, not run unrecorded (a
+// full disk fails closed). Reads are logged after the fact only.
+func (g *guard) started(c *security.Call, op string) error {
+	if g.audit == nil {
+		return nil
+	}
+	r := security.Record{Time: time.Now().UTC(), Client: g.audit.Client(c.Client), Operation: op, Outcome: security.OutcomeStarted}
+	if err := g.audit.Write(r); err != nil {
+		log.New(g.log, "uiscope mcp: ", log.LstdFlags).Printf("audit log: %v; %s refused", err, op)
+		return &security.Refusal{Code: security.CodeAuditFailed, Msg: fmt.Sprintf(
+			"the audit log could not be written (%v), so %s was not run: the server runs with --audit-log, and an action is never run unrecorded; the user must free space or fix the log", err, op)}
+	}
+	return nil
 }
 
 // end writes the call's audit record: who, which process, which tool, how

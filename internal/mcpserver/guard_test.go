@@ -130,7 +130,7 @@ func TestAuditRecordsEveryCall(t *testing.T) {
 	}
 	want := []struct{ op, outcome, reason string }{
 		{"list_apps", "ok", ""}, {"connect", "ok", ""}, {"get_a11y_tree", "ok", ""}, {"get_element_properties", "ok", ""},
-		{"type_text", "refused", core.CodeInputNotAllowed}, {"connect", "failed", core.CodeNotFound}, {"get_a11y_tree", "failed", core.CodeInvalidArgument},
+		{"type_text", "started", ""}, {"type_text", "refused", core.CodeInputNotAllowed}, {"connect", "failed", core.CodeNotFound}, {"get_a11y_tree", "failed", core.CodeInvalidArgument},
 	}
 	if len(recs) != len(want) {
 		t.Fatalf("%d records, want %d:\n%s", len(recs), len(want), b)
@@ -155,6 +155,34 @@ func TestAuditRecordsEveryCall(t *testing.T) {
 	}
 	if recs[0]["pid"] != nil {
 		t.Errorf("list_apps named a target: %v", recs[0])
+	}
+}
+
+// TestAuditFailsClosed: with --audit-log set, an action whose record
+// cannot be written (the disk full, the file gone bad) is refused before
+// it runs, auditFailed; reads are still served.
+func TestAuditFailsClosed(t *testing.T) {
+	a, err := security.OpenAudit(filepath.Join(t.TempDir(), "audit.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Close() // every write fails from here, as on a full disk
+	cs := connectClient(t, Config{Caps: security.Input, Audit: a}, "")
+	mustOK(t, cs, "list_apps", nil)
+	conn := mustOK(t, cs, "connect", map[string]any{"pid": os.Getpid()})
+	session := conn["session"].(string)
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"type_text", map[string]any{"session": session, "text": "x"}},
+		{"press_key", map[string]any{"session": session, "keys": "Enter"}},
+		{"screenshot", map[string]any{"session": session, "path": filepath.Join(t.TempDir(), "shot.png")}},
+	} {
+		out, _ := call(t, cs, c.tool, c.args)
+		if out["ok"] != false || out["errorCode"] != security.CodeAuditFailed {
+			t.Errorf("%s with an audit log that cannot be written: %v; want auditFailed", c.tool, out)
+		}
 	}
 }
 

@@ -45,6 +45,9 @@ type screenshotArgs struct {
 	TimeoutMs *int   `json:"timeoutMs,omitempty" jsonschema:"deadline for reading the tree and capturing in ms (default 10000)"`
 }
 
+// acting: writing a file is an action (rate limits, the audit log).
+func (a screenshotArgs) acting() bool { return a.Path != "" }
+
 type screenshotResult struct {
 	Session string `json:"session"`
 	*core.Screenshot

@@ -69,6 +69,20 @@ func serveTool[In, Out any](name string, class security.Class, args *argSpec, h 
 		if failed = args.decode(req.Params.Arguments, &in); failed != nil {
 			return failResult(failed), nil
 		}
+		acting := class == security.Actions
+		if a, ok := any(in).(actingArgs); ok && a.acting() && !acting {
+			// An inspection that writes (screenshot with path) is an
+			// action too: limited as one, and logged before it runs.
+			acting = true
+			if failed = g.spend(call, security.Actions); failed != nil {
+				return failResult(failed), nil
+			}
+		}
+		if acting {
+			if failed = g.started(call, name); failed != nil {
+				return failResult(failed), nil
+			}
+		}
 		out, herr := h(ctx, req, in)
 		if herr != nil {
 			failed = herr
@@ -81,6 +95,10 @@ func serveTool[In, Out any](name string, class security.Class, args *argSpec, h 
 		return res, nil
 	}
 }
+
+// actingArgs are the arguments of a tool that is an inspection unless
+// they make it act.
+type actingArgs interface{ acting() bool }
 
 // imager is a result that carries an image besides its JSON (screenshot):
 // the image goes in its own content block, as raw bytes the SDK encodes.

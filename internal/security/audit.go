@@ -21,12 +21,15 @@ type Record struct {
 	Pid       int       `json:"pid,omitempty"`       // the target process, when the call had one
 	StartTime uint64    `json:"startTime,omitempty"` // its start time: a pid alone is no identity
 	Operation string    `json:"operation"`           // the tool's name
-	Outcome   string    `json:"outcome"`             // ok, refused or failed
+	Outcome   string    `json:"outcome"`             // started, ok, refused or failed
 	Reason    string    `json:"reason,omitempty"`    // the error or refusal code
 }
 
-// Outcomes of a call.
+// Outcomes of a call. An action's record with OutcomeStarted is written
+// before it runs (an action that could not be logged is not run); its
+// outcome follows in a second record.
 const (
+	OutcomeStarted = "started"
 	OutcomeOK      = "ok"
 	OutcomeRefused = "refused"
 	OutcomeFailed  = "failed"
@@ -44,7 +47,7 @@ type Audit struct {
 // appended to, never truncated, and must be a regular file that only its
 // owner can read, so that a log others can read is not quietly extended.
 func OpenAudit(path string) (*Audit, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|oNoFollow, 0o600)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|oNoFollow|oNonBlock, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("audit log: %w", err)
 	}

@@ -3,3 +3,5 @@
 package security
 
 const oNoFollow = 0
+
+const oNonBlock = 0

@@ -12,6 +12,9 @@ const (
 	CodeRateLimited     = "rateLimited"
 	CodeAppNotAllowed   = "appNotAllowed"
 	CodeConsentDenied   = "consentDenied"
+	// CodeAuditFailed: an action was not run because its audit record
+	// could not be written (--audit-log: a full disk, a removed mount).
+	CodeAuditFailed = "auditFailed"
 )
 
 // Refusal is a request the server declined on policy, not a failure of the
