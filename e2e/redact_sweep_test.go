@@ -71,7 +71,8 @@ func TestRedactionEveryTool(t *testing.T) {
 	for _, tc := range sweepCases {
 		t.Run(tc.name, func(t *testing.T) {
 			app := tc.launch(t, d)
-			s := startMCP(t, d, "", "--allow-input")
+			shots := t.TempDir()
+			s := startMCP(t, d, "", "--allow-input", "--screenshot-dir", shots)
 			tag := strings.NewReplacer(" ", "", ".", "")
 			setSecret := "set-secret-" + tag.Replace(tc.name)
 			typedSecret := "typed-secret-" + tag.Replace(tc.name)
@@ -204,7 +205,7 @@ func TestRedactionEveryTool(t *testing.T) {
 			sweep("clear_property", map[string]any{"session": sess, "element": pw.Ref, "descriptorId": textID})
 			sweep("set_property", map[string]any{"session": sess, "element": pw.Ref, "descriptorId": textID, "value": setSecret})
 			sweep("window_action", map[string]any{"session": sess, "action": "restore"})
-			sweep("screenshot", map[string]any{"session": sess, "path": filepath.Join(t.TempDir(), "shot.png")})
+			sweep("screenshot", map[string]any{"session": sess, "path": filepath.Join(shots, "shot.png")})
 			reads()
 			sweep("disconnect", map[string]any{"session": vsess})
 			sweep("disconnect", map[string]any{"session": sess})

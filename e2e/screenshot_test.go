@@ -476,17 +476,24 @@ func TestScreenshotVisual(t *testing.T) {
 }
 
 // TestScreenshotPathAndSessions: with --allow-input, path writes the PNG
-// (the same bytes as the image block) and never replaces a file; two
+// (the same bytes as the image block) in --screenshot-dir and nowhere
+// else, never replaces a file, and refuses a name with a newline; two
 // sessions capture at once; the CLI writes its file.
 func TestScreenshotPathAndSessions(t *testing.T) {
 	d := testdesk.Shared(t)
 	a := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "shot one")
 	b := d.Launch(t, testdesk.Python, testdesk.Fixture("qt5_fixture.py"), "--title", "shot two")
-	s := startMCP(t, d, "", "--allow-input")
+	dir, other := t.TempDir(), t.TempDir()
+	s := startMCP(t, d, "", "--allow-input", "--screenshot-dir", dir)
 	ca := s.ok(t, "connect", map[string]any{"pid": a.Pid})
 	cb := s.ok(t, "connect", map[string]any{"pid": b.Pid})
 
-	dir := t.TempDir()
+	for _, p := range []string{filepath.Join(other, "out.png"), filepath.Join(dir, "..", filepath.Base(other), "dots.png"), filepath.Join(dir, "new\nline.png")} {
+		s.fail(t, "screenshot", map[string]any{"session": ca["session"], "path": p}, "invalidArgument")
+	}
+	if ents, _ := os.ReadDir(other); len(ents) != 0 {
+		t.Errorf("a directory outside --screenshot-dir holds %v", ents)
+	}
 	path := filepath.Join(dir, "one.png")
 	out, _, data := s.screenshot(t, map[string]any{"session": ca["session"], "path": path, "maxWidth": 300})
 	if out["ok"] != true || out["path"] != path {

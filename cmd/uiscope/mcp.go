@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -16,7 +18,7 @@ func init() {
 }
 
 func runMCP(ctx context.Context, c *cli, args []string) error {
-	fs := newFlags(c, "mcp", "[--allow-input[=interact] [--allow-desktop-keys]] [--apps PATTERN,...] [--strict] [--rate-limit CLASS=N/min]... [--audit-log PATH] [--consent prompt] [--http 127.0.0.1:0 [--http-unsafe-bind]] [--sandbox [--launch CMD]...]")
+	fs := newFlags(c, "mcp", "[--allow-input[=interact] [--allow-desktop-keys]] [--apps PATTERN,...] [--strict] [--rate-limit CLASS=N/min]... [--audit-log PATH] [--screenshot-dir DIR] [--consent prompt] [--http 127.0.0.1:0 [--http-unsafe-bind]] [--sandbox [--launch CMD]...]")
 	cfg := mcpserver.Config{Log: c.stderr}
 	input := &capsFlag{}
 	fs.Var(input, "allow-input", "register and permit the tools that act on applications: alone, pointer and semantic actions (interact) and keystrokes (keyboard); =interact for actions without keystrokes")
@@ -33,6 +35,7 @@ func runMCP(ctx context.Context, c *cli, args []string) error {
 		rates[class] = n
 		return err
 	})
+	shotDir := fs.String("screenshot-dir", "", "with --allow-input: the `DIR` a screenshot's path may write in, or below (default the server's working directory)")
 	auditPath := fs.String("audit-log", "", "append one JSON line per tool call to `PATH` (created 0600): time, hashed client, pid, start time, tool, outcome, reason — never UI text, values or keys")
 	desktopKeys := fs.Bool("allow-desktop-keys", false, "with --allow-input: let press_key send chords the desktop acts on (Super+..., Alt+Tab, Ctrl+Alt+T, Ctrl+Alt+F1..F12)")
 	httpAddr := fs.String("http", "", "serve streamable HTTP on `ADDR` (host:port, loopback; port 0 picks one) instead of stdio, with a bearer token in $XDG_RUNTIME_DIR/uiscope/mcp/<pid>.json")
@@ -84,6 +87,11 @@ func runMCP(ctx context.Context, c *cli, args []string) error {
 		defer a.Close()
 		cfg.Audit = a
 	}
+	shots, err := screenshotDir(*shotDir)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "uiscope mcp: %v\n", err)
+		return exitError{2}
+	}
 	if len(launches) > 0 && !*inSandbox {
 		fmt.Fprintln(c.stderr, "uiscope mcp: --launch needs --sandbox")
 		return exitError{2}
@@ -107,10 +115,27 @@ func runMCP(ctx context.Context, c *cli, args []string) error {
 		sessions.Consent = security.NewConsent(security.DialogPrompter(pythonPath), *consentTimeout)
 	}
 	sessions.AllowDesktopKeys = *desktopKeys
+	sessions.ScreenshotDir = shots
 	if *httpAddr != "" {
 		return mcpserver.ServeHTTP(ctx, cfg, sessions, mcpserver.HTTPOptions{Addr: *httpAddr, UnsafeBind: *unsafeBind})
 	}
 	return mcpserver.Serve(ctx, cfg, sessions)
+}
+
+// screenshotDir is --screenshot-dir made absolute: a directory that
+// exists, by default the working directory.
+func screenshotDir(dir string) (string, error) {
+	if dir == "" {
+		return os.Getwd()
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("--screenshot-dir %s: %v", dir, err)
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("--screenshot-dir %s: not a directory", dir)
+	}
+	return abs, nil
 }
 
 // capsFlag is --allow-input: a switch alone (interact and keyboard), or

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/uiscope/uiscope/internal/platform"
 	"github.com/uiscope/uiscope/internal/security"
@@ -64,6 +65,9 @@ func (r *ScreenshotRequest) Validate() error {
 		if !filepath.IsAbs(r.Path) || !strings.EqualFold(filepath.Ext(r.Path), ".png") {
 			return Errorf(CodeInvalidArgument, "path must be an absolute file name ending in .png, not %s", Quote(r.Path))
 		}
+		if strings.ContainsFunc(r.Path, unicode.IsControl) {
+			return Errorf(CodeInvalidArgument, "path must not hold control characters (a newline, a tab, an escape), not %s", Quote(r.Path))
+		}
 	}
 	return validRef(r.Element)
 }
@@ -107,6 +111,9 @@ func (m *Sessions) Screenshot(ctx context.Context, s *Session, req ScreenshotReq
 			return nil, Errorf(CodeInputNotAllowed, "writing the screenshot to a file (path) is not allowed: the server runs without --allow-input; omit path to get the image inline")
 		}
 		if err := m.consented(s, security.Interact); err != nil {
+			return nil, err
+		}
+		if err := m.inScreenshotDir(req.Path); err != nil {
 			return nil, err
 		}
 	}
@@ -205,6 +212,28 @@ func (m *Sessions) Screenshot(ctx context.Context, s *Session, req ScreenshotReq
 		shot.Path = req.Path
 	}
 	return shot, nil
+}
+
+// inScreenshotDir refuses a path outside ScreenshotDir. The directory the
+// file goes in is compared with its symbolic links resolved, so that a
+// link inside ScreenshotDir does not lead out of it (the file itself is
+// never followed: WriteFileAtomic links a new name into place).
+func (m *Sessions) inScreenshotDir(path string) error {
+	if m.ScreenshotDir == "" {
+		return Errorf(CodeInputNotAllowed, "the server names no directory for screenshot files (--screenshot-dir), so path is refused; omit path to get the image inline")
+	}
+	root, err := filepath.EvalSymlinks(m.ScreenshotDir)
+	if err != nil {
+		return Errorf(CodeInvalidArgument, "the server's screenshot directory %s cannot be used (%v); omit path to get the image inline", Quote(m.ScreenshotDir), err)
+	}
+	dir, err := filepath.EvalSymlinks(filepath.Dir(path))
+	if err != nil {
+		return Errorf(CodeInvalidArgument, "the directory of %s does not exist; use a file name in %s", Quote(path), Quote(m.ScreenshotDir))
+	}
+	if rel, err := filepath.Rel(root, dir); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return Errorf(CodeInvalidArgument, "path must be in the server's screenshot directory %s (--screenshot-dir) or below it, not %s", Quote(m.ScreenshotDir), Quote(path))
+	}
+	return nil
 }
 
 // redactionTree reads the accessibility tree of a visual session's app,

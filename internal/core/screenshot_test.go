@@ -293,7 +293,7 @@ func TestScreenshotPathNeedsInput(t *testing.T) {
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Errorf("refused, yet the directory holds %v", ents)
 	}
-	m.Caps = security.Input
+	m.Caps, m.ScreenshotDir = security.Input, dir
 	shot, err := m.Screenshot(context.Background(), s, ScreenshotRequest{Path: path})
 	if err != nil {
 		t.Fatal(err)
@@ -318,6 +318,62 @@ func TestScreenshotPathNeedsInput(t *testing.T) {
 	_, err = m.Screenshot(context.Background(), s, ScreenshotRequest{Path: filepath.Join(dir, "no", "such", "dir.png")})
 	if AsError(err).Code != CodeInvalidArgument {
 		t.Errorf("a missing directory: %v, want invalidArgument", err)
+	}
+}
+
+// TestScreenshotPathBounded: a path is written only in the server's
+// screenshot directory or below it: not beside it, not through a symbolic
+// link that leads out of it, and never without one; a name with a control
+// character (a newline) is refused whatever its directory.
+func TestScreenshotPathBounded(t *testing.T) {
+	m, s, d := newShotSessions(t)
+	m.Caps = security.Input
+	base := t.TempDir()
+	shots, outside := filepath.Join(base, "shots"), filepath.Join(base, "elsewhere")
+	for _, dir := range []string{shots, filepath.Join(shots, "sub"), outside} {
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(outside, filepath.Join(shots, "link")); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	code := func(err error) string {
+		if e := AsError(err); e != nil {
+			return e.Code
+		}
+		return "none (it succeeded)"
+	}
+	if _, err := m.Screenshot(ctx, s, ScreenshotRequest{Path: filepath.Join(shots, "none.png")}); code(err) != CodeInputNotAllowed {
+		t.Errorf("a path with no screenshot directory named: %v, want inputNotAllowed", err)
+	}
+	m.ScreenshotDir = shots
+	for _, p := range []string{
+		filepath.Join(outside, "out.png"),
+		filepath.Join(shots, "..", "elsewhere", "dots.png"),
+		filepath.Join(shots, "link", "linked.png"),
+		filepath.Join(base, "beside.png"),
+	} {
+		if _, err := m.Screenshot(ctx, s, ScreenshotRequest{Path: p}); code(err) != CodeInvalidArgument || !strings.Contains(code(err)+" "+errText(err), "screenshot directory") {
+			t.Errorf("path %s outside %s: %v, want invalidArgument naming the directory", p, shots, err)
+		}
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
+		t.Errorf("%s holds %v after refusals", outside, ents)
+	}
+	if n := captures(d); n != 0 {
+		t.Errorf("refused, yet the window was captured %d times", n)
+	}
+	for _, p := range []string{filepath.Join(shots, "a\nb.png"), filepath.Join(shots, "tab\t.png"), filepath.Join(shots, "esc\x1b[31m.png")} {
+		if err := (&ScreenshotRequest{Path: p}).Validate(); code(err) != CodeInvalidArgument {
+			t.Errorf("path %q: %v, want invalidArgument", p, err)
+		}
+	}
+	for _, p := range []string{filepath.Join(shots, "in.png"), filepath.Join(shots, "sub", "below.png")} {
+		if _, err := m.Screenshot(ctx, s, ScreenshotRequest{Path: p}); err != nil {
+			t.Errorf("path %s in the directory: %v", p, err)
+		}
 	}
 }
 
@@ -363,4 +419,11 @@ func TestScreenshotFailures(t *testing.T) {
 	if _, err := NewSessions(desk).Screenshot(context.Background(), s, ScreenshotRequest{}); !errors.Is(err, err) || AsError(err).Code != CodeNotSupported {
 		t.Errorf("no Pixels part: %v, want notSupported", err)
 	}
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }

@@ -76,6 +76,11 @@ type Sessions struct {
 	// AllowDesktopKeys lets press_key send chords the window manager or
 	// desktop acts on (Super+..., Alt+Tab, Ctrl+Alt+F1...). Off by default.
 	AllowDesktopKeys bool
+	// ScreenshotDir is the directory a screenshot's path must lie in
+	// (--screenshot-dir; the server's working directory by default), so
+	// that an agent cannot write files where the user did not say
+	// (~/.config/autostart, a project's hooks). "" refuses every path.
+	ScreenshotDir string
 
 	desk platform.Desktop
 

@@ -89,6 +89,24 @@ func TestRateLimitRefusal(t *testing.T) {
 	mustOK(t, cs, "get_a11y_tree", map[string]any{"session": conn["session"]})
 }
 
+// TestScreenshotPathIsAnAction: a screenshot that writes a file spends
+// the actions limit as well, and one without path does not.
+func TestScreenshotPathIsAnAction(t *testing.T) {
+	cs := connectClient(t, Config{Limits: security.NewLimiter(security.Limits{security.Actions: 1})}, "")
+	conn := mustOK(t, cs, "connect", map[string]any{"pid": os.Getpid()})
+	path := filepath.Join(t.TempDir(), "shot.png")
+	for range 2 {
+		call(t, cs, "screenshot", map[string]any{"session": conn["session"]})
+	}
+	if out, _ := call(t, cs, "screenshot", map[string]any{"session": conn["session"], "path": path}); out["errorCode"] == security.CodeRateLimited {
+		t.Fatalf("the first screenshot with path, after two without: %v", out)
+	}
+	out, _ := call(t, cs, "screenshot", map[string]any{"session": conn["session"], "path": path})
+	if out["ok"] != false || out["errorCode"] != security.CodeRateLimited {
+		t.Errorf("the second screenshot with path under actions 1/min: %v; want rateLimited", out)
+	}
+}
+
 // TestAuditRecordsEveryCall: each call leaves one line with the hashed
 // client, the target's pid and start time once known, the tool, outcome
 // and reason — and nothing the UI showed or the agent sent.
