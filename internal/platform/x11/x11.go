@@ -380,30 +380,39 @@ func (c *Conn) WindowOrigin(ctx context.Context, id uint32) (x, y int, err error
 	return p.x, p.y, err
 }
 
-// WindowPid returns the process owning the window: _NET_WM_PID when set,
-// else what the server knows of the client that created it (X-Resource;
-// local clients only). It returns 0 with no error when neither tells.
+// WindowPid returns the process owning the window: what the server knows
+// of the client that created it (X-Resource; local clients only), else
+// _NET_WM_PID. The property is the application's own word, and any client
+// may set it to any pid (another application's, one --apps allows); the
+// server's answer cannot be forged. It returns 0 with no error when
+// neither tells.
 func (c *Conn) WindowPid(ctx context.Context, id uint32) (int, error) {
 	return call(ctx, func(ctx context.Context) (int, error) {
 		atoms, err := c.internAtoms(ctx, "_NET_WM_PID")
 		if err != nil {
 			return 0, err
 		}
-		r, err := c.getProp(xproto.Window(id), atoms[0]).Reply()
-		if err != nil {
-			if isXError(err) {
+		// Asked first, so that a window that is gone is told by its
+		// property's BadWindow whatever X-Resource says of it.
+		prop := c.getProp(xproto.Window(id), atoms[0])
+		pids, err := c.resPids(ctx, []uint32{id})
+		r, perr := prop.Reply()
+		if perr != nil {
+			if isXError(perr) {
 				return 0, gone(id)
 			}
-			return 0, fmt.Errorf("x11: window %#x pid: %w", id, err)
+			return 0, fmt.Errorf("x11: window %#x pid: %w", id, perr)
+		}
+		if err != nil {
+			return 0, err
+		}
+		if pids[0] > 0 {
+			return pids[0], nil
 		}
 		if pid, ok := propCard32(r); ok && pid > 0 {
 			return int(pid), nil
 		}
-		pids, err := c.resPids(ctx, []uint32{id})
-		if err != nil {
-			return 0, err
-		}
-		return pids[0], nil
+		return 0, nil
 	})
 }
 
@@ -567,36 +576,36 @@ func (c *Conn) topLevels(ctx context.Context) ([]platform.Window, error) {
 		}
 	}
 	wins := make([]platform.Window, 0, len(ids))
-	var noPid []int // indexes into wins
 	for i, w := range ids {
 		win, keep, err := c.collect(w, &cks[i], aUTF8, fromWM)
 		if err != nil {
 			return nil, err
 		}
-		if !keep {
-			continue
+		if keep {
+			wins = append(wins, win)
 		}
-		if win.Pid == 0 {
-			noPid = append(noPid, len(wins))
-		}
-		wins = append(wins, win)
 	}
 
-	// Round trip 3, only for windows without _NET_WM_PID (Tk, some X11 apps).
-	if len(noPid) > 0 {
+	// Round trip 3: who created each window, as the server knows it
+	// (X-Resource), which an application cannot forge, over the
+	// _NET_WM_PID it set (WindowPid); the property stays for windows of
+	// clients X-Resource cannot name (remote ones).
+	if len(wins) > 0 {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		q := make([]uint32, len(noPid))
-		for j, i := range noPid {
-			q[j] = uint32(wins[i].ID)
+		q := make([]uint32, len(wins))
+		for i := range wins {
+			q[i] = uint32(wins[i].ID)
 		}
 		pids, err := c.resPids(ctx, q)
 		if err != nil {
 			return nil, err
 		}
-		for j, i := range noPid {
-			wins[i].Pid = pids[j]
+		for i, pid := range pids {
+			if pid > 0 {
+				wins[i].Pid = pid
+			}
 		}
 	}
 	return wins, nil
