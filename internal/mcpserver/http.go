@@ -126,7 +126,8 @@ func ServeHTTP(ctx context.Context, cfg Config, sessions *core.Sessions, opts HT
 		ErrorLog:          log.New(logw, "uiscope mcp: http: ", log.LstdFlags),
 	}
 	d := Discovery{Version: 1, Pid: os.Getpid(), Transport: "streamable-http",
-		URL: "http://" + net.JoinHostPort(urlHost(ln.Addr().(*net.TCPAddr).IP), strconv.Itoa(port)) + HTTPPath, Port: port, Token: token}
+		URL: "http://" + net.JoinHostPort(urlHost(ln.Addr().(*net.TCPAddr).IP), strconv.Itoa(port)) + HTTPPath, Port: port, Token: token,
+		StartTime: startTime(os.Getpid())}
 	path, err := writeDiscovery(dir, d)
 	if err != nil {
 		return err

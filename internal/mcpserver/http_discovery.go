@@ -18,6 +18,10 @@ type Discovery struct {
 	URL       string `json:"url"`
 	Port      int    `json:"port"`
 	Token     string `json:"token"`
+	// StartTime is the server process's start time (clock ticks since
+	// boot, Linux), so that a file whose pid a later process took over
+	// is told from a live server's; 0 where it cannot be read.
+	StartTime uint64 `json:"startTime,omitempty"`
 }
 
 // DiscoveryDir is $XDG_RUNTIME_DIR/uiscope/mcp. XDG_RUNTIME_DIR is the
@@ -76,7 +80,9 @@ func writeDiscovery(dir string, d Discovery) (string, error) {
 
 // removeStale removes the discovery files of servers that died without
 // removing their own (SIGKILL, a crash): their tokens open nothing, but a
-// client reading the directory would try them.
+// client reading the directory would try them. A file whose pid is alive
+// is stale too when the process under that pid started at another time
+// than the server that wrote it (the pid was reused).
 func removeStale(dir string, self int) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -84,9 +90,29 @@ func removeStale(dir string, self int) {
 	}
 	for _, e := range ents {
 		pid, err := strconv.Atoi(strings.TrimSuffix(e.Name(), ".json"))
-		if err != nil || !strings.HasSuffix(e.Name(), ".json") || pid <= 0 || pid == self || alive(pid) {
+		if err != nil || !strings.HasSuffix(e.Name(), ".json") || pid <= 0 || pid == self {
 			continue
 		}
-		os.Remove(filepath.Join(dir, e.Name()))
+		path := filepath.Join(dir, e.Name())
+		if alive(pid) && !reused(path, pid) {
+			continue
+		}
+		os.Remove(path)
 	}
+}
+
+// reused reports whether the discovery file at path names a start time
+// other than that of the process now under pid. A file that says none, or
+// a start time that cannot be read, is not proof of reuse.
+func reused(path string, pid int) bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	var d Discovery
+	if json.Unmarshal(b, &d) != nil || d.StartTime == 0 {
+		return false
+	}
+	now := startTime(pid)
+	return now != 0 && now != d.StartTime
 }

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -116,12 +117,34 @@ func TestWriteDiscovery(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A file whose pid is alive, but under a process that started at
+	// another time than the server that wrote it, is stale too (the pid
+	// was reused); one that says the live process's start time stays.
+	var reusedFile string
+	if st := startTime(os.Getppid()); st != 0 {
+		reusedFile = filepath.Join(dir, fmt.Sprintf("%d.json", os.Getppid()))
+		b, _ := json.Marshal(Discovery{Version: 1, Pid: os.Getppid(), StartTime: st + 1})
+		if err := os.WriteFile(reusedFile, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		b, _ = json.Marshal(Discovery{Version: 1, Pid: os.Getpid(), StartTime: startTime(os.Getpid())})
+		if err := os.WriteFile(live, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	} else if runtime.GOOS == "linux" {
+		t.Error("no start time for the parent process")
+	}
 	path, err := writeDiscovery(dir, d)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(stale); !os.IsNotExist(err) {
 		t.Errorf("a dead server's discovery file survived: %v", err)
+	}
+	if reusedFile != "" {
+		if _, err := os.Stat(reusedFile); !os.IsNotExist(err) {
+			t.Errorf("a discovery file whose pid another process took over survived: %v", err)
+		}
 	}
 	if err := os.Remove(live); err != nil {
 		t.Errorf("a live server's discovery file: %v", err)
