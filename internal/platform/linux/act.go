@@ -9,6 +9,7 @@ import (
 	"math"
 
 	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/platform/atspi"
 	"github.com/uiscope/uiscope/internal/platform/x11"
 )
 
@@ -29,9 +30,21 @@ func xErr(err error) error {
 	return err
 }
 
+// elementA11y is the accessibility connection for acting on one element of
+// app, refusing a key that names another application's element, as reads
+// are (elementConns): an action never reaches an application the session
+// was not opened on, whatever key the caller passes.
+func (d *Desktop) elementA11y(ctx context.Context, app platform.App, key string) (*atspi.Conn, error) {
+	c, err := d.elementConns(ctx, app, key)
+	if err != nil {
+		return nil, err
+	}
+	return c.a11y, nil
+}
+
 // DoAction runs the element's first action named in names.
 func (d *Desktop) DoAction(ctx context.Context, app platform.App, key string, names ...string) (string, error) {
-	a, err := d.a11y(ctx, app)
+	a, err := d.elementA11y(ctx, app, key)
 	if err != nil {
 		return "", err
 	}
@@ -40,7 +53,7 @@ func (d *Desktop) DoAction(ctx context.Context, app platform.App, key string, na
 
 // SetText replaces an editable element's text and reads it back.
 func (d *Desktop) SetText(ctx context.Context, app platform.App, key, text string) (string, string, error) {
-	a, err := d.a11y(ctx, app)
+	a, err := d.elementA11y(ctx, app, key)
 	if err != nil {
 		return "", "", err
 	}
@@ -50,7 +63,7 @@ func (d *Desktop) SetText(ctx context.Context, app platform.App, key, text strin
 
 // SetValue sets a Value element and reads it back.
 func (d *Desktop) SetValue(ctx context.Context, app platform.App, key string, v float64) (float64, error) {
-	a, err := d.a11y(ctx, app)
+	a, err := d.elementA11y(ctx, app, key)
 	if err != nil {
 		return 0, err
 	}
@@ -60,7 +73,7 @@ func (d *Desktop) SetValue(ctx context.Context, app platform.App, key string, v 
 // TextLengthIs reports whether an element's text has n characters, without
 // reading its characters (password fields).
 func (d *Desktop) TextLengthIs(ctx context.Context, app platform.App, key string, n int) (bool, error) {
-	a, err := d.a11y(ctx, app)
+	a, err := d.elementA11y(ctx, app, key)
 	if err != nil {
 		return false, err
 	}
@@ -69,7 +82,7 @@ func (d *Desktop) TextLengthIs(ctx context.Context, app platform.App, key string
 
 // GrabFocus focuses an element.
 func (d *Desktop) GrabFocus(ctx context.Context, app platform.App, key string) error {
-	a, err := d.a11y(ctx, app)
+	a, err := d.elementA11y(ctx, app, key)
 	if err != nil {
 		return err
 	}
@@ -78,7 +91,7 @@ func (d *Desktop) GrabFocus(ctx context.Context, app platform.App, key string) e
 
 // ScrollTo scrolls an element into view.
 func (d *Desktop) ScrollTo(ctx context.Context, app platform.App, key string) error {
-	a, err := d.a11y(ctx, app)
+	a, err := d.elementA11y(ctx, app, key)
 	if err != nil {
 		return err
 	}
@@ -88,7 +101,7 @@ func (d *Desktop) ScrollTo(ctx context.Context, app platform.App, key string) er
 // Select selects or deselects child index of a container; clear first
 // empties the selection (replace).
 func (d *Desktop) Select(ctx context.Context, app platform.App, containerKey string, index int, selected, clear bool) error {
-	a, err := d.a11y(ctx, app)
+	a, err := d.elementA11y(ctx, app, containerKey)
 	if err != nil {
 		return err
 	}
@@ -105,7 +118,7 @@ func (d *Desktop) Select(ctx context.Context, app platform.App, containerKey str
 
 // IsSelected asks the container whether child index is selected.
 func (d *Desktop) IsSelected(ctx context.Context, app platform.App, containerKey string, index int) (bool, error) {
-	a, err := d.a11y(ctx, app)
+	a, err := d.elementA11y(ctx, app, containerKey)
 	if err != nil {
 		return false, err
 	}
@@ -114,7 +127,7 @@ func (d *Desktop) IsSelected(ctx context.Context, app platform.App, containerKey
 
 // SelectText selects a range of an element's text.
 func (d *Desktop) SelectText(ctx context.Context, app platform.App, key string, start, end int) error {
-	a, err := d.a11y(ctx, app)
+	a, err := d.elementA11y(ctx, app, key)
 	if err != nil {
 		return err
 	}
@@ -129,7 +142,7 @@ func (d *Desktop) Window(ctx context.Context, app platform.App, key string) (pla
 	if err != nil {
 		return platform.Window{}, err
 	}
-	a, err := d.a11y(ctx, app)
+	a, err := d.elementA11y(ctx, app, key)
 	if err != nil {
 		return platform.Window{}, err
 	}
