@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log"
 	"net"
 	"net/http"
@@ -28,9 +29,13 @@ import (
 //  2. its Origin, if any, is this server's own (403): no web page can call;
 //  3. its bearer token is the run's token (401), compared in constant time
 //     (http_auth.go);
-//  4. its body is at most MaxRequestBytes (413);
+//  4. its body is at most MaxRequestBytes (413), and arrives within
+//     bodyReadTimeout (408);
+//  5. a new 2025-era MCP session finds fewer than maxHTTPSessions open (503)
 //
-// and then the SDK's streamable handler serves it: a request in the
+// (and the connection it came on is one of at most maxHTTPConns, closed
+// after unauthIdle idle unless it carried the token: http_conns.go), and
+// then the SDK's streamable handler serves it: a request in the
 // 2026-07-28 era (its Mcp-Protocol-Version header says so) by a stateless
 // handler, which is the only way the SDK serves that era over HTTP; any
 // other by a stateful one with Mcp-Session-Id sessions, as the 2025 eras
@@ -118,13 +123,7 @@ func ServeHTTP(ctx context.Context, cfg Config, sessions *core.Sessions, opts HT
 	if logw == nil {
 		logw = os.Stderr
 	}
-	hs := &http.Server{
-		Handler:           newHTTPHandler(New(cfg, sessions), token, port, opts.UnsafeBind),
-		ReadHeaderTimeout: 10 * time.Second,
-		MaxHeaderBytes:    64 << 10,
-		IdleTimeout:       5 * time.Minute,
-		ErrorLog:          log.New(logw, "uiscope mcp: http: ", log.LstdFlags),
-	}
+	hs := newHTTPServer(New(cfg, sessions), token, port, opts.UnsafeBind, logw)
 	d := Discovery{Version: 1, Pid: os.Getpid(), Transport: "streamable-http",
 		URL: "http://" + net.JoinHostPort(urlHost(ln.Addr().(*net.TCPAddr).IP), strconv.Itoa(port)) + HTTPPath, Port: port, Token: token,
 		StartTime: startTime(os.Getpid())}
@@ -135,7 +134,7 @@ func ServeHTTP(ctx context.Context, cfg Config, sessions *core.Sessions, opts HT
 	defer os.Remove(path)
 
 	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
+	go func() { served <- hs.Serve(newLimitListener(ln, maxHTTPConns)) }()
 	fmt.Fprintf(logw, "uiscope mcp: streamable HTTP at %s; bearer token in %s\n", d.URL, path)
 	if opts.Ready != nil {
 		opts.Ready(d)
@@ -158,6 +157,21 @@ func ServeHTTP(ctx context.Context, cfg Config, sessions *core.Sessions, opts HT
 	return err
 }
 
+// newHTTPServer is the http.Server in front of srv: the handler's checks,
+// timeouts, and the watch on connections that never carried the token.
+func newHTTPServer(srv *mcp.Server, token string, port int, unsafe bool, logw io.Writer) *http.Server {
+	watch := newConnWatch(unauthIdle)
+	return &http.Server{
+		Handler:           newHTTPHandler(srv, token, port, unsafe, watch),
+		ReadHeaderTimeout: 10 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		IdleTimeout:       5 * time.Minute,
+		ConnContext:       watch.context,
+		ConnState:         watch.state,
+		ErrorLog:          log.New(logw, "uiscope mcp: http: ", log.LstdFlags),
+	}
+}
+
 // urlHost is how the listening address goes in the URL: the unspecified
 // address (--http-unsafe-bind :port) as 127.0.0.1, which reaches it too.
 func urlHost(ip net.IP) string {
@@ -167,8 +181,9 @@ func urlHost(ip net.IP) string {
 	return ip.String()
 }
 
-// newHTTPHandler is the checks above in front of the SDK's handlers.
-func newHTTPHandler(srv *mcp.Server, token string, port int, unsafe bool) http.Handler {
+// newHTTPHandler is the checks above in front of the SDK's handlers;
+// watch, when set, learns which connections carried the token.
+func newHTTPHandler(srv *mcp.Server, token string, port int, unsafe bool, watch *connWatch) http.Handler {
 	getServer := func(*http.Request) *mcp.Server { return srv }
 	stateful := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
 		SessionTimeout:      statefulIdle,
@@ -181,15 +196,26 @@ func newHTTPHandler(srv *mcp.Server, token string, port int, unsafe bool) http.H
 		// hangs up has cancelled it.
 		PropagateRequestCancellation: true,
 	})
+	sessions := &sessionCap{srv: srv}
 	serveMCP := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		watch.authed(r)
+		if !readBody(w, r) {
+			return
+		}
 		if r.Header.Get("Mcp-Protocol-Version") >= sessionlessEra {
 			stateless.ServeHTTP(w, r)
 			return
 		}
-		stateful.ServeHTTP(w, r)
+		sessions.serve(w, r, stateful)
 	})
 	authed := auth.RequireBearerToken(verifyToken(token), &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(serveMCP)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil && r.Body != http.NoBody {
+			// Whoever sends it: a body must arrive in time, read by
+			// readBody once the token passed, or discarded by the
+			// server after a refusal.
+			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(bodyReadTimeout))
+		}
 		if !hostAllowed(r.Host, port, unsafe) {
 			http.Error(w, "Forbidden: the Host header must name this server by a loopback address (DNS rebinding protection)", http.StatusForbidden)
 			return

@@ -3,10 +3,12 @@
 package mcpserver
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -194,7 +196,7 @@ func httpTestServer(t *testing.T, l *liveServer) (endpoint, token string) {
 	}
 	hs := httptest.NewUnstartedServer(nil)
 	port := hs.Listener.Addr().(*net.TCPAddr).Port
-	hs.Config.Handler = newHTTPHandler(l.srv, token, port, false)
+	hs.Config.Handler = newHTTPHandler(l.srv, token, port, false, nil)
 	hs.Start()
 	t.Cleanup(hs.Close)
 	return hs.URL + HTTPPath, token
@@ -415,5 +417,183 @@ func TestHTTPSessionlessHolds(t *testing.T) {
 	out := mustFail(t, c, "key_up", map[string]any{"session": id, "key": "Shift"}, core.CodeHoldConflict)
 	if msg, _ := out["error"].(string); !strings.Contains(msg, "sent no request for 1s") {
 		t.Errorf("key_up does not say the hold expired: %q", msg)
+	}
+}
+
+// guardedHTTPServer serves the live server as ServeHTTP does: its
+// http.Server (timeouts, the connection watch) on a listener of at most
+// conns connections.
+func guardedHTTPServer(t *testing.T, l *liveServer, conns int) (endpoint, token string) {
+	t.Helper()
+	token, err := newToken()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewUnstartedServer(nil)
+	port := hs.Listener.Addr().(*net.TCPAddr).Port
+	hs.Config = newHTTPServer(l.srv, token, port, false, io.Discard)
+	hs.Listener = newLimitListener(hs.Listener, conns)
+	hs.Start()
+	t.Cleanup(hs.Close)
+	return hs.URL + HTTPPath, token
+}
+
+// rawRequest writes req on a new connection and returns the connection
+// and the reader of its answers.
+func rawRequest(t *testing.T, endpoint, req string) (net.Conn, *bufio.Reader) {
+	t.Helper()
+	u, _ := url.Parse(endpoint)
+	c, err := net.Dial("tcp", u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if _, err := io.WriteString(c, strings.ReplaceAll(req, "HOST", u.Host)); err != nil {
+		t.Fatal(err)
+	}
+	return c, bufio.NewReader(c)
+}
+
+// closedByServer reads c until the server closes it (EOF), or fails once
+// limit has passed: the server kept it.
+func closedByServer(t *testing.T, c net.Conn, r *bufio.Reader, limit time.Duration, what string) {
+	t.Helper()
+	c.SetReadDeadline(time.Now().Add(limit))
+	_, err := io.Copy(io.Discard, r)
+	if err != nil {
+		t.Errorf("%s: the server still holds the connection after %v (%v)", what, limit, err)
+	}
+}
+
+// TestHTTPConnectionsWithoutToken: a kept-alive connection that carried
+// only refused requests is closed once idle for unauthIdle, while one that
+// carried the token stays and serves again.
+func TestHTTPConnectionsWithoutToken(t *testing.T) {
+	defer func(d time.Duration) { unauthIdle = d }(unauthIdle)
+	unauthIdle = 200 * time.Millisecond
+	endpoint, token := guardedHTTPServer(t, newLiveServer(), 16)
+	u, _ := url.Parse(endpoint)
+	get := func(tok string) string {
+		return fmt.Sprintf("GET /mcp HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n\r\n", u.Host, tok)
+	}
+	idle, r := rawRequest(t, endpoint, get("not-the-token"))
+	res, err := http.ReadResponse(r, nil)
+	if err != nil || res.StatusCode != 401 {
+		t.Fatalf("no token: %v %v", res, err)
+	}
+	io.Copy(io.Discard, res.Body)
+	closedByServer(t, idle, r, 20*time.Second, "an idle connection that never carried the token")
+
+	// With the token: the 2025 era's GET without a session is refused
+	// (400), but the connection carried the token and is kept.
+	kept, kr := rawRequest(t, endpoint, get(token))
+	res, err = http.ReadResponse(kr, nil)
+	if err != nil || res.StatusCode == 401 {
+		t.Fatalf("with the token: %v %v", res, err)
+	}
+	io.Copy(io.Discard, res.Body)
+	// Another connection without the token is closed meanwhile: the kept
+	// one has been idle at least as long.
+	other, or := rawRequest(t, endpoint, get("not-the-token"))
+	if res, err := http.ReadResponse(or, nil); err != nil || res.StatusCode != 401 {
+		t.Fatalf("no token: %v %v", res, err)
+	}
+	closedByServer(t, other, or, 20*time.Second, "a second idle connection without the token")
+	if _, err := io.WriteString(kept, get(token)); err != nil {
+		t.Fatalf("the connection that carried the token was closed: %v", err)
+	}
+	kept.SetReadDeadline(time.Now().Add(20 * time.Second))
+	if res, err := http.ReadResponse(kr, nil); err != nil || res.StatusCode == 401 {
+		t.Errorf("a second request on the connection that carried the token: %v %v", res, err)
+	}
+}
+
+// TestLimitListener: at most n connections are accepted at once (the next
+// Accept has no place, so it waits); a closed one frees its place, once
+// however often it is closed.
+func TestLimitListener(t *testing.T) {
+	inner, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inner.Close()
+	ln := newLimitListener(inner, 2).(*limitListener)
+	var conns []net.Conn
+	for range 2 {
+		c, err := net.Dial("tcp", inner.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		a, err := ln.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, a)
+	}
+	if n := len(ln.places); n != cap(ln.places) {
+		t.Fatalf("%d of %d places taken after 2 accepts", n, cap(ln.places))
+	}
+	conns[0].Close()
+	conns[0].Close()
+	if n := len(ln.places); n != 1 {
+		t.Errorf("%d places taken after one of two closed (twice), want 1", n)
+	}
+	conns[1].Close()
+}
+
+// TestHTTPSlowBody: a body announced and not sent is cut off after
+// bodyReadTimeout, with the token (408) and without it.
+func TestHTTPSlowBody(t *testing.T) {
+	defer func(d time.Duration) { bodyReadTimeout = d }(bodyReadTimeout)
+	bodyReadTimeout = 200 * time.Millisecond
+	endpoint, token := guardedHTTPServer(t, newLiveServer(), 16)
+	const post = "POST /mcp HTTP/1.1\r\nHost: HOST\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\n" +
+		"Accept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n{\"jsonrpc\":"
+	for _, tok := range []string{token, "not-the-token"} {
+		c, r := rawRequest(t, endpoint, fmt.Sprintf(post, tok))
+		c.SetReadDeadline(time.Now().Add(20 * time.Second))
+		res, err := http.ReadResponse(r, nil)
+		if tok == token && (err != nil || res.StatusCode != http.StatusRequestTimeout) {
+			t.Errorf("a body that never arrives, with the token: %v %v; want 408", res, err)
+		}
+		if res != nil {
+			io.Copy(io.Discard, res.Body)
+		}
+		closedByServer(t, c, r, 20*time.Second, "a connection whose body never arrives (token "+fmt.Sprint(tok == token)+")")
+	}
+}
+
+// TestHTTPSessionCap: past maxHTTPSessions 2025-era MCP sessions, a new
+// one is refused (503) until one closes; sessionless clients need none.
+func TestHTTPSessionCap(t *testing.T) {
+	defer func(n int) { maxHTTPSessions = n }(maxHTTPSessions)
+	maxHTTPSessions = 2
+	endpoint, token := guardedHTTPServer(t, newLiveServer(), 64)
+	first := httpClient(t, endpoint, token, "2025-11-25")
+	httpClient(t, endpoint, token, "2025-11-25")
+	hc := &http.Client{Transport: bearer{token, &http.Transport{}}}
+	c := mcp.NewClient(&mcp.Implementation{Name: "unit-http", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc, MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}); err == nil {
+		cs.Close()
+		t.Fatal("a third MCP session past a cap of 2 was opened")
+	} else if !strings.Contains(err.Error(), "503") && !strings.Contains(err.Error(), "Service Unavailable") && !strings.Contains(err.Error(), "MCP sessions are open") {
+		t.Errorf("the third session's refusal: %v; want 503", err)
+	}
+	mustOK(t, httpClient(t, endpoint, token, ""), "list_apps", nil)
+	first.Close()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: hc, MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		if err == nil {
+			cs.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no new session after one closed: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
