@@ -99,6 +99,20 @@ func NewSessions(desk platform.Desktop) *Sessions {
 // Desktop returns the platform the sessions read.
 func (m *Sessions) Desktop() platform.Desktop { return m.desk }
 
+// StartTime is the start time of the live process pid, as the platform
+// reads it (clock ticks since boot on Linux), or 0 when it cannot be read:
+// what tells a process from a later one under the same pid.
+func (m *Sessions) StartTime(ctx context.Context, pid int) uint64 {
+	if m.desk.Processes == nil {
+		return 0
+	}
+	p, err := m.desk.Processes.Process(ctx, pid)
+	if err != nil {
+		return 0
+	}
+	return p.StartTime
+}
+
 // a11y is the platform's accessibility part.
 func (m *Sessions) a11y() (platform.Accessibility, error) {
 	if m.desk.Accessibility == nil {

@@ -107,6 +107,11 @@ func ServeHTTP(ctx context.Context, cfg Config, sessions *core.Sessions, opts HT
 	if err != nil {
 		return err
 	}
+	startTime := func(pid int) uint64 {
+		ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		return sessions.StartTime(ctx, pid)
+	}
 	dir := opts.Discovery
 	if dir == "" {
 		if dir, err = DiscoveryDir(); err != nil {
@@ -127,7 +132,7 @@ func ServeHTTP(ctx context.Context, cfg Config, sessions *core.Sessions, opts HT
 	d := Discovery{Version: 1, Pid: os.Getpid(), Transport: "streamable-http",
 		URL: "http://" + net.JoinHostPort(urlHost(ln.Addr().(*net.TCPAddr).IP), strconv.Itoa(port)) + HTTPPath, Port: port, Token: token,
 		StartTime: startTime(os.Getpid())}
-	path, err := writeDiscovery(dir, d)
+	path, err := writeDiscovery(dir, d, startTime)
 	if err != nil {
 		return err
 	}

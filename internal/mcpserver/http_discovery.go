@@ -37,8 +37,9 @@ func DiscoveryDir() (string, error) {
 
 // writeDiscovery writes d to dir/<pid>.json, mode 0600, atomically: a
 // reader sees no file or the whole file, never a part. dir is made 0700
-// and must be the user's own.
-func writeDiscovery(dir string, d Discovery) (string, error) {
+// and must be the user's own. startTime reads a live process's start time
+// (0 when it cannot), to tell stale files of reused pids.
+func writeDiscovery(dir string, d Discovery, startTime func(pid int) uint64) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
 	}
@@ -50,7 +51,7 @@ func writeDiscovery(dir string, d Discovery) (string, error) {
 	if err := ownedByUs(dir); err != nil {
 		return "", err
 	}
-	removeStale(dir, d.Pid)
+	removeStale(dir, d.Pid, startTime)
 	b, err := json.Marshal(d)
 	if err != nil {
 		return "", err
@@ -83,7 +84,7 @@ func writeDiscovery(dir string, d Discovery) (string, error) {
 // client reading the directory would try them. A file whose pid is alive
 // is stale too when the process under that pid started at another time
 // than the server that wrote it (the pid was reused).
-func removeStale(dir string, self int) {
+func removeStale(dir string, self int, startTime func(int) uint64) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return
@@ -94,7 +95,7 @@ func removeStale(dir string, self int) {
 			continue
 		}
 		path := filepath.Join(dir, e.Name())
-		if alive(pid) && !reused(path, pid) {
+		if alive(pid) && !reused(path, pid, startTime) {
 			continue
 		}
 		os.Remove(path)
@@ -104,7 +105,7 @@ func removeStale(dir string, self int) {
 // reused reports whether the discovery file at path names a start time
 // other than that of the process now under pid. A file that says none, or
 // a start time that cannot be read, is not proof of reuse.
-func reused(path string, pid int) bool {
+func reused(path string, pid int, startTime func(int) uint64) bool {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return false

@@ -101,6 +101,9 @@ func TestVerifyToken(t *testing.T) {
 }
 
 func TestWriteDiscovery(t *testing.T) {
+	startTime := func(pid int) uint64 {
+		return core.NewSessions(fakePlatform()).StartTime(context.Background(), pid)
+	}
 	dir := filepath.Join(t.TempDir(), "uiscope", "mcp")
 	d := Discovery{Version: 1, Pid: 4242, Transport: "streamable-http", URL: "http://127.0.0.1:1/mcp", Port: 1, Token: "t"}
 	// A server that died without cleaning up left its file: it goes. A
@@ -136,7 +139,7 @@ func TestWriteDiscovery(t *testing.T) {
 	} else if runtime.GOOS == "linux" {
 		t.Error("no start time for the parent process")
 	}
-	path, err := writeDiscovery(dir, d)
+	path, err := writeDiscovery(dir, d, startTime)
 	if err != nil {
 		t.Fatal(err)
 	}
