@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"testing"
 	"time"
 
@@ -18,7 +19,8 @@ import (
 // appWindowsDesk is an X server with openbox and, for this process, a
 // client window with _GTK_FRAME_EXTENTS, a second client window and a
 // popup (override-redirect) above them, plus a client window of another
-// pid.
+// process (xmessage) and one of this process that claims another pid in
+// _NET_WM_PID (the X server's word on its creator wins, WindowPid).
 func appWindowsDesk(t testing.TB) (*Conn, *client, []xproto.Window) {
 	tt := t
 	display, _ := startXvfb(tt)
@@ -34,8 +36,14 @@ func appWindowsDesk(t testing.TB) (*Conn, *client, []xproto.Window) {
 		cl.create(winSpec{x: 100, y: 100, w: 310, h: 210, netName: "main", class: "UiscopeTest", pid: pid}),
 		cl.create(winSpec{x: 500, y: 300, w: 200, h: 100, netName: "dialog", class: "UiscopeTest", pid: pid}),
 		cl.create(winSpec{x: 600, y: 50, w: 80, h: 60, netName: "menu", class: "UiscopeTest", overrideRedir: true}),
-		cl.create(winSpec{x: 20, y: 500, w: 90, h: 90, netName: "other", class: "UiscopeTest", pid: 424242}),
 	}
+	other := exec.Command("xmessage", "-geometry", "90x90+20+500", "other")
+	other.Env = append(os.Environ(), "DISPLAY="+display)
+	if err := other.Start(); err != nil {
+		t.Fatalf("xmessage (x11-utils): %v", err)
+	}
+	t.Cleanup(func() { other.Process.Kill(); other.Wait() })
+	forged := cl.create(winSpec{x: 200, y: 500, w: 90, h: 90, netName: "forged", class: "UiscopeTest", pid: 424242})
 	b := make([]byte, 16)
 	for i, v := range []uint32{5, 5, 3, 7} {
 		xgb.Put32(b[4*i:], v)
@@ -46,7 +54,25 @@ func appWindowsDesk(t testing.TB) (*Conn, *client, []xproto.Window) {
 	waitFor(tt, 30*time.Second, "openbox to manage the windows", func() (bool, string) {
 		wm, err := c.WindowManagerPresent(ctx)
 		list := cl.clientList()
-		return err == nil && wm && len(list) == 3, fmt.Sprintf("wm %v %v, client list %#x", wm, err, list)
+		return err == nil && wm && len(list) == 4, fmt.Sprintf("wm %v %v, client list %#x", wm, err, list)
+	})
+	// The forged window is this process's: listed with it, then gone, so
+	// that the rest sees the three windows above.
+	waitFor(tt, 30*time.Second, "the window with a forged _NET_WM_PID listed as this process's", func() (bool, string) {
+		wins, err := c.AppWindows(ctx, os.Getpid())
+		for _, w := range wins {
+			if w.ID == platform.WindowID(forged) {
+				return true, ""
+			}
+		}
+		return false, fmt.Sprintf("%+v %v", wins, err)
+	})
+	if err := xproto.DestroyWindowChecked(cl.xc, forged).Check(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(tt, 30*time.Second, "openbox to let the forged window go", func() (bool, string) {
+		list := cl.clientList()
+		return len(list) == 3, fmt.Sprintf("client list %#x", list)
 	})
 	return c, cl, ids
 }
