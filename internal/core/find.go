@@ -213,16 +213,28 @@ func (m Matcher) Match(n *platform.Node) bool {
 		if n.Redacted || n.IsPassword() {
 			return false
 		}
-		switch m.nameMode {
-		case MatchExact:
-			return strings.TrimSpace(n.Name) == m.name
-		case MatchContains:
-			return strings.Contains(strings.ToLower(n.Name), m.name)
-		case MatchRegex:
-			return m.re.MatchString(n.Name)
+		if m.matchName(n.Name) {
+			return true
 		}
+		// GTK 4.8 names a button "_Save Save": the label a user sees
+		// matches too.
+		seen, ok := platform.SeenLabel(n.Name)
+		return ok && m.matchName(seen)
 	}
 	return true
+}
+
+// matchName holds one name against the query's name, per its mode.
+func (m Matcher) matchName(name string) bool {
+	switch m.nameMode {
+	case MatchExact:
+		return strings.TrimSpace(name) == m.name
+	case MatchContains:
+		return strings.Contains(strings.ToLower(name), m.name)
+	case MatchRegex:
+		return m.re.MatchString(name)
+	}
+	return false
 }
 
 // Find returns the elements under q.Within (itself included) that match q,
@@ -292,9 +304,13 @@ func (t *Tree) PartialRefs(ids []int) ([]string, string) {
 	if len(ids) > len(refs) {
 		more = fmt.Sprintf(" and %d more", len(ids)-len(refs))
 	}
-	return refs, fmt.Sprintf("only the visible part was searched: %s%s hold only the children on screen "+
-		"(childrenPartial); what is scrolled out of view was not searched — scroll it into view, or read a table's cells with read_table",
-		strings.Join(refs, ", "), more)
+	holds, it := "holds", "it"
+	if len(ids) > 1 {
+		holds, it = "hold", "them"
+	}
+	return refs, fmt.Sprintf("only the visible part was searched: %s%s %s only the children on screen "+
+		"(childrenPartial), so elements scrolled out of view inside %s were not searched — scroll them into view, or read a table's cells with read_table",
+		strings.Join(refs, ", "), more, holds, it)
 }
 
 // FindIDs lists, in pre-order and without limit, the positions under

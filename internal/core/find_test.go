@@ -225,13 +225,33 @@ func TestFindPartial(t *testing.T) {
 		t.Fatalf("whole tree: partial %v, err %v", st.Partial, err)
 	}
 	refs, note := tr.PartialRefs(st.Partial)
-	if len(refs) != 1 || refs[0] != "a11y:e3" || !strings.Contains(note, "a11y:e3") || !strings.Contains(note, "read_table") {
+	if len(refs) != 1 || refs[0] != "a11y:e3" || !strings.Contains(note, "a11y:e3 holds only") || !strings.Contains(note, "read_table") {
 		t.Errorf("refs %v, note %q", refs, note)
+	}
+	if _, note := tr.PartialRefs([]int{3, 3}); !strings.Contains(note, "a11y:e3, a11y:e3 hold only") || !strings.Contains(note, "inside them") {
+		t.Errorf("two partial containers: note %q", note)
 	}
 	if _, st, _ := tr.Find(Query{Name: "OK", Within: 1}); st.Partial != nil {
 		t.Errorf("within the panel: partial %v", st.Partial)
 	}
 	if refs, note := tr.PartialRefs(nil); refs != nil || note != "" {
 		t.Errorf("no partial containers: %v %q", refs, note)
+	}
+}
+
+// GTK 4.8 names a button by its mnemonic label and its label ("_Save
+// Save"): a search for the label a user sees finds it, in every mode.
+func TestFindSeenLabel(t *testing.T) {
+	tr := NewTree(nd("dialog", "Save", nd("push button", "_Save Save"), nd("push button", "Replace _All Replace All")), KindA11y)
+	for _, q := range []Query{
+		{Name: "Save", NameMatch: MatchExact, Role: "push button"},
+		{Name: "_Save Save", NameMatch: MatchExact},
+		{Name: "replace all", NameMatch: MatchContains},
+		{Name: "^Replace All$", NameMatch: MatchRegex},
+	} {
+		els, _, err := tr.Find(q)
+		if err != nil || len(els) != 1 {
+			t.Errorf("Find(%+v): %d elements, err %v", q, len(els), err)
+		}
 	}
 }
