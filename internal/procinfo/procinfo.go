@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -103,22 +104,73 @@ func Cmdline(pid int) []string {
 }
 
 // DisplayName is the name a person knows the process by: the script name for
-// interpreters (python3 app.py -> app.py), else the executable's base name,
-// else comm.
+// interpreters (python3 app.py -> app.py; java's main class or -jar file),
+// else the executable's base name, else comm.
 func DisplayName(pid int) string {
-	args := Cmdline(pid)
 	exe := filepath.Base(Executable(pid))
-	if len(args) > 1 && (strings.HasPrefix(exe, "python") || strings.HasPrefix(exe, "perl") || strings.HasPrefix(exe, "ruby") || exe == "node" || exe == "java") {
-		for _, a := range args[1:] {
-			if !strings.HasPrefix(a, "-") {
-				return filepath.Base(a)
-			}
-		}
+	if name, ok := scriptName(exe, Cmdline(pid)); ok {
+		return name
 	}
 	if exe != "." && exe != "" {
 		return exe
 	}
 	return Comm(pid)
+}
+
+// interpreter is a program that runs a script named in its arguments.
+type interpreter struct {
+	name   string   // the executable's base name, or its prefix (python3.11)
+	valued []string // options whose value is the next argument
+	runs   []string // options whose value names what runs (java -jar app.jar, python3 -m pkg)
+	inline []string // options that give the program itself (python3 -c, perl -e): no script
+}
+
+var interpreters = []interpreter{
+	{"python", []string{"-W", "-X", "--check-hash-based-pycs"}, []string{"-m"}, []string{"-c"}},
+	{"java", []string{"-cp", "-classpath", "--class-path", "-p", "--module-path", "--upgrade-module-path",
+		"--add-modules", "--add-opens", "--add-exports", "--add-reads", "--patch-module", "--limit-modules",
+		"--enable-native-access", "--source", "--release"}, []string{"-jar", "-m", "--module"}, nil},
+	{"node", []string{"-r", "--require", "--import", "--loader", "--experimental-loader", "--conditions", "-C", "--title"},
+		nil, []string{"-e", "--eval", "-p", "--print"}},
+	{"ruby", []string{"-I", "-r", "-C", "-E", "--encoding"}, nil, []string{"-e"}},
+	{"perl", nil, nil, []string{"-e", "-E"}},
+}
+
+// scriptName finds the script, main class or jar an interpreter runs: the
+// first argument that is neither an option nor an option's value, or the
+// value of an option that names what runs. exe is the executable's base
+// name; python, ruby and perl also match with a version (python3.11).
+func scriptName(exe string, args []string) (string, bool) {
+	i := slices.IndexFunc(interpreters, func(in interpreter) bool {
+		return exe == in.name || in.name != "java" && in.name != "node" && strings.HasPrefix(exe, in.name)
+	})
+	if i < 0 {
+		return "", false
+	}
+	in := interpreters[i]
+	for j := 1; j < len(args); j++ {
+		a := args[j]
+		switch {
+		case a == "--":
+			if j+1 < len(args) {
+				return filepath.Base(args[j+1]), true
+			}
+			return "", false
+		case slices.Contains(in.inline, a):
+			return "", false
+		case slices.Contains(in.runs, a):
+			if j+1 < len(args) {
+				return filepath.Base(args[j+1]), true
+			}
+			return "", false
+		case slices.Contains(in.valued, a):
+			j++
+		case strings.HasPrefix(a, "-"):
+		default:
+			return filepath.Base(a), true
+		}
+	}
+	return "", false
 }
 
 // Children lists the pids whose parent is pid.

@@ -587,6 +587,8 @@ func (d *Desktop) added() [][2]string {
 		// GTK 4's GL renderer runs on llvmpipe under Xvfb and starves its
 		// idle-priority a11y registration.
 		{"GSK_RENDERER", "cairo"},
+		// Java switches on its ATK wrapper (Swing, AWT) only when told.
+		{"JAVA_TOOL_OPTIONS", javaOptions(os.Getenv("JAVA_TOOL_OPTIONS"), atkWrapperJar())},
 		// AT_SPI_BUS_ADDRESS stays unset so a stale value can never point
 		// an app at a dead bus; this one is only for uiscope.
 		{"UISCOPE_A11Y_BUS", d.A11yBus},
@@ -603,6 +605,31 @@ func gtkModules(caller string) string {
 		}
 	}
 	return strings.Join(mods, ":")
+}
+
+// atkWrapperJars are where distributions install Java's ATK wrapper
+// (Debian's libatk-wrapper-java, Fedora's java-atk-wrapper).
+var atkWrapperJars = []string{"/usr/share/java/java-atk-wrapper.jar", "/usr/lib64/java-atk-wrapper/java-atk-wrapper.jar", "/usr/lib/java-atk-wrapper/java-atk-wrapper.jar"}
+
+// atkWrapperJar is the ATK wrapper's jar, "" when none is installed.
+func atkWrapperJar() string {
+	for _, j := range atkWrapperJars {
+		if _, err := os.Stat(j); err == nil {
+			return j
+		}
+	}
+	return ""
+}
+
+// javaOptions is the caller's JAVA_TOOL_OPTIONS with the ATK wrapper named
+// as Java's assistive technology and its jar on the boot class path (so
+// that it loads whatever class path the app gives). Without the jar it is
+// the caller's: an assistive technology Java cannot load stops the app.
+func javaOptions(caller, jar string) string {
+	if jar == "" || strings.Contains(caller, "javax.accessibility.assistive_technologies") {
+		return caller
+	}
+	return strings.TrimSpace(caller + " -Xbootclasspath/a:" + jar + " -Djavax.accessibility.assistive_technologies=org.GNOME.Accessibility.AtkWrapper")
 }
 
 // Env is the environment for programs run inside the desktop: the

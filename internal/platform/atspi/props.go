@@ -154,6 +154,9 @@ func (c *Conn) Element(ctx context.Context, key string, opts ElementOptions) (*p
 		b.get(bus, path, ifaceValue, "Text", func(x any, err error) { v.Text, _ = x.(string) })
 	}
 	b.wait()
+	if r := n.Bounds; r != nil && n.States.Has(platform.StateShowing) && (r.Width == 0) != (r.Height == 0) && d.ParentKey != "" {
+		c.flatBounds(ctx, d.ParentKey, r, coordType(opts.WindowOrigin != nil))
+	}
 	if shown != nil {
 		if shown.hidden() || d.Text == nil {
 			hide(n)
@@ -197,6 +200,28 @@ func (c *Conn) Element(ctx context.Context, key string, opts ElementOptions) (*p
 		}
 	}
 	return d, ctx.Err()
+}
+
+// flatBounds gives a showing element whose extents are a line (one side
+// 0) its parent's extent on that side, where the parent spans it: Java's
+// ATK wrapper gives a Swing table's column headers a height of 0 inside a
+// header panel 19 pixels high, and a click on one would be refused as off
+// screen.
+func (c *Conn) flatBounds(ctx context.Context, parentKey string, r *platform.Rect, coord uint32) {
+	pbus, ppath, err := ParseKey(parentKey)
+	if err != nil {
+		return
+	}
+	var p struct{ X, Y, W, H int32 }
+	if c.call(ctx, pbus, ppath, ifaceComponent+".GetExtents", []any{coord}, &p) != nil || !validExtents(p.X, p.Y, p.W, p.H) {
+		return
+	}
+	switch {
+	case r.Height == 0 && p.H > 0 && int(p.Y) <= r.Y && r.Y <= int(p.Y+p.H) && int(p.X) <= r.X && r.X+r.Width <= int(p.X+p.W):
+		r.Y, r.Height = int(p.Y), int(p.H)
+	case r.Width == 0 && p.W > 0 && int(p.X) <= r.X && r.X <= int(p.X+p.W) && int(p.Y) <= r.Y && r.Y+r.Height <= int(p.Y+p.H):
+		r.X, r.Width = int(p.X), int(p.W)
+	}
 }
 
 // topLevel climbs Parent links to the child of the application root that

@@ -203,7 +203,8 @@ func (c *Conn) TableCells(ctx context.Context, key string, rows, columns [2]int)
 	if err := ctx.Err(); err != nil {
 		return nil, mapErr(err)
 	}
-	out.ColumnHeaders, out.RowHeaders = colNames, rowNames
+	out.ColumnHeaders = c.headersAgain(b, bus, path, "GetColumnHeader", columns[0], colNames)
+	out.RowHeaders = c.headersAgain(b, bus, path, "GetRowHeader", rows[0], rowNames)
 
 	// Round 3: the text of every cell that may be read: its Text content
 	// up to one rune past the cap (to know it was cut), never past the
@@ -268,6 +269,39 @@ func (c *Conn) TableCells(ctx context.Context, key string, rows, columns [2]int)
 	}
 	out.Calls = b.sent + tableSizeCalls
 	return out, nil
+}
+
+// headersAgain reads the headers one at a time, each name right after its
+// header, when names read in one round repeat: Java's ATK wrapper answers
+// each GetColumnHeader with a new object, but every one of them takes the
+// name of the header asked for last (a Swing table's "City", "Country",
+// "Population" all read "Population"). names starts at header first.
+func (c *Conn) headersAgain(b *batch, bus string, path dbus.ObjectPath, method string, first int, names []string) []string {
+	seen := map[string]bool{}
+	again := false
+	for _, n := range names {
+		again = again || n != "" && seen[n]
+		seen[n] = true
+	}
+	if !again {
+		return names
+	}
+	out := make([]string, len(names))
+	for j := range out {
+		var h objRef
+		b.add(bus, path, ifaceTable+"."+method, func(call *dbus.Call) {
+			if call.Err == nil {
+				_ = call.Store(&h)
+			}
+		}, int32(first+j))
+		b.wait()
+		if h.null() {
+			continue
+		}
+		b.get(h.Bus, h.Path, ifaceAccessible, "Name", func(v any, err error) { out[j], _ = v.(string) })
+		b.wait()
+	}
+	return out
 }
 
 // cellMayHide reports whether a cell's text must not be read: a password
