@@ -34,6 +34,38 @@ const mcpCallLimit = 90 * time.Second
 type mcpServer struct {
 	cs     *mcp.ClientSession
 	stderr *syncBuffer
+	cost   mcpCost
+}
+
+// mcpCost counts a server's tool calls and the bytes of their answers'
+// text blocks: what a task costs an agent's context (logged by the task
+// tests, the baseline an agent loop is measured against).
+type mcpCost struct {
+	mu    sync.Mutex
+	calls int
+	bytes int
+}
+
+func (c *mcpCost) add(res *mcp.CallToolResult) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.calls++
+	if res == nil {
+		return
+	}
+	for _, b := range res.Content {
+		if tc, ok := b.(*mcp.TextContent); ok {
+			c.bytes += len(tc.Text)
+		}
+	}
+}
+
+// logCost logs the calls and answer bytes so far, under the task's name.
+func (s *mcpServer) logCost(t testing.TB, task string) {
+	t.Helper()
+	s.cost.mu.Lock()
+	defer s.cost.mu.Unlock()
+	t.Logf("task cost %s: %d MCP calls, %d bytes of answer text", task, s.cost.calls, s.cost.bytes)
 }
 
 // syncBuffer collects a process's stderr for failure messages.
@@ -94,6 +126,7 @@ func (s *mcpServer) callRaw(t testing.TB, name string, args map[string]any) (map
 	ctx, cancel := context.WithTimeout(context.Background(), mcpCallLimit)
 	defer cancel()
 	res, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	s.cost.add(res)
 	if ctx.Err() != nil {
 		t.Fatalf("%s %v: no answer within %v\nserver stderr:\n%s", name, args, mcpCallLimit, s.stderr.String())
 	}
