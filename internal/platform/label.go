@@ -3,23 +3,21 @@ package platform
 import "strings"
 
 // SeenLabel returns the label a user sees when a toolkit names an element
-// by its mnemonic label followed by the label itself: GTK 4.8 names a
-// button "_Save Save" and "Replace _All Replace All" (its accessible name
-// joins the label's text with mnemonic and without). It reports false for
-// any other name. A doubled underscore is a literal one.
+// by its label twice, the first time with its mnemonic: GTK 4.8 names
+// buttons "_Save Save", "Replace _All Replace All" and, without a
+// mnemonic, "Save Save" (its accessible name joins the label's text with
+// mnemonic and without). It reports false for any other name. A doubled
+// underscore is a literal one. (A name that is a word said twice, "Bora
+// Bora", reads as doubled too; the name itself still matches.)
 func SeenLabel(name string) (string, bool) {
-	if !strings.Contains(name, "_") {
-		return "", false
-	}
-	// The mnemonic half and the plain half are joined by one space; the
-	// plain half is the mnemonic half less one underscore, so it is
-	// (len-2)/2 bytes long when the mnemonic half has one underscore.
+	// The two halves are joined by one space; the plain half is the
+	// mnemonic half less its underscores.
 	for cut := len(name)/2 + 1; cut < len(name); cut++ {
 		if name[cut-1] != ' ' {
 			continue
 		}
 		mnemonic, plain := name[:cut-1], name[cut:]
-		if plain != "" && strings.Contains(mnemonic, "_") && stripMnemonic(mnemonic) == plain {
+		if plain != "" && stripMnemonic(mnemonic) == plain {
 			return plain, true
 		}
 	}

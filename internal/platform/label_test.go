@@ -17,7 +17,11 @@ func TestSeenLabel(t *testing.T) {
 		{"_Save Open", "", false},
 		{"file_name.txt", "", false},
 		{"a_b a b", "", false},
-		{"Save Save", "", false},
+		{"Save Save", "Save", true},
+		{"Cancel Cancel", "Cancel", true},
+		{"Save As Save As", "Save As", true},
+		{"Save As", "", false},
+		{"a a a", "", false},
 		{"_ ", "", false},
 		{"", "", false},
 	} {
