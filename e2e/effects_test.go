@@ -172,6 +172,20 @@ func TestEffectsQtModalDialogs(t *testing.T) {
 	}
 	oneDialog(t, d, app.Pid, log, "Settings", 2)
 	s.fail(t, "click", map[string]any{"session": sess, "element": closeBtn.Ref, "timeoutMs": 0}, "invalidArgument")
+
+	// Held input says what it caused too: the button's click comes with
+	// the release.
+	closeBtn = findOne(t, s, sess, map[string]any{"name": "Close", "role": "push button"})
+	s.ok(t, "click", map[string]any{"session": sess, "element": closeBtn.Ref})
+	until(t, "the Settings dialog closed", func(context.Context) (bool, string) {
+		return logCount(t, log, "done Settings") == 2, "still open"
+	})
+	s.ok(t, "press", map[string]any{"session": sess, "element": btn.Ref})
+	a = acted(t, "release", s.ok(t, "release", map[string]any{"session": sess}))
+	if w, ok := findWindow(a.Effects.WindowsOpened, "Settings"); !*a.Verified || !ok || w.Role != "dialog" {
+		t.Errorf("release over Open Settings: verified %v, effects.windowsOpened %+v; want verified, the dialog \"Settings\"", *a.Verified, a.Effects.WindowsOpened)
+	}
+	oneDialog(t, d, app.Pid, log, "Settings", 3)
 }
 
 // TestEffectsQtSubmittingField: typing "12*7\n" into a field that Enter

@@ -54,6 +54,10 @@ type PropertyResult struct {
 	Property string        `json:"property"`
 	Value    PropertyValue `json:"value"`
 	Method   string        `json:"method"`
+	// Verified and Effects are those of the action that set it.
+	Verified bool    `json:"verified"`
+	Effects  Effects `json:"effects"`
+	Note     string  `json:"note,omitempty"`
 }
 
 // SetProperty sets (clear false) or clears (clear true) one property named
@@ -98,7 +102,8 @@ func (m *Sessions) SetProperty(ctx context.Context, sessionID, ref, descriptorID
 	}
 	for i, d := range after.Descriptors {
 		if d.Name == desc.Name {
-			return &PropertyResult{Element: after.Ref, SchemaID: after.SchemaID, Property: d.Name, Value: after.Values[i], Method: r.Method}, nil
+			return &PropertyResult{Element: after.Ref, SchemaID: after.SchemaID, Property: d.Name, Value: after.Values[i], Method: r.Method,
+				Verified: r.Verified, Effects: r.Effects, Note: r.Note}, nil
 		}
 	}
 	return nil, Errorf(CodeNoEffect, "after the change %s no longer has a %s property: the change is not confirmed; read it with get_editable_properties", now.Ref, desc.Name)

@@ -204,3 +204,25 @@ func topLevelFor(w platform.Window, tops []platform.Node) (platform.Node, bool) 
 	}
 	return platform.Node{}, false
 }
+
+// observer watches an app across input sent outside the acting path's
+// target (held buttons and keys): look before, effects once it settled.
+type observer struct {
+	m       *Sessions
+	s       *Session
+	changes <-chan struct{}
+	stop    func()
+	before  scene
+}
+
+// observe starts watching the session's app; call stop when done.
+func (m *Sessions) observe(ctx context.Context, s *Session) *observer {
+	changes, stop := m.Watch(ctx, s)
+	return &observer{m: m, s: s, changes: changes, stop: stop, before: m.look(ctx, s)}
+}
+
+// effects waits for the app to settle and says what changed since observe.
+func (o *observer) effects(ctx context.Context) Effects {
+	o.m.settle(ctx, o.s, "", o.changes, nil)
+	return o.m.effects(ctx, o.s, o.before, "")
+}

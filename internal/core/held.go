@@ -48,8 +48,12 @@ type HeldResult struct {
 	Element string `json:"element,omitempty"`
 	Method  string `json:"method"`
 	Detail  string `json:"detail"`
-	Held    []Hold `json:"held"`
-	Note    string `json:"note,omitempty"`
+	// Verified: the X server's own state says the button or key is down
+	// (or up) as asked. Effects: what changed in the app meanwhile.
+	Verified bool    `json:"verified"`
+	Effects  Effects `json:"effects"`
+	Held     []Hold  `json:"held"`
+	Note     string  `json:"note,omitempty"`
 }
 
 // Point is a screen point in pixels.
@@ -191,6 +195,8 @@ func (m *Sessions) Press(ctx context.Context, sessionID, ref string, at *Point, 
 	if err != nil {
 		return nil, err
 	}
+	obs := m.observe(ctx, s)
+	defer obs.stop()
 	if err := hb.ButtonDown(ctx, x, y, button); err != nil {
 		// It may have gone down before the failure: never leave it.
 		_ = sendUp(hb, button)
@@ -199,7 +205,7 @@ func (m *Sessions) Press(ctx context.Context, sessionID, ref string, at *Point, 
 	m.addHold(&hold{session: s.ID, client: s.Client, win: win.ID, Hold: Hold{Button: button, Window: win.ID.String(), At: &Point{x, y}}})
 	m.watchHolds()
 	return &HeldResult{Element: t.refOr(), Method: MethodPointer, Detail: fmt.Sprintf("button %d pressed at %d,%d in window %s and held", button, x, y, win.ID),
-		Held: m.heldOf(s.ID), Note: "release it with release; it is released automatically if the window loses the focus or the session ends"}, nil
+		Verified: true, Effects: obs.effects(ctx), Held: m.heldOf(s.ID), Note: "release it with release; it is released automatically if the window loses the focus or the session ends"}, nil
 }
 
 // addHold records a hold that went down.
@@ -307,6 +313,8 @@ func (m *Sessions) Move(ctx context.Context, sessionID, ref string, at *Point) (
 	} else if !scr.Contains(p.X, p.Y) {
 		return nil, Errorf(CodeOffscreen, "the point %d,%d is outside the screen; nothing was moved", p.X, p.Y)
 	}
+	obs := m.observe(ctx, s)
+	defer obs.stop()
 	if err := hb.DragTo(ctx, p.X, p.Y); err != nil {
 		return nil, mapActErr(err)
 	}
@@ -317,7 +325,8 @@ func (m *Sessions) Move(ctx context.Context, sessionID, ref string, at *Point) (
 		}
 	}
 	m.held.mu.Unlock()
-	return &HeldResult{Element: t.refOr(), Method: MethodPointer, Detail: fmt.Sprintf("pointer dragged to %d,%d", p.X, p.Y), Held: m.heldOf(s.ID)}, nil
+	return &HeldResult{Element: t.refOr(), Method: MethodPointer, Detail: fmt.Sprintf("pointer dragged to %d,%d", p.X, p.Y),
+		Verified: true, Effects: obs.effects(ctx), Held: m.heldOf(s.ID)}, nil
 }
 
 // Release releases a button the session holds (0: its only one).
@@ -344,13 +353,15 @@ func (m *Sessions) Release(ctx context.Context, sessionID string, button int) (*
 		}
 		return nil, Errorf(CodeHoldConflict, "button %d is not held by this session (it holds %s); nothing was released", button, buttonList(mine))
 	}
+	obs := m.observe(ctx, s)
+	defer obs.stop()
 	if err := sendUp(hb, button); err != nil {
 		return nil, mapActErr(err)
 	}
 	m.held.mu.Lock()
 	m.held.list = slices.DeleteFunc(m.held.list, func(h *hold) bool { return h.session == s.ID && h.Button == button })
 	m.held.mu.Unlock()
-	return &HeldResult{Method: MethodPointer, Detail: fmt.Sprintf("button %d released", button), Held: m.heldOf(s.ID)}, nil
+	return &HeldResult{Method: MethodPointer, Detail: fmt.Sprintf("button %d released", button), Verified: true, Effects: obs.effects(ctx), Held: m.heldOf(s.ID)}, nil
 }
 
 func buttonList(hs []Hold) string {

@@ -93,7 +93,9 @@ func (m *Sessions) KeyDown(ctx context.Context, sessionID, key string) (*HeldRes
 		return nil, err
 	}
 	m.watchHolds()
-	return &HeldResult{Method: MethodKeyboard, Detail: fmt.Sprintf("%s pressed in window %s and held", name, win.ID), Held: m.heldOf(t.s.ID),
+	m.settle(ctx, t.s, "", t.changes, nil)
+	return &HeldResult{Method: MethodKeyboard, Detail: fmt.Sprintf("%s pressed in window %s and held", name, win.ID),
+		Verified: true, Effects: m.effects(ctx, t.s, t.before, ""), Held: m.heldOf(t.s.ID),
 		Note: "release it with key_up; it is released automatically if the window loses the focus or the session ends"}, nil
 }
 
@@ -150,13 +152,15 @@ func (m *Sessions) KeyUp(ctx context.Context, sessionID, key string) (*HeldResul
 		}
 		return nil, Errorf(CodeHoldConflict, "%s is not held by this session (it holds %s); nothing was released", Quote(key), strings.Join(keys, ", "))
 	}
+	obs := m.observe(ctx, s)
+	defer obs.stop()
 	if err := sendKeyUp(kh, raw); err != nil {
 		return nil, mapActErr(err)
 	}
 	m.held.mu.Lock()
 	m.held.list = slices.DeleteFunc(m.held.list, func(h *hold) bool { return h.session == s.ID && h.Key == name })
 	m.held.mu.Unlock()
-	return &HeldResult{Method: MethodKeyboard, Detail: name + " released", Held: m.heldOf(s.ID)}, nil
+	return &HeldResult{Method: MethodKeyboard, Detail: name + " released", Verified: true, Effects: obs.effects(ctx), Held: m.heldOf(s.ID)}, nil
 }
 
 // sendKeyUp releases a key on a context of its own (see sendUp).
