@@ -29,6 +29,10 @@ PACKAGES=(
   # KDE (KWrite, SpeedCrunch) and Java Swing through the ATK wrapper
   gedit gnome-text-editor gnome-system-monitor evince kwrite speedcrunch
   openjdk-17-jdk-headless openjdk-17-jre libatk-wrapper-java-jni
+  # apps nobody named, to prove the mechanisms beyond those that found the
+  # defects: GNOME Calculator (GTK 4, libadwaita), zenity (GTK 3 dialogs
+  # from a script), xterm (Xaw: no accessibility, visual sessions)
+  gnome-calculator zenity xterm
 )
 GO_MIN_MAJOR=1
 GO_MIN_MINOR=26
