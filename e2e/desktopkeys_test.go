@@ -234,3 +234,54 @@ func TestBrowserHeldKeysRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestDesktopKeysHeldPointer: the window manager binds the pointer with
+// Alt and Super too (openbox: Alt+wheel switches workspaces, Alt+drag
+// moves a window, Alt+middle lowers it). With Alt held, the wheel and a
+// held button are refused and the workspace stays (before the fix the
+// wheel switched it); an action sends no pointer input and goes through;
+// with Shift held (a range selection) the pointer goes through.
+func TestDesktopKeysHeldPointer(t *testing.T) {
+	d := testdesk.Shared(t)
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "desktop keys pointer", "--rows", "30")
+	s := startMCP(t, d, "", "--allow-input")
+	sess := s.connect(t, map[string]any{"pid": app.Pid})
+	row := findOne(t, s, sess, map[string]any{"name": "Row 2", "nameMatch": "exact", "role": "table cell"})
+	desk := rootProp(t, d, "_NET_CURRENT_DESKTOP")
+	t.Cleanup(func() {
+		if rootProp(t, d, "_NET_CURRENT_DESKTOP") != desk {
+			cmd := exec.Command("xdotool", "set_desktop", desk)
+			cmd.Env = d.Env()
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Errorf("xdotool set_desktop %s: %v: %s", desk, err, out)
+			}
+		}
+	})
+	s.ok(t, "key_down", map[string]any{"session": sess, "key": "Alt"})
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"scroll", map[string]any{"session": sess, "element": row.Ref, "direction": "down", "amount": 1}},
+		{"press", map[string]any{"session": sess, "element": row.Ref}},
+	} {
+		out := s.call(t, c.tool, c.args)
+		if out["ok"] != false || out["errorCode"] != "invalidArgument" {
+			t.Errorf("%s with Alt held: %v, want refused with invalidArgument", c.tool, out)
+		}
+		if got := rootProp(t, d, "_NET_CURRENT_DESKTOP"); got != desk {
+			t.Fatalf("the workspace is %s after %s with Alt held, was %s: Alt with the pointer reached openbox", got, c.tool, desk)
+		}
+		if b := buttonsDown(t, d); len(b) != 0 {
+			s.call(t, "release", map[string]any{"session": sess})
+		}
+	}
+	// A click the element's action does sends no pointer input.
+	if out := s.ok(t, "click", map[string]any{"session": sess, "element": row.Ref}); out["method"] != "action" {
+		t.Errorf("click with Alt held: method %v, want action", out["method"])
+	}
+	s.ok(t, "key_up", map[string]any{"session": sess, "key": "Alt"})
+	s.ok(t, "key_down", map[string]any{"session": sess, "key": "Shift"})
+	s.ok(t, "scroll", map[string]any{"session": sess, "element": row.Ref, "direction": "down", "amount": 1})
+	s.ok(t, "key_up", map[string]any{"session": sess, "key": "Shift"})
+}

@@ -580,6 +580,9 @@ func (m *Sessions) pointerInput(ctx context.Context, s *Session, aim func() (int
 		return 0, 0, err
 	}
 	defer unlock()
+	if err := m.pointerAllowed("the pointer"); err != nil {
+		return 0, 0, err
+	}
 	x, y, err := aim()
 	if err != nil {
 		return 0, 0, err
@@ -1091,6 +1094,9 @@ func (m *Sessions) focus(ctx context.Context, t *target) error {
 	// instead (the page of a browser's tab in front).
 	if d, err := m.desk.Accessibility.Element(ctx, t.s.App, t.node.Key); err == nil && m.hidden(ctx, t, d) {
 		return Errorf(CodeOffscreen, "%s is not showing (in a browser's background tab, or a hidden part of the window) and did not take the keyboard focus; nothing was clicked or typed: bring it into view (select its tab) and read the tree again", t.ref)
+	}
+	if err := m.pointerAllowed("focusing it with a click"); err != nil {
+		return err
 	}
 	if x, y, err := m.pointAt(ctx, t); err == nil && t.actor.Click(ctx, x, y, 1, 1) == nil {
 		if d := m.await(ctx, t, focused); d != nil && focused(d) {

@@ -296,3 +296,73 @@ func TestDesktopKeysMatrix(t *testing.T) {
 	}
 	t.Logf("%d cases", len(cases))
 }
+
+// TestDesktopKeysPointer: with Alt or Super held (any spelling), pointer
+// input is refused before anything is sent — the window manager binds
+// the wheel and the buttons with them — on every pointer path: a click
+// without an action, the wheel, a held button. Shift and Ctrl held are the
+// app's, and an action sends no pointer input.
+func TestDesktopKeysPointer(t *testing.T) {
+	oldQuiet := quietTime
+	quietTime = 5 * time.Millisecond
+	t.Cleanup(func() { quietTime = oldQuiet })
+	ctx := context.Background()
+	pointer := map[string]func(m *Sessions, s *Session, tr *Tree) error{
+		"click": func(m *Sessions, s *Session, tr *Tree) error {
+			_, err := m.Click(ctx, s.ID, refOf(t, tr, "Pointer only"))
+			return err
+		},
+		"scroll": func(m *Sessions, s *Session, tr *Tree) error {
+			_, err := m.Scroll(ctx, s.ID, refOf(t, tr, "Body"), "down", 1)
+			return err
+		},
+		"press": func(m *Sessions, s *Session, tr *Tree) error {
+			_, err := m.Press(ctx, s.ID, refOf(t, tr, "Pointer only"), nil, 1)
+			return err
+		},
+	}
+	for _, tc := range []struct {
+		held    []string
+		refused bool
+	}{
+		{[]string{"Alt"}, true}, {[]string{"alt_r"}, true}, {[]string{"Ctrl", "Alt"}, true}, {[]string{"Shift", "ALT"}, true},
+		{[]string{"Super"}, true}, {[]string{"Meta"}, true}, {[]string{"win"}, true}, {[]string{"Super_R"}, true},
+		{[]string{"Shift"}, false}, {[]string{"Ctrl"}, false}, {[]string{"Control_R", "Shift_L"}, false}, {[]string{"a"}, false}, {nil, false},
+	} {
+		for name, send := range pointer {
+			d := newSafetyDesk()
+			m, s, tr := connectEditor(t, d)
+			m.AllowDesktopKeys = true
+			for _, h := range tc.held {
+				if _, err := m.KeyDown(ctx, s.ID, h); err != nil {
+					t.Fatalf("key_down %s: %v", h, err)
+				}
+			}
+			m.AllowDesktopKeys = false
+			clicks := len(d.Clicks())
+			err := send(m, s, tr)
+			switch {
+			case tc.refused && err == nil:
+				t.Errorf("held %v, %s: went through, want refused", tc.held, name)
+			case tc.refused:
+				if e := AsError(err); e.Code != CodeInvalidArgument || !strings.Contains(e.Msg, "--allow-desktop-keys") {
+					t.Errorf("held %v, %s: %v, want invalidArgument saying how to allow it", tc.held, name, err)
+				}
+				if got := d.Clicks(); len(got) != clicks || len(d.ButtonsDown()) != 0 {
+					t.Errorf("held %v, %s: refused, but the pointer was used: clicks %v, buttons %v down", tc.held, name, got, d.ButtonsDown())
+				}
+			case err != nil:
+				t.Errorf("held %v, %s: %v, want it to go through", tc.held, name, err)
+			}
+		}
+	}
+	// An action sends no pointer input: it goes through with Alt held.
+	d := newSafetyDesk()
+	m, s, tr := connectEditor(t, d)
+	if _, err := m.KeyDown(ctx, s.ID, "Alt"); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := m.Click(ctx, s.ID, refOf(t, tr, "Save")); err != nil || r.Method != MethodAction {
+		t.Errorf("click by action with Alt held: %+v, %v", r, err)
+	}
+}

@@ -185,6 +185,9 @@ func (m *Sessions) Press(ctx context.Context, sessionID, ref string, at *Point, 
 	if err := m.pressable(s.ID, button); err != nil {
 		return nil, err
 	}
+	if err := m.pointerAllowed("press"); err != nil {
+		return nil, err
+	}
 	var x, y int
 	var win platform.Window
 	if t != nil {

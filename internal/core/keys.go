@@ -181,3 +181,20 @@ func (m *Sessions) settingAllowed(value string) error {
 	}
 	return m.desktopKeys("set_value (typing)", append(presses, textPresses(value)...))
 }
+
+// pointerAllowed refuses pointer input while Alt or Super is held
+// (key_down): window managers bind the pointer with them (openbox:
+// Alt+wheel switches workspaces, Alt+drag moves the window, Alt+middle
+// button lowers it; GNOME: Super+drag). Shift and Ctrl held are the app's
+// (a range or a multiple selection). The caller holds the input lock.
+func (m *Sessions) pointerAllowed(what string) error {
+	if m.AllowDesktopKeys {
+		return nil
+	}
+	held, _, names := m.heldDown()
+	wm := held & (platform.ModAlt | platform.ModSuper)
+	if wm == 0 {
+		return nil
+	}
+	return Errorf(CodeInvalidArgument, "%s with %s held (key_down): the window manager acts on the pointer with %s (openbox: Alt+wheel switches workspaces, Alt+drag moves the window, Alt+middle button lowers it), not the application; nothing was sent. Release it with key_up first; such input is refused unless the server runs with --allow-desktop-keys", what, strings.Join(names, ", "), wm)
+}

@@ -277,6 +277,9 @@ func (m *Sessions) aimKeysVisual(ctx context.Context, t *target) (platform.Windo
 		}
 		return v.top, nil
 	}
+	if err := m.pointerAllowed("focusing it with a click"); err != nil {
+		return v.top, err
+	}
 	x, y, err := m.aimVisual(ctx, t)
 	if err != nil {
 		return v.top, err

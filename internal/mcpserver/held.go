@@ -92,7 +92,8 @@ func (h *handlers) heldTools() []toolDef {
 			"Press one key (a modifier mostly: Shift, Ctrl, Alt) in the connected app's window that has the focus "+
 				"and keep it down, e.g. Shift through clicks for a range selection; key_up releases it. held lists what "+
 				"the session holds. Released automatically as a held button is (press). Holding a key that is held, "+
-				"or a key that makes a desktop chord with those held (Super, Alt then Tab), is refused.",
+				"or a key that makes a desktop chord with those held (Super, Alt then Tab), is refused; while Alt is held, "+
+				"keys and text that make one (Tab) and pointer input (the window manager's: Alt+wheel, Alt+drag) are refused.",
 			func(ctx context.Context, in heldKeyArgs) (*core.HeldResult, error) {
 				return s.KeyDown(ctx, in.Session, in.Key)
 			}),
