@@ -17,6 +17,7 @@ func TestTaskGeditSaveAndSaveChanges(t *testing.T) {
 	d := testdesk.Shared(t)
 	app := d.Launch(t, append(freshHome(t), "gedit", "--new-window")...)
 	s := startMCP(t, d, "", "--allow-input")
+	defer s.logCost(t, "gedit")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
 	doc := findOne(t, s, sess, map[string]any{"role": "text", "states": []string{"editable", "focused"}})
 	const lines = "gedit's first line\nits second line"

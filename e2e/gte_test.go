@@ -18,6 +18,7 @@ func TestTaskTextEditorSaveAs(t *testing.T) {
 	d := testdesk.Shared(t)
 	app := d.Launch(t, append(freshHome(t), "gnome-text-editor", "--standalone")...)
 	s := startMCP(t, d, "", "--allow-input")
+	defer s.logCost(t, "gnome-text-editor")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
 	doc := findOne(t, s, sess, map[string]any{"role": "text", "states": []string{"editable"}})
 	const lines = "text editor's first line\nits second line"

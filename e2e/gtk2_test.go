@@ -30,6 +30,7 @@ func TestGTK2GIMP(t *testing.T) {
 	d := testdesk.Shared(t)
 	app := gimp(t, d, true)
 	s := startMCP(t, d, "", "--allow-input")
+	defer s.logCost(t, "gimp")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
 	item := findOne(t, s, sess, map[string]any{"name": "New...", "nameMatch": "exact", "role": "menu item"})
 	s.ok(t, "invoke", map[string]any{"session": sess, "element": item.Ref})

@@ -21,6 +21,7 @@ func TestTaskKWriteSaveAs(t *testing.T) {
 	d := testdesk.Shared(t)
 	app := d.Launch(t, append(freshHome(t), "kwrite")...)
 	s := startMCP(t, d, "", "--allow-input")
+	defer s.logCost(t, "kwrite")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
 	// A fresh KWrite shows its welcome page: a new document first.
 	s.ok(t, "press_key", map[string]any{"session": sess, "keys": "Ctrl+N"})

@@ -26,6 +26,7 @@ func TestSwingTable(t *testing.T) {
 	d := testdesk.Shared(t)
 	app := swingFixture(t, d)
 	s := startMCP(t, d, "", "--allow-input")
+	defer s.logCost(t, "swing-table")
 	apps := decode[[]struct {
 		Pid  int    `json:"pid"`
 		Name string `json:"name"`
@@ -58,6 +59,7 @@ func TestTaskSwingSaveAs(t *testing.T) {
 	d := testdesk.Shared(t)
 	app := swingFixture(t, d)
 	s := startMCP(t, d, "", "--allow-input")
+	defer s.logCost(t, "swing-save-as")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
 	notes := findOne(t, s, sess, map[string]any{"name": "Notes", "nameMatch": "exact", "role": "text"})
 	const text = "swing notes, first line\nand the second"

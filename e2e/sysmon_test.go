@@ -25,6 +25,7 @@ func TestTaskSystemMonitorProcesses(t *testing.T) {
 	d := testdesk.Shared(t)
 	app := d.Launch(t, append(freshHome(t), "gnome-system-monitor")...)
 	s := startMCP(t, d, "", "--allow-input")
+	defer s.logCost(t, "system-monitor")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
 	table := findOne(t, s, sess, map[string]any{"role": "tree table", "interface": "table"}).Ref
 	read := func() ([]string, [][]*string) {

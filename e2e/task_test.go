@@ -82,6 +82,7 @@ func TestTaskMousepadSaveAs(t *testing.T) {
 	d := testdesk.Shared(t)
 	app := d.Launch(t, append(freshHome(t), "mousepad")...)
 	s := startMCP(t, d, "", "--allow-input")
+	defer s.logCost(t, "mousepad")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
 	dir := t.TempDir()
 
@@ -139,6 +140,7 @@ func TestTaskFirefoxForm(t *testing.T) {
 	page := "file://" + testdesk.Fixture("form.html")
 	app := d.Launch(t, append(freshHome(t), "firefox-esr", "-profile", firefoxProfile(t), "-no-remote", page)...)
 	s := startMCP(t, d, "", "--allow-input")
+	defer s.logCost(t, "firefox-form")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
 	// Firefox exports the page's accessible objects after it has loaded:
 	// wait for the form, not for a time.

@@ -26,6 +26,7 @@ func TestTaskZenityForm(t *testing.T) {
 	app := d.Launch(t, "zenity", "--forms", "--title", "Sign up", "--text", "Your account",
 		"--add-entry", "Name", "--add-password", "Password", "--add-combo", "Plan", "--combo-values", "Free|Pro|Team")
 	s := startMCP(t, d, "", "--allow-input")
+	defer s.logCost(t, "zenity")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
 	// zenity labels its fields with labels beside them, not for them: the
 	// name field is the one editable text.
@@ -64,6 +65,7 @@ func TestTaskXtermVisual(t *testing.T) {
 	dir := t.TempDir()
 	app := d.LaunchX(t, "xterm", "-title", "uiscope xterm", "-e", "sh")
 	s := startMCP(t, d, "", "--allow-input")
+	defer s.logCost(t, "xterm")
 	s.fail(t, "connect", map[string]any{"pid": app.Pid}, "notAccessible")
 	vis := s.connect(t, map[string]any{"pid": app.Pid, "mode": "visual"})
 	root, _ := visualTree(t, s, map[string]any{"session": vis})
@@ -79,6 +81,7 @@ func TestTaskCalculator(t *testing.T) {
 	d := testdesk.Shared(t)
 	app := d.Launch(t, append(freshHome(t), "gnome-calculator")...)
 	s := startMCP(t, d, "", "--allow-input")
+	defer s.logCost(t, "calculator")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
 	for _, b := range []string{"1", "2", "×", "7", "="} {
 		button := findOne(t, s, sess, map[string]any{"name": b, "nameMatch": "exact", "role": "push button"})
