@@ -18,7 +18,7 @@ func init() {
 }
 
 func runMCP(ctx context.Context, c *cli, args []string) error {
-	fs := newFlags(c, "mcp", "[--allow-input[=interact] [--allow-desktop-keys]] [--apps PATTERN,...] [--strict] [--rate-limit CLASS=N/min]... [--audit-log PATH] [--screenshot-dir DIR] [--consent prompt] [--http 127.0.0.1:0 [--http-unsafe-bind]] [--sandbox [--launch CMD]...]")
+	fs := newFlags(c, "mcp", "[--allow-input[=interact] [--allow-desktop-keys]] [--apps PATTERN,... [--allow-clipboard]] [--strict] [--rate-limit CLASS=N/min]... [--audit-log PATH] [--screenshot-dir DIR] [--consent prompt] [--http 127.0.0.1:0 [--http-unsafe-bind]] [--sandbox [--launch CMD]...]")
 	cfg := mcpserver.Config{Log: c.stderr}
 	input := &capsFlag{}
 	fs.Var(input, "allow-input", "register and permit the tools that act on applications: alone, pointer and semantic actions (interact) and keystrokes (keyboard); =interact for actions without keystrokes")
@@ -37,6 +37,7 @@ func runMCP(ctx context.Context, c *cli, args []string) error {
 	})
 	shotDir := fs.String("screenshot-dir", "", "with --allow-input: the `DIR` a screenshot's path may write in, or below (default the server's working directory)")
 	auditPath := fs.String("audit-log", "", "append one JSON line per tool call to `PATH` (created 0600): time, hashed client, pid, start time, tool, outcome, reason — never UI text, values or keys")
+	clipboard := fs.Bool("allow-clipboard", false, "with --apps: let an agent paste (the middle button, Ctrl+V, Shift+Insert, a Paste item), which can carry another application's selection or clipboard into an allowed one")
 	desktopKeys := fs.Bool("allow-desktop-keys", false, "with --allow-input: let press_key send chords the desktop acts on (Super+..., Alt+Tab, Ctrl+Alt+T, Ctrl+Alt+F1..F12)")
 	httpAddr := fs.String("http", "", "serve streamable HTTP on `ADDR` (host:port, loopback; port 0 picks one) instead of stdio, with a bearer token in $XDG_RUNTIME_DIR/uiscope/mcp/<pid>.json")
 	unsafeBind := fs.Bool("http-unsafe-bind", false, "with --http: allow an address that is not loopback (reachable from other machines; the token is then all that guards the desktop)")
@@ -115,6 +116,7 @@ func runMCP(ctx context.Context, c *cli, args []string) error {
 		sessions.Consent = security.NewConsent(security.DialogPrompter(pythonPath), *consentTimeout)
 	}
 	sessions.AllowDesktopKeys = *desktopKeys
+	sessions.AllowClipboard = *clipboard
 	sessions.ScreenshotDir = shots
 	if *httpAddr != "" {
 		return mcpserver.ServeHTTP(ctx, cfg, sessions, mcpserver.HTTPOptions{Addr: *httpAddr, UnsafeBind: *unsafeBind})

@@ -548,6 +548,9 @@ func (m *Sessions) ClickWait(ctx context.Context, sessionID, ref string, wait ti
 		return nil, err
 	}
 	defer t.done()
+	if err := m.pasteElement("click", t); err != nil {
+		return nil, err
+	}
 	if used, err := m.doAction(ctx, t, wait, clickActions...); err == nil {
 		return m.finish(ctx, t, MethodAction, used, nil, "")
 	} else if !errors.Is(err, platform.ErrNotSupported) {
@@ -660,6 +663,9 @@ func (m *Sessions) InvokeWait(ctx context.Context, sessionID, ref, action string
 		return nil, err
 	}
 	defer t.done()
+	if err := m.pasteElement("invoke", t); err != nil {
+		return nil, err
+	}
 	names := clickActions
 	if action != "" {
 		names = []string{action}

@@ -176,11 +176,18 @@ func (m *Sessions) Press(ctx context.Context, sessionID, ref string, at *Point, 
 	if button < 1 || button > 3 {
 		return nil, Errorf(CodeInvalidArgument, "button %d cannot be held: buttons are 1 (left), 2 (middle) and 3 (right)", button)
 	}
+	if button == 2 && m.clipboardGuarded() {
+		// X applications paste PRIMARY where the middle button goes down.
+		return nil, clipboardRefusal("pressing the middle button (2)")
+	}
 	s, a, hb, t, end, err := m.beginPointerHold(ctx, sessionID, ref, at, "press")
 	if err != nil {
 		return nil, err
 	}
 	defer end()
+	if err := m.pasteElement("press", t); err != nil {
+		return nil, err
+	}
 	// Checked under the input lock, so two presses cannot both pass it.
 	if err := m.pressable(s.ID, button); err != nil {
 		return nil, err

@@ -132,14 +132,22 @@ func (m *Sessions) heldDown() (mods platform.Modifiers, others []uint32, names [
 // so no hold can come between the check and the keys; callers may also
 // call it first, to refuse before aiming.
 func (m *Sessions) desktopKeys(what string, presses []keyPress) error {
-	if m.AllowDesktopKeys {
+	paste := m.clipboardGuarded()
+	if m.AllowDesktopKeys && !paste {
 		return nil
 	}
 	held, others, names := m.heldDown()
 	for _, p := range presses {
 		mods := held | p.Down()
 		for _, k := range append([]uint32{p.Key}, others...) {
-			if !desktopChord(mods, k) {
+			if paste && pasteChord(mods, k) {
+				chord := platform.Chord{Mods: mods &^ platform.KeysymModifier(k), Key: k}.String()
+				if len(names) > 0 {
+					chord += " (with " + strings.Join(names, ", ") + " held)"
+				}
+				return clipboardRefusal(fmt.Sprintf("%s: %s presses %s, which", what, p.from, chord))
+			}
+			if m.AllowDesktopKeys || !desktopChord(mods, k) {
 				continue
 			}
 			chord := platform.Chord{Mods: mods &^ platform.KeysymModifier(k), Key: k}.String()

@@ -76,6 +76,9 @@ type Sessions struct {
 	// AllowDesktopKeys lets press_key send chords the window manager or
 	// desktop acts on (Super+..., Alt+Tab, Ctrl+Alt+F1...). Off by default.
 	AllowDesktopKeys bool
+	// AllowClipboard lets an agent paste (middle button, Ctrl+V, a Paste
+	// item) when Allow is set (clipboard.go). Off by default.
+	AllowClipboard bool
 	// ScreenshotDir is the directory a screenshot's path must lie in
 	// (--screenshot-dir; the server's working directory by default), so
 	// that an agent cannot write files where the user did not say

@@ -70,12 +70,13 @@ func (g *guard) spend(c *security.Call, class security.Class) error {
 
 // refusals are the codes that mean the server declined on policy.
 var refusals = map[string]bool{
-	security.CodeInputNotAllowed: true,
-	security.CodeRateLimited:     true,
-	security.CodeAppNotAllowed:   true,
-	security.CodeConsentDenied:   true,
-	security.CodeConsentTimeout:  true,
-	security.CodeAuditFailed:     true,
+	security.CodeInputNotAllowed:     true,
+	security.CodeRateLimited:         true,
+	security.CodeAppNotAllowed:       true,
+	security.CodeConsentDenied:       true,
+	security.CodeConsentTimeout:      true,
+	security.CodeAuditFailed:         true,
+	security.CodeClipboardNotAllowed: true,
 }
 
 // started writes the record of an action before it runs, with --audit-log

@@ -15,6 +15,9 @@ const (
 	// CodeAuditFailed: an action was not run because its audit record
 	// could not be written (--audit-log: a full disk, a removed mount).
 	CodeAuditFailed = "auditFailed"
+	// CodeClipboardNotAllowed: a paste refused under --apps (the
+	// selection may be another application's).
+	CodeClipboardNotAllowed = "clipboardNotAllowed"
 )
 
 // Refusal is a request the server declined on policy, not a failure of the
