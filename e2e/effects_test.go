@@ -37,8 +37,16 @@ type actEffects struct {
 		Focus         *struct{ Ref, Role, Name string }
 		Gone          bool `json:"gone"`
 	} `json:"effects"`
-	Window *effectWindow `json:"window"`
-	After  *struct {
+	Window  *effectWindow `json:"window"`
+	Changes *[]struct {
+		Type    string `json:"type"`
+		Ref     string `json:"ref"`
+		Element *struct {
+			Role string `json:"role"`
+			Name string `json:"name"`
+		} `json:"element"`
+	} `json:"changes"`
+	After *struct {
 		Text *string `json:"text"`
 	} `json:"after"`
 }
@@ -123,13 +131,26 @@ func TestEffectsQtModalDialogs(t *testing.T) {
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
 
 	// A button: Qt answers its Press at once and runs the click after.
+	// Observed, it also says what the tree gained, with refs to act on.
 	btn := findOne(t, s, sess, map[string]any{"name": "Open Settings", "role": "push button"})
-	a := acted(t, "click Open Settings", s.ok(t, "click", map[string]any{"session": sess, "element": btn.Ref}))
+	a := acted(t, "click Open Settings", s.ok(t, "click", map[string]any{"session": sess, "element": btn.Ref, "observe": true}))
 	if w, ok := findWindow(a.Effects.WindowsOpened, "Settings"); !ok || w.Role != "dialog" {
 		t.Errorf("click Open Settings: effects.windowsOpened %+v; want the dialog \"Settings\"", a.Effects.WindowsOpened)
 	}
 	oneDialog(t, d, app.Pid, log, "Settings", 1)
-	closeBtn := findOne(t, s, sess, map[string]any{"name": "Close", "role": "push button"})
+	closeRef := ""
+	if a.Changes == nil {
+		t.Fatalf("click with observe: no changes")
+	}
+	for _, c := range *a.Changes {
+		if c.Type == "added" && c.Element != nil && c.Element.Role == "push button" && c.Element.Name == "Close" {
+			closeRef = c.Ref
+		}
+	}
+	if closeRef == "" {
+		t.Fatalf("click with observe: the changes hold no added button \"Close\" with a ref: %+v", *a.Changes)
+	}
+	closeBtn := actElem{Ref: closeRef}
 	a = acted(t, "click Close", s.ok(t, "click", map[string]any{"session": sess, "element": closeBtn.Ref}))
 	if _, ok := findWindow(a.Effects.WindowsClosed, "Settings"); !ok {
 		t.Errorf("click Close: effects.windowsClosed %+v; want \"Settings\"", a.Effects.WindowsClosed)

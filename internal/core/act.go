@@ -63,9 +63,13 @@ type ActResult struct {
 	Effects  Effects `json:"effects"`
 	// Window is where keys or pointer input without an element went.
 	Window *WindowRef `json:"window,omitempty"`
-	Before *Summary   `json:"before,omitempty"`
-	After  *Summary   `json:"after,omitempty"`
-	Note   string     `json:"note,omitempty"`
+	// Changes are the tree changes of the action, when observed
+	// (WithObserve); ChangesNote says when they are cut or unknown.
+	Changes     *[]Change `json:"changes,omitempty"`
+	ChangesNote string    `json:"changesNote,omitempty"`
+	Before      *Summary  `json:"before,omitempty"`
+	After       *Summary  `json:"after,omitempty"`
+	Note        string    `json:"note,omitempty"`
 }
 
 // actor is the platform's acting side: its windows, input and semantic
@@ -156,8 +160,10 @@ type target struct {
 	// visual is set for a window of a visual session's tree (node nil):
 	// it is aimed at by geometry (visual_act.go).
 	visual *visualTarget
-	// before is the app just before the action, for its effects.
-	before scene
+	// before is the app just before the action, for its effects;
+	// beforeTree its tree, when the action is observed.
+	before     scene
+	beforeTree *Tree
 	// reply is the pending reply of an action the toolkit had not
 	// answered in time (late): finish reads its effects instead.
 	reply       <-chan error
@@ -227,7 +233,8 @@ func (m *Sessions) prepareFor(ctx context.Context, need security.Caps, what, ses
 	}
 	// Listen before acting, so that the change the action causes is seen.
 	changes, stop := m.Watch(ctx, s)
-	return &target{s: s, ref: t.RefString(id), node: n, det: det, actor: a, changes: changes, stop: stop, before: m.look(ctx, s)}, nil
+	return &target{s: s, ref: t.RefString(id), node: n, det: det, actor: a, changes: changes, stop: stop,
+		before: m.look(ctx, s), beforeTree: m.observeBefore(ctx, s)}, nil
 }
 
 func summarize(d *platform.Details) *Summary {
@@ -285,6 +292,7 @@ func (m *Sessions) finish(ctx context.Context, t *target, method, detail string,
 	if after != nil {
 		r.After = summarize(after)
 	}
+	m.observed(ctx, t.s, t.beforeTree, r)
 	if t.late {
 		return m.finishLate(t, r, after, want != nil && held, claim)
 	}
@@ -1414,7 +1422,7 @@ func (m *Sessions) keyboardTarget(ctx context.Context, sessionID, ref string) (*
 		return nil, err
 	}
 	changes, stop := m.Watch(ctx, s)
-	return &target{s: s, actor: a, changes: changes, stop: stop, before: m.look(ctx, s)}, nil
+	return &target{s: s, actor: a, changes: changes, stop: stop, before: m.look(ctx, s), beforeTree: m.observeBefore(ctx, s)}, nil
 }
 
 // withKeyboard runs send under the input lock, once the keys' window is

@@ -3,8 +3,10 @@ package core
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/uiscope/uiscope/internal/platform"
 )
@@ -225,4 +227,82 @@ func (m *Sessions) observe(ctx context.Context, s *Session) *observer {
 func (o *observer) effects(ctx context.Context) Effects {
 	o.m.settle(ctx, o.s, "", o.changes, nil)
 	return o.m.effects(ctx, o.s, o.before, "")
+}
+
+// Observing: an acting call with observe true also answers with the tree
+// changes its action caused (API "Action results"): the app's tree is read
+// just before the action and again once it settled, and the difference is
+// given as get_a11y_tree_changes gives a patch (refs included), cut at a
+// byte budget. It costs two tree reads, so it is asked for, never done by
+// default.
+
+// DefaultObserveBytes is the default budget of an answer's changes.
+const DefaultObserveBytes = 4000
+
+// observeTime bounds each of an observed action's two tree reads.
+const observeTime = 5 * time.Second
+
+type observeKey struct{}
+
+// WithObserve asks the acting calls made with ctx to report their tree
+// changes, within maxBytes of JSON (DefaultObserveBytes when 0 or less).
+func WithObserve(ctx context.Context, maxBytes int) context.Context {
+	if maxBytes <= 0 {
+		maxBytes = DefaultObserveBytes
+	}
+	return context.WithValue(ctx, observeKey{}, maxBytes)
+}
+
+// observeBudget is the byte budget of the changes ctx asks for, 0 for none.
+func observeBudget(ctx context.Context) int {
+	b, _ := ctx.Value(observeKey{}).(int)
+	return b
+}
+
+// observeBefore reads the tree an observed action's changes are measured
+// from (nil when not observing, or in a visual session).
+func (m *Sessions) observeBefore(ctx context.Context, s *Session) *Tree {
+	if observeBudget(ctx) == 0 || s.Mode != ModeA11y {
+		return nil
+	}
+	t, _, err := m.Fetch(ctx, s, observeTime, platform.TreeOptions{})
+	if err != nil || t.Truncated {
+		// A partial read would make what it missed look added.
+		return &Tree{}
+	}
+	return t
+}
+
+// observed reads the tree again and fills in the result's changes since
+// before, cut at the budget.
+func (m *Sessions) observed(ctx context.Context, s *Session, before *Tree, r *ActResult) {
+	if before == nil {
+		return
+	}
+	if before.Len() == 0 {
+		r.ChangesNote = "the tree could not be read whole before the action, so its changes are not known: read get_a11y_tree"
+		return
+	}
+	after, _, err := m.Fetch(ctx, s, observeTime, platform.TreeOptions{})
+	if err != nil || after.Truncated {
+		r.ChangesNote = "the tree could not be read whole after the action, so its changes are not known: read get_a11y_tree"
+		return
+	}
+	all := diff(flatten(before, "raw"), flatten(after, "raw"))
+	budget := observeBudget(ctx)
+	n, used := 0, 0
+	for ; n < len(all); n++ {
+		used += EventBytes(all[n]) + 1
+		if used > budget {
+			break
+		}
+	}
+	changes := all[:n:n]
+	if changes == nil {
+		changes = []Change{}
+	}
+	r.Changes = &changes
+	if n < len(all) {
+		r.ChangesNote = fmt.Sprintf("%d of %d changes fit in maxBytes; the rest: get_a11y_tree (refs from the read after the action hold)", n, len(all))
+	}
 }

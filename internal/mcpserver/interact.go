@@ -31,6 +31,14 @@ type sessionField struct {
 
 func (s sessionField) session() string { return s.Session }
 
+// observeField asks an acting tool for the tree changes its action caused.
+type observeField struct {
+	Observe  bool `json:"observe,omitempty" jsonschema:"also answer with the tree changes the action caused (changes, as get_a11y_tree_changes gives them, refs included); costs a tree read before and after"`
+	MaxBytes *int `json:"maxBytes,omitempty" jsonschema:"byte budget of changes with observe (default 4000)"`
+}
+
+func (o observeField) observing() (bool, *int) { return o.Observe, o.MaxBytes }
+
 // action builds one acting tool: the deadline, the core call, the result
 // shape are the same for all of them.
 func action[In interface{ session() string }](toolset, name, title, desc string, limit time.Duration,
@@ -39,6 +47,18 @@ func action[In interface{ session() string }](toolset, name, title, desc string,
 		func(ctx context.Context, _ *mcp.CallToolRequest, in In) (actResult, error) {
 			ctx, cancel := context.WithTimeout(ctx, limit)
 			defer cancel()
+			if o, ok := any(in).(interface{ observing() (bool, *int) }); ok {
+				if on, maxBytes := o.observing(); on {
+					if maxBytes != nil && (*maxBytes < 500 || *maxBytes > core.MaxMaxBytes) {
+						return actResult{}, core.Errorf(core.CodeInvalidArgument, "maxBytes must be between 500 and %d, not %d", core.MaxMaxBytes, *maxBytes)
+					}
+					b := 0
+					if maxBytes != nil {
+						b = *maxBytes
+					}
+					ctx = core.WithObserve(ctx, b)
+				}
+			}
 			r, err := act(ctx, in)
 			if err != nil {
 				return actResult{}, err
@@ -49,17 +69,20 @@ func action[In interface{ session() string }](toolset, name, title, desc string,
 
 type elementArgs struct {
 	sessionField
+	observeField
 	Element string `json:"element" jsonschema:"element ref, e.g. a11y:e12"`
 }
 
 type clickArgs struct {
 	sessionField
+	observeField
 	Element   string `json:"element" jsonschema:"element ref, e.g. a11y:e12"`
 	TimeoutMs *int   `json:"timeoutMs,omitempty" jsonschema:"how long to wait for the app to answer the element's action, in ms (default 3000, at most 15000); past it the answer is what the action caused"`
 }
 
 type invokeArgs struct {
 	sessionField
+	observeField
 	Element   string `json:"element" jsonschema:"element ref"`
 	Action    string `json:"action,omitempty" jsonschema:"action name from the element's actions; default its click-like action"`
 	TimeoutMs *int   `json:"timeoutMs,omitempty" jsonschema:"how long to wait for the app to answer the action, in ms (default 3000, at most 15000); past it the answer is what the action caused"`
@@ -67,24 +90,28 @@ type invokeArgs struct {
 
 type setValueArgs struct {
 	sessionField
+	observeField
 	Element string `json:"element" jsonschema:"element ref"`
 	Value   string `json:"value" jsonschema:"the text, or the number for sliders and spin buttons"`
 }
 
 type expandArgs struct {
 	sessionField
+	observeField
 	Element  string `json:"element" jsonschema:"element ref"`
 	Expanded bool   `json:"expanded" jsonschema:"true to expand, false to collapse"`
 }
 
 type selectArgs struct {
 	sessionField
+	observeField
 	Element string `json:"element" jsonschema:"ref of the item to select (a list item, table cell, menu item, tab)"`
 	Mode    string `json:"mode,omitempty" jsonschema:"replace (default), add or remove"`
 }
 
 type selectTextArgs struct {
 	sessionField
+	observeField
 	Element string `json:"element" jsonschema:"element ref"`
 	Start   int    `json:"start,omitempty" jsonschema:"first character (default 0)"`
 	End     *int   `json:"end,omitempty" jsonschema:"character after the last (default: the end)"`
@@ -92,6 +119,7 @@ type selectTextArgs struct {
 
 type scrollArgs struct {
 	sessionField
+	observeField
 	Element   string `json:"element" jsonschema:"element ref"`
 	Direction string `json:"direction" jsonschema:"intoView (semantic), or up, down, left, right (wheel over the element)"`
 	Amount    int    `json:"amount,omitempty" jsonschema:"wheel steps (default 3)"`
@@ -99,12 +127,14 @@ type scrollArgs struct {
 
 type typeArgs struct {
 	sessionField
+	observeField
 	Text    string `json:"text" jsonschema:"text to type; any Unicode"`
 	Element string `json:"element,omitempty" jsonschema:"ref to focus first; default wherever the app's focus is"`
 }
 
 type keyArgs struct {
 	sessionField
+	observeField
 	Keys    string `json:"keys" jsonschema:"one chord: Enter, Tab, Ctrl+S, Alt+F4, Shift+Tab, F5, Ctrl+Shift+t"`
 	Element string `json:"element,omitempty" jsonschema:"ref to focus first"`
 }
