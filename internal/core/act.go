@@ -174,6 +174,9 @@ type target struct {
 	// after the text before it was read back: what the element holds
 	// after it is reported, not failed.
 	submits bool
+	// keysTo is the descendant that has the element's keys, when the
+	// element has them through it (focusin.go).
+	keysTo string
 }
 
 // windowRef names the window that keys or pointer input without an
@@ -1083,6 +1086,9 @@ func focused(d *platform.Details) bool { return d.Node.States.Has(platform.State
 // NotSupported). Keys are never sent to an element that did not take
 // focus. The caller holds the input lock.
 func (m *Sessions) focus(ctx context.Context, t *target) error {
+	if !focused(t.det) && m.hasKeys(ctx, t, t.det) {
+		return nil // a descendant has them
+	}
 	if focused(t.det) {
 		// Asked again all the same: a browser keeps a page element's
 		// focused state while its own UI (the address bar) has the keys,
@@ -1092,12 +1098,12 @@ func (m *Sessions) focus(ctx context.Context, t *target) error {
 		return nil
 	}
 	if err := t.actor.GrabFocus(ctx, t.s.App, t.node.Key); err == nil {
-		if d := m.await(ctx, t, focused); d != nil && focused(d) {
+		if m.awaitKeys(ctx, t) {
 			return nil
 		}
 	}
 	if _, err := t.actor.DoAction(ctx, t.s.App, t.node.Key, "setfocus", "focus"); err == nil {
-		if d := m.await(ctx, t, focused); d != nil && focused(d) {
+		if m.awaitKeys(ctx, t) {
 			return nil
 		}
 	}
@@ -1113,7 +1119,7 @@ func (m *Sessions) focus(ctx context.Context, t *target) error {
 		return err
 	}
 	if x, y, err := m.pointAt(ctx, t); err == nil && t.actor.Click(ctx, x, y, 1, 1) == nil {
-		if d := m.await(ctx, t, focused); d != nil && focused(d) {
+		if m.awaitKeys(ctx, t) {
 			return nil
 		}
 	}
@@ -1240,6 +1246,8 @@ func (m *Sessions) TypeText(ctx context.Context, sessionID, ref, text string) (*
 	}
 	defer t.done()
 	t.once = true
+	// Into a document: the paragraph that has its keys is typed into.
+	inside := m.typeIntoFocused(ctx, t)
 	typedText := strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n")
 	readable := t.node != nil && !t.det.Node.Redacted && t.det.Text != nil
 	// contains is the read-back of typing: the element contains what was
@@ -1294,6 +1302,9 @@ func (m *Sessions) TypeText(ctx context.Context, sessionID, ref, text string) (*
 		t.submits = true
 	}
 	detail := fmt.Sprintf("%d characters into window %s", typed, win.ID)
+	if inside != nil {
+		detail += fmt.Sprintf(", to %s inside %s, which had its keys", t.ref, inside.ref)
+	}
 	var want func(*platform.Details) bool
 	claim := ""
 	if readable {
@@ -1309,6 +1320,13 @@ func (m *Sessions) TypeText(ctx context.Context, sessionID, ref, text string) (*
 	case t.det.Node.Redacted:
 		r.Note = "password field: the keys went to it while it had the focus; its text is never read back, so what it holds is not verified"
 		r.Verified = false
+	case t.submits && !r.Verified && inside != nil:
+		if last := m.lastLineTyped(ctx, t, inside, typedText); last != "" {
+			r.Verified = true
+			r.Note = fmt.Sprintf("the line breaks started new paragraphs: the first line was read back in %s, the last in %s, which has the keys now", t.ref, last)
+		} else {
+			r.Note = fmt.Sprintf("the first line was read back in %s; after its line break (an Enter) the last line was not found in the paragraph that has the keys now: read %s again to see what it holds", t.ref, inside.ref)
+		}
 	case t.submits && !r.Verified:
 		r.Note = "the text up to its first line break was read back in the element; then the line break (an Enter) and the rest were typed, and the element does not hold the whole text now (after): the Enter submitted or activated it, as a form or a calculator does. Do not type it again: see after and effects"
 	}
@@ -1478,7 +1496,7 @@ func (m *Sessions) stillThere(ctx context.Context, t *target) error {
 	if m.hidden(ctx, t, d) {
 		return Errorf(CodeOffscreen, "%s is not showing (in a browser's background tab, or a hidden part of the window), so its keys would go elsewhere; nothing was sent: bring it into view (select its tab) and read the tree again", t.ref)
 	}
-	if !focused(d) {
+	if !m.hasKeys(ctx, t, d) {
 		e := Errorf(CodeNoEffect, "%s lost the keyboard focus before the keys were sent; nothing was sent", t.ref)
 		e.Retryable, e.Disposition = true, "transient"
 		return e

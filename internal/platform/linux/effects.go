@@ -73,3 +73,13 @@ func (d *Desktop) Fingerprint(ctx context.Context, app platform.App) (uint64, er
 	}
 	return a.Fingerprint(ctx, app.BusName)
 }
+
+// FocusedChild is the element's child that has the keyboard focus, ""
+// when none has (see atspi.Conn.FocusedChild).
+func (d *Desktop) FocusedChild(ctx context.Context, app platform.App, key string) (string, error) {
+	a, err := d.a11y(ctx, app)
+	if err != nil {
+		return "", err
+	}
+	return a.FocusedChild(ctx, key)
+}
