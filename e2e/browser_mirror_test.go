@@ -68,6 +68,21 @@ func (bm *browserMirror) read(mirror bool) (*platform.Node, atspi.TreeStats) {
 	return root, st
 }
 
+// openMirrorPage opens mirrorPage in a browser and a connection of the
+// test's own to read it with, with the options the Linux desktop gives a
+// browser; the connection is closed when the test ends.
+func openMirrorPage(t *testing.T, d *testdesk.Desk, br browser) (*browserMirror, *testdesk.App) {
+	t.Helper()
+	app := openPage(t, d, br, "mirror page", mirrorPage())
+	waitForNamed(t, d, app.Bus, "link 39")
+	c, err := atspi.Dial(context.Background(), d.A11y.Address, d.A11y.Source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return &browserMirror{t: t, c: c, bus: app.Bus, opts: atspi.TreeOptions{Actions: true, Bulk: true, SilentMoves: true, MaxNodes: 100000}}, app
+}
+
 // mirrorLines renders a tree one node a line with everything a read returns.
 func mirrorLines(n *platform.Node, depth int, out []string) []string {
 	b, v := "-", "-"
@@ -130,14 +145,8 @@ func TestBrowserMirrorRandom(t *testing.T) {
 	explore := os.Getenv("UISCOPE_MIRROR_EXPLORE") != ""
 	for _, br := range browsers {
 		t.Run(br.name, func(t *testing.T) {
-			app := openPage(t, d, br, "mirror page", mirrorPage())
-			waitForNamed(t, d, app.Bus, "link 39")
-			c, err := atspi.Dial(context.Background(), d.A11y.Address, d.A11y.Source)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
-			bm := &browserMirror{t: t, c: c, bus: app.Bus, opts: atspi.TreeOptions{Actions: true, Bulk: true, SilentMoves: true, MaxNodes: 100000}}
+			bm, app := openMirrorPage(t, d, br)
+			c := bm.c
 			win := pidWindow(t, d, app.Pid)
 			bm.read(true)
 			if dd, st := bm.check(); dd != "" {
@@ -249,14 +258,7 @@ func TestBrowserMirrorScrollReads(t *testing.T) {
 	d := testdesk.Shared(t)
 	for _, br := range browsers {
 		t.Run(br.name, func(t *testing.T) {
-			app := openPage(t, d, br, "mirror page", mirrorPage())
-			waitForNamed(t, d, app.Bus, "link 39")
-			c, err := atspi.Dial(context.Background(), d.A11y.Address, d.A11y.Source)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
-			bm := &browserMirror{t: t, c: c, bus: app.Bus, opts: atspi.TreeOptions{Actions: true, Bulk: true, SilentMoves: true, MaxNodes: 100000}}
+			bm, _ := openMirrorPage(t, d, br)
 			bm.read(true)
 			if dd, st := bm.check(); dd != "" {
 				t.Fatalf("idle: the mirror (%s) differs from a fresh walk:\n%s", st.Strategy, dd)
