@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"image"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -278,4 +279,218 @@ func TestGeometryGTK4RenamedWindow(t *testing.T) {
 	checkPlaced(t, "main window renamed", a, b, rects["Main option"])
 	s.ok(t, "click", map[string]any{"session": both, "element": a.Ref})
 	g.log.await(t, "toggled Main option True", 1)
+}
+
+// rootCapture is what the screen shows in r, read from the root window on
+// the test's own X connection (24-bit, B G R x bytes).
+func rootCapture(t *testing.T, xc *xgb.Conn, r platform.Rect) *image.RGBA {
+	t.Helper()
+	root := xproto.Setup(xc).DefaultScreen(xc).Root
+	px, err := xproto.GetImage(xc, xproto.ImageFormatZPixmap, xproto.Drawable(root), int16(r.X), int16(r.Y), uint16(r.Width), uint16(r.Height), ^uint32(0)).Reply()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(px.Data) < r.Width*r.Height*4 {
+		t.Fatalf("root capture: %d bytes for %v", len(px.Data), r)
+	}
+	img := image.NewRGBA(image.Rect(0, 0, r.Width, r.Height))
+	for i := 0; i < r.Width*r.Height; i++ {
+		b := px.Data[4*i:]
+		img.Pix[4*i], img.Pix[4*i+1], img.Pix[4*i+2], img.Pix[4*i+3] = b[2], b[1], b[0], 0xff
+	}
+	return img
+}
+
+// sameShare is the share of pixels in which two images of one size agree
+// within a few levels per channel.
+func sameShare(a, b *image.RGBA) float64 {
+	if a.Rect.Size() != b.Rect.Size() {
+		return 0
+	}
+	same, n := 0, 0
+	for i := 0; i+3 < len(a.Pix); i += 4 {
+		n++
+		ok := true
+		for c := range 3 {
+			if d := int(a.Pix[i+c]) - int(b.Pix[i+c]); d > 8 || d < -8 {
+				ok = false
+			}
+		}
+		if ok {
+			same++
+		}
+	}
+	return float64(same) / float64(max(n, 1))
+}
+
+// checkShot checks a screenshot against what the screen shows: the
+// window it says it captured, and its pixels equal to a root capture of
+// its bounds (nothing covers the window).
+func checkShot(t *testing.T, xc *xgb.Conn, what string, out map[string]any, img *image.RGBA, wantWin xproto.Window) shotResult {
+	t.Helper()
+	if out["ok"] != true {
+		t.Fatalf("%s: %v", what, out)
+	}
+	shot := decode[shotResult](t, out)
+	if id, _ := strconv.ParseUint(shot.Window, 0, 32); wantWin != 0 && xproto.Window(id) != wantWin {
+		t.Errorf("%s: captured window %s, the element is in %#x", what, shot.Window, wantWin)
+	}
+	b := platform.Rect{X: shot.Bounds.X, Y: shot.Bounds.Y, Width: shot.Bounds.Width, Height: shot.Bounds.Height}
+	if share := sameShare(img, rootCapture(t, xc, b)); share < 0.97 {
+		t.Errorf("%s: only %.1f%% of the image's pixels are what the screen shows at %v", what, 100*share, b)
+	}
+	return shot
+}
+
+// TestScreenshotGTK4DialogAfterConnect: issue 17 §3 on GTK 4. An element
+// of a dialog opened after connect is captured in the dialog's window, as
+// the screen shows it; screenshot {window} captures the dialog and marks
+// only its elements; the main window's capture marks none of the
+// dialog's, even where the dialog lies over it.
+func TestScreenshotGTK4DialogAfterConnect(t *testing.T) {
+	g := openGTK4Dialog(t, "shot gtk4 dialog")
+	s, sess := g.s, g.early
+	dlg := g.wins[gtk4DialogTitle]
+	keep := findOne(t, s, sess, map[string]any{"name": "Keep format", "role": "push button"})
+	out, img, _ := s.screenshot(t, map[string]any{"session": sess, "element": keep.Ref, "annotate": false})
+	checkShot(t, g.xc, "the dialog's button", out, img, dlg.id)
+
+	out, img, _ = s.screenshot(t, map[string]any{"session": sess, "window": fmt.Sprintf("%#x", uint32(dlg.id))})
+	shot := checkShotWindow(t, out, img, dlg)
+	// Names only one of the two windows has (both have a "Close").
+	dialogOnly := map[string]bool{"Dialog option": true, "Keep format": true, "Close dialog": true, "Keep the current format?": true, gtk4DialogTitle: true}
+	mainOnly := map[string]bool{"Open dialog": true, "Menu": true, "Main option": true, "Main status": true, "Minimize": true, "Maximize": true, g.title: true}
+	marked := map[string]bool{}
+	for _, a := range shot.Annotations {
+		marked[a.Name] = true
+		if mainOnly[a.Name] {
+			t.Errorf("the dialog's capture marks the main window's %s %q", a.Role, a.Name)
+		}
+	}
+	if !marked["Keep format"] || !marked["Dialog option"] {
+		t.Errorf("the dialog's capture does not mark its buttons: %+v", shot.Annotations)
+	}
+
+	// The dialog over the main window: the main window's capture marks
+	// its own elements only.
+	main := g.wins[g.title]
+	moveXWindow(t, g.d, g.xc, dlg, main.rect.X+20, main.rect.Y+40)
+	out, _, _ = s.screenshot(t, map[string]any{"session": sess})
+	if out["ok"] != true {
+		t.Fatalf("the main window: %v", out)
+	}
+	marked = map[string]bool{}
+	for _, a := range decode[shotResult](t, out).Annotations {
+		marked[a.Name] = true
+		if dialogOnly[a.Name] {
+			t.Errorf("the main window's capture marks the dialog's %s %q", a.Role, a.Name)
+		}
+	}
+	if !marked["Main option"] {
+		t.Errorf("the main window's capture does not mark its check box: %v", out["annotations"])
+	}
+}
+
+// checkShotWindow checks a capture of a whole window: its id and its
+// bounds are X's.
+func checkShotWindow(t *testing.T, out map[string]any, img *image.RGBA, w xWin) shotResult {
+	t.Helper()
+	if out["ok"] != true {
+		t.Fatalf("screenshot of window %#x: %v", w.id, out)
+	}
+	shot := decode[shotResult](t, out)
+	b := platform.Rect{X: shot.Bounds.X, Y: shot.Bounds.Y, Width: shot.Bounds.Width, Height: shot.Bounds.Height}
+	if id, _ := strconv.ParseUint(shot.Window, 0, 32); xproto.Window(id) != w.id || b != w.rect || img.Rect.Dx() != w.rect.Width {
+		t.Errorf("screenshot of window %#x: window %s bounds %v (image %v), X has it at %v", w.id, shot.Window, b, img.Rect, w.rect)
+	}
+	return shot
+}
+
+// TestScreenshotGTK3Menu: issue 17 §3, a popup menu. A menu item of an
+// open GTK 3 combo box is captured in the menu's own window (an
+// override-redirect popup), as the screen shows it, not from the main
+// window behind it.
+func TestScreenshotGTK3Menu(t *testing.T) {
+	d := testdesk.Shared(t)
+	xc := xclient(t, d)
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "shot gtk3 menu")
+	s := startMCP(t, d, "", "--allow-input")
+	sess := s.connect(t, map[string]any{"pid": app.Pid})
+	main := findXWindow(t, d, xc, app.Pid, "shot gtk3 menu")
+	combo := findOne(t, s, sess, map[string]any{"name": "Color", "role": "combo box"})
+	s.ok(t, "click", map[string]any{"session": sess, "element": combo.Ref})
+	var item actElem
+	until(t, "the combo box's menu shows", func(context.Context) (bool, string) {
+		out := s.ok(t, "find_elements", map[string]any{"session": sess, "name": "Green", "role": "menu item", "states": []string{"showing"}})
+		els := decode[[]actElem](t, out["elements"])
+		if len(els) == 0 || els[0].Bounds == nil {
+			return false, fmt.Sprint(out["elements"])
+		}
+		item = els[0]
+		return true, ""
+	})
+	out, img, _ := s.screenshot(t, map[string]any{"session": sess, "element": item.Ref, "annotate": false})
+	shot := checkShot(t, xc, "the menu item", out, img, 0)
+	if id, _ := strconv.ParseUint(shot.Window, 0, 32); xproto.Window(id) == main.id {
+		t.Errorf("the menu item was captured from the main window %s", shot.Window)
+	}
+	a, err := xproto.GetWindowAttributes(xc, xproto.Window(mustParseID(t, shot.Window))).Reply()
+	if err != nil || !a.OverrideRedirect {
+		t.Errorf("captured window %s: attributes %+v %v, want the menu's override-redirect popup", shot.Window, a, err)
+	}
+	s.ok(t, "press_key", map[string]any{"session": sess, "keys": "Escape"})
+}
+
+func mustParseID(t *testing.T, s string) uint32 {
+	t.Helper()
+	id, err := strconv.ParseUint(s, 0, 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return uint32(id)
+}
+
+// xWindowGone waits until pid has no visible window titled title (X's
+// word, through xdotool).
+func xWindowGone(t *testing.T, d *testdesk.Desk, pid int, title string) {
+	t.Helper()
+	until(t, "X window "+strconv.Quote(title)+" gone", func(context.Context) (bool, string) {
+		cmd := exec.Command("xdotool", "search", "--all", "--onlyvisible", "--pid", strconv.Itoa(pid), "--name", "^"+regexp.QuoteMeta(title)+"$")
+		cmd.Env = d.Env()
+		out, _ := cmd.Output()
+		return len(strings.Fields(string(out))) == 0, string(out)
+	})
+}
+
+// TestWindowActionDialog: issue 17 §5. window_action with element closes
+// the window the element is in (the dialog), with window the window
+// given; the main window stays, as X says.
+func TestWindowActionDialog(t *testing.T) {
+	g := openGTK4Dialog(t, "winact gtk4")
+	s, sess := g.s, g.early
+	keep := findOne(t, s, sess, map[string]any{"name": "Keep format", "role": "push button"})
+	out := s.ok(t, "window_action", map[string]any{"session": sess, "element": keep.Ref, "action": "close"})
+	g.log.await(t, "dialog-closed", 1)
+	xWindowGone(t, g.d, g.app.Pid, gtk4DialogTitle)
+	if w := findXWindow(t, g.d, g.xc, g.app.Pid, g.title); w.id != g.wins[g.title].id {
+		t.Errorf("the main window is now %#x, was %#x", w.id, g.wins[g.title].id)
+	}
+	if d, _ := out["detail"].(string); !strings.Contains(d, fmt.Sprintf("%#x", uint32(g.wins[gtk4DialogTitle].id))) {
+		t.Errorf("window_action's detail %q does not name the dialog's window %#x", d, g.wins[gtk4DialogTitle].id)
+	}
+
+	// Again by window id.
+	opener := findOne(t, s, sess, map[string]any{"name": "Open dialog", "role": "push button"})
+	s.ok(t, "click", map[string]any{"session": sess, "element": opener.Ref})
+	g.log.await(t, "dialog-open", 2)
+	dlg := findXWindow(t, g.d, g.xc, g.app.Pid, gtk4DialogTitle)
+	s.ok(t, "window_action", map[string]any{"session": sess, "window": fmt.Sprintf("%#x", uint32(dlg.id)), "action": "close"})
+	g.log.await(t, "dialog-closed", 2)
+	xWindowGone(t, g.d, g.app.Pid, gtk4DialogTitle)
+	findXWindow(t, g.d, g.xc, g.app.Pid, g.title)
+
+	// Not the app's window, and both arguments: refused, nothing closed.
+	s.fail(t, "window_action", map[string]any{"session": sess, "window": "0x1", "action": "close"}, "notFound")
+	s.fail(t, "window_action", map[string]any{"session": sess, "window": fmt.Sprintf("%#x", uint32(dlg.id)), "element": keep.Ref, "action": "close"}, "invalidArgument")
+	findXWindow(t, g.d, g.xc, g.app.Pid, g.title)
 }

@@ -1602,29 +1602,10 @@ func (m *Sessions) mainWindow(ctx context.Context, s *Session) (platform.Window,
 	return pickMainWindow(s, wins)
 }
 
-// WindowAction minimizes, maximizes, restores or closes the session's window.
+// WindowAction minimizes, maximizes, restores or closes the session's
+// window (WindowActionOn for another of the app's windows).
 func (m *Sessions) WindowAction(ctx context.Context, sessionID, action string) (*ActResult, error) {
-	switch action {
-	case "minimize", "maximize", "restore", "close":
-	default:
-		return nil, Errorf(CodeInvalidArgument, "action must be minimize, maximize, restore or close, not %s", Quote(action))
-	}
-	if err := m.inputAllowed(); err != nil {
-		return nil, err
-	}
-	s, a, err := m.actingSession(ctx, sessionID, security.Interact)
-	if err != nil {
-		return nil, err
-	}
-	win, err := m.mainWindow(ctx, s)
-	if err != nil {
-		return nil, err
-	}
-	before := m.look(ctx, s)
-	if err := a.WindowAction(ctx, win, action); err != nil {
-		return nil, mapActErr(err)
-	}
-	return m.windowResult(ctx, s, before, win, action), nil
+	return m.WindowActionOn(ctx, sessionID, action, WindowTarget{})
 }
 
 // windowResult is the answer of a window action: verified when the window

@@ -112,17 +112,18 @@ func annotatable(kind string, n *platform.Node) bool {
 }
 
 // annotate draws a box and a label for each annotatable element of the
-// subtree at scope that shows in img (img shows the screen area at scale),
+// subtree at scope that shows in img (img shows the screen area at scale;
+// shows, when not nil, says which elements the captured window shows),
 // and lists them. Boxes come first and labels on top, so no box hides a
 // label.
-func annotate(img *image.RGBA, t *Tree, scope int, area platform.Rect, scale float64) ([]Annotation, int) {
+func annotate(img *image.RGBA, t *Tree, scope int, area platform.Rect, scale float64, shows func(id int) bool) ([]Annotation, int) {
 	out := []Annotation{}
 	omitted := 0
 	seen := map[image.Rectangle]bool{}
 	var boxes []image.Rectangle
 	for id := scope; id < t.end[scope]; id++ {
 		n := t.nodes[id]
-		if id == scope && scope != 0 || n.Bounds == nil || !annotatable(t.kind, n) {
+		if id == scope && scope != 0 || n.Bounds == nil || !annotatable(t.kind, n) || shows != nil && !shows(id) {
 			continue
 		}
 		vis := n.Bounds.Intersect(area)

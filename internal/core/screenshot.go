@@ -30,9 +30,12 @@ const (
 // ScreenshotRequest is one screenshot: the screenshot tool and 'uiscope
 // screenshot'.
 type ScreenshotRequest struct {
-	// Element is the ref of the element to capture alone; "" for the
-	// session's window.
+	// Element is the ref of the element to capture alone, in the window
+	// that shows it (a dialog, a popup menu); "" for a window.
 	Element string
+	// Window is the id of the application's window to capture ("0x…"),
+	// a dialog or a popup; "" (and no Element) for the session's window.
+	Window string
 	// Path, when set, is where the PNG is also written: an absolute path
 	// ending in .png, in a directory that exists. Writing a file needs
 	// the interact capability (Sessions.Caps), and an existing file is never
@@ -69,6 +72,14 @@ func (r *ScreenshotRequest) Validate() error {
 			return Errorf(CodeInvalidArgument, "path must not hold control characters (a newline, a tab, an escape), not %s", Quote(r.Path))
 		}
 	}
+	if r.Window != "" {
+		if r.Element != "" {
+			return Errorf(CodeInvalidArgument, "give element or window, not both: an element is captured in the window that shows it")
+		}
+		if _, err := platform.ParseWindowID(r.Window); err != nil {
+			return Errorf(CodeInvalidArgument, "%v", err)
+		}
+	}
 	return validRef(r.Element)
 }
 
@@ -98,7 +109,8 @@ type Screenshot struct {
 	Note     string `json:"note,omitempty"`
 }
 
-// Screenshot captures the session's window (or one element of it), covers
+// Screenshot captures the session's window (or another of the app's
+// windows, or one element in the window that shows it), covers
 // every redacted field with a grey bar, scales it down to MaxWidth and
 // labels its elements with their ids. The tree is read afresh (it becomes
 // the session's last read, so the labels are refs the session resolves),
@@ -140,16 +152,11 @@ func (m *Sessions) Screenshot(ctx context.Context, s *Session, req ScreenshotReq
 		return nil, &Error{Code: CodeTimeout, Retryable: true, Disposition: "transient", Msg: fmt.Sprintf(
 			"the tree read was cut short (%s), so some redacted fields might not be found: no image is returned; try again with a larger timeoutMs", st.Reason)}
 	}
-	win, err := m.mainWindow(ctx, s)
+	target, err := m.shotWindow(ctx, s, t, pos, req.Element, req.Window)
 	if err != nil {
 		return nil, err
 	}
-	if req.Element != "" && m.desk.Windows != nil {
-		n, _ := t.Node(pos)
-		if w, err := m.desk.Windows.Window(ctx, s.App, n.Key); err == nil {
-			win = w
-		}
-	}
+	win := target.win
 	img, at, err := pix.CaptureWindow(ctx, win)
 	if err != nil {
 		return nil, captureError(err, win)
@@ -159,6 +166,9 @@ func (m *Sessions) Screenshot(ctx context.Context, s *Session, req ScreenshotReq
 	if req.Element != "" {
 		scope = pos
 		n, _ := t.Node(pos)
+		if n.Bounds == nil && n.BoundsUnknown {
+			return nil, AsError(fmt.Errorf("%s: %w", req.Element, platform.ErrWindowUnknown))
+		}
 		if n.Bounds == nil {
 			return nil, Errorf(CodeNotSupported, "%s has no bounds, so it cannot be captured alone; capture the window (no element)", req.Element)
 		}
@@ -198,7 +208,7 @@ func (m *Sessions) Screenshot(ctx context.Context, s *Session, req ScreenshotReq
 	}
 	shot.Width, shot.Height = img.Rect.Dx(), img.Rect.Dy()
 	if req.annotate() {
-		shot.Annotations, shot.AnnotationsOmitted = annotate(img, t, scope, shot.Bounds, shot.Scale)
+		shot.Annotations, shot.AnnotationsOmitted = annotate(img, t, scope, shot.Bounds, shot.Scale, target.shows)
 	}
 	var buf bytes.Buffer
 	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, img); err != nil {

@@ -22,7 +22,8 @@ func (h *handlers) screenshotTool() toolDef {
 	d := newTool(ToolsetInspect, &mcp.Tool{
 		Name:        "screenshot",
 		Annotations: ann,
-		Description: "Capture the connected app's window (or one element, by ref) as a PNG image, inline as an " +
+		Description: "Capture the connected app's window (another of its windows by window id, or one element by ref, " +
+			"in the window it shows in: a dialog, a popup menu) as a PNG image, inline as an " +
 			"image block: what the user sees, even where another window covers it. Elements an agent may act on " +
 			"are boxed and labelled with their ids (e12 is ref a11y:e12, from the tree this call reads, so the " +
 			"labels are refs the session resolves; in a visual session they are windows, visual:eN, and idsFrom " +
@@ -38,7 +39,8 @@ func (h *handlers) screenshotTool() toolDef {
 
 type screenshotArgs struct {
 	Session   string `json:"session" jsonschema:"session id from connect"`
-	Element   string `json:"element,omitempty" jsonschema:"ref of one element to capture alone, e.g. a11y:e12; default the whole window"`
+	Element   string `json:"element,omitempty" jsonschema:"ref of one element to capture alone, e.g. a11y:e12, in the window it shows in (a dialog, a popup menu); default the whole window"`
+	Window    string `json:"window,omitempty" jsonschema:"id of one of the app's windows to capture, e.g. 0x1a00007 (a dialog, a popup menu; ids from connect or list_apps); default the session's window"`
 	Path      string `json:"path,omitempty" jsonschema:"absolute file name ending in .png to write the image to as well (needs --allow-input; an existing file is never replaced)"`
 	Annotate  *bool  `json:"annotate,omitempty" jsonschema:"label elements with their ids (default true); false for a clean image"`
 	MaxWidth  *int   `json:"maxWidth,omitempty" jsonschema:"scale the image down to at most this many pixels wide (64 to 10000)"`
@@ -58,7 +60,7 @@ func (r screenshotResult) image() *mcp.ImageContent {
 }
 
 func (h *handlers) screenshot(ctx context.Context, _ *mcp.CallToolRequest, in screenshotArgs) (screenshotResult, error) {
-	req := core.ScreenshotRequest{Element: in.Element, Path: in.Path, Annotate: in.Annotate, MaxWidth: in.MaxWidth, TimeoutMs: in.TimeoutMs}
+	req := core.ScreenshotRequest{Element: in.Element, Window: in.Window, Path: in.Path, Annotate: in.Annotate, MaxWidth: in.MaxWidth, TimeoutMs: in.TimeoutMs}
 	if err := req.Validate(); err != nil {
 		return screenshotResult{}, err
 	}

@@ -58,6 +58,10 @@ type Window struct {
 	Instance string   `json:"instance,omitempty"`
 	Bounds   Rect     `json:"bounds"`
 	Mapped   bool     `json:"mapped"`
+	// Popup marks a window no window manager manages (an X
+	// override-redirect window: a menu, a tooltip, a GTK 4 popover),
+	// which cannot be activated.
+	Popup bool `json:"popup,omitempty"`
 }
 
 // WindowID names a native top-level window: an X window id on Linux, what

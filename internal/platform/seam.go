@@ -131,3 +131,28 @@ type Events interface {
 type Diagnoser interface {
 	WhyInaccessible(ctx context.Context, app App) string
 }
+
+// WindowLayout is which of an application's windows shows which part of
+// its accessible tree, read at one moment.
+type WindowLayout struct {
+	// Windows are the application's windows at that moment, bottom to top
+	// in the screen's stacking order: its top-level windows and its popups
+	// (Popup set).
+	Windows []Window
+	// Shows maps the key of an element to the window that shows it and
+	// its descendants, down to the next element listed: each top level
+	// (frame, dialog) whose window could be told, and each popup (a
+	// menu) inside one. An element with no listed ancestor-or-self is
+	// shown by no window that could be told.
+	Shows map[string]WindowID
+}
+
+// WindowLayouts tells which window shows which element: a Windows part
+// that can tell implements it, and the core finds it there (screenshots
+// capture the window an element is in, a dialog or a popup menu).
+type WindowLayouts interface {
+	// WindowLayout maps the top levels of root (the application's tree
+	// as just read, bounds in screen pixels) and the popups inside them
+	// to the application's windows as they are now.
+	WindowLayout(ctx context.Context, app App, root *Node) (*WindowLayout, error)
+}

@@ -136,7 +136,8 @@ func (d *Desktop) SelectText(ctx context.Context, app platform.App, key string, 
 
 // Window finds the native window showing an element: the window of its
 // top level, matched among the app's windows as they are now
-// (ErrWindowUnknown when none, or several alike, fit).
+// (ErrWindowUnknown when none, or several alike, fit); for a top level
+// that is a popup, the window that owns it.
 func (d *Desktop) Window(ctx context.Context, app platform.App, key string) (platform.Window, error) {
 	xc, err := d.x(ctx)
 	if err != nil {
@@ -159,7 +160,36 @@ func (d *Desktop) Window(ctx context.Context, app platform.App, key string) (pla
 	if !ok {
 		return platform.Window{}, windowUnknown(app.Pid, top, wins)
 	}
+	if p.win.Popup {
+		// A top level shown in a popup (a Qt menu): no window manager
+		// activates one, and the keys it takes go to the window that
+		// has the focus while it shows, which owns it.
+		if w, ok := popupOwner(wins); ok {
+			return w, nil
+		}
+		return platform.Window{}, windowUnknown(app.Pid, top, wins)
+	}
 	return p.win.Window, nil
+}
+
+// popupOwner is the window that owns the application's open popups: its
+// active window, else its topmost mapped one.
+func popupOwner(wins []x11.AppWindow) (platform.Window, bool) {
+	var top *x11.AppWindow
+	for i := range wins {
+		w := &wins[i]
+		if w.Popup || !w.Mapped {
+			continue
+		}
+		if w.Active {
+			return w.Window, true
+		}
+		top = w
+	}
+	if top == nil {
+		return platform.Window{}, false
+	}
+	return top.Window, true
 }
 
 // Activate raises and focuses a window and verifies it became active.

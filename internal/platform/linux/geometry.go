@@ -159,3 +159,86 @@ func windowUnknown(pid int, top *platform.Node, wins []x11.AppWindow) error {
 	return fmt.Errorf("%w: no window of pid %d matches the top level %q (%s); %s",
 		platform.ErrWindowUnknown, pid, top.Name, size, describeWindows(wins))
 }
+
+var _ platform.WindowLayouts = (*Desktop)(nil)
+
+// WindowLayout maps root's top levels to the application's windows as they
+// are now (matchTop), and the popups inside them (a menu, a GTK 4
+// popover: an element whose rectangle a popup window of the process
+// fits, the topmost such window) to those popups.
+func (d *Desktop) WindowLayout(ctx context.Context, app platform.App, root *platform.Node) (*platform.WindowLayout, error) {
+	xc, err := d.x(ctx)
+	if err != nil {
+		return nil, err
+	}
+	wins, err := xc.AppWindows(ctx, app.Pid)
+	if err != nil {
+		return nil, err
+	}
+	rel := WindowRelative(app.Toolkit, app.ToolkitVersion)
+	out := &platform.WindowLayout{Shows: map[string]platform.WindowID{}}
+	for _, w := range wins {
+		pw := w.Window
+		pw.Popup = w.Popup
+		out.Windows = append(out.Windows, pw)
+	}
+	if root == nil {
+		return out, nil
+	}
+	var walk func(n *platform.Node, top bool)
+	walk = func(n *platform.Node, top bool) {
+		if !top && popupRole(n.Role) && n.Bounds != nil {
+			if w, ok := popupOf(wins, *n.Bounds, rel); ok {
+				out.Shows[n.Key] = w.ID
+			}
+		}
+		for _, k := range n.Children {
+			walk(k, false)
+		}
+	}
+	for _, top := range root.Children {
+		if p, ok := matchTop(wins, top, rel); ok {
+			out.Shows[top.Key] = p.win.ID
+		}
+		walk(top, true)
+	}
+	return out, nil
+}
+
+// popupRole reports the roles a popup's own element has: GTK 3's and Qt's
+// menus, GTK 4's popovers, tooltips, a combo box's list.
+func popupRole(r platform.Role) bool {
+	switch r.String() {
+	case "menu", "popup menu", "window", "tool tip", "list":
+		return true
+	}
+	return false
+}
+
+// maxPopupBorder is how much larger than its element a popup window may
+// be (a menu's frame drawn around it).
+const maxPopupBorder = 16
+
+// popupOf finds the topmost popup window of the application that shows an
+// element with bounds b: with screen coordinates, a popup holding b and at
+// most a border larger; window-relative (GTK 4, whose popover extents do
+// not count from the popover), a popup of b's size exactly.
+func popupOf(wins []x11.AppWindow, b platform.Rect, windowRelative bool) (x11.AppWindow, bool) {
+	for i := len(wins) - 1; i >= 0; i-- {
+		w := wins[i]
+		if !w.Popup {
+			continue
+		}
+		in := w.Bounds
+		if windowRelative {
+			if in.Width == b.Width && in.Height == b.Height {
+				return w, true
+			}
+			continue
+		}
+		if in.Intersect(b) == b && in.Width-b.Width <= maxPopupBorder && in.Height-b.Height <= maxPopupBorder {
+			return w, true
+		}
+	}
+	return x11.AppWindow{}, false
+}
