@@ -64,12 +64,11 @@ func (m *Sessions) shotWindow(ctx context.Context, s *Session, t *Tree, pos int,
 	// shownBy is the window that shows id: that of its nearest listed
 	// ancestor-or-self; 0 when none could be told.
 	shownBy := func(id int) platform.WindowID {
-		for p := id; p >= 0; {
+		for p, ok := id, true; ok; p, ok = t.Parent(p) {
 			n, _ := t.Node(p)
-			if w, ok := layout.Shows[n.Key]; ok {
+			if w, listed := layout.Shows[n.Key]; listed {
 				return w
 			}
-			p, _ = t.Parent(p)
 		}
 		return 0
 	}
