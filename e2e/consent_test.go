@@ -281,3 +281,55 @@ func TestConsentTimeoutAndExit(t *testing.T) {
 	}
 	s.waitNoDialog(t)
 }
+
+// TestConsentHTTPPerToken: over HTTP, a dialog's identity line says the
+// client came with the server's token and its client key; while one
+// client's dialog waits, another, already granted client's typing goes on
+// (the input lock is not held while the user decides); a Deny holds for
+// every client of the token: another client key and a 2025 MCP session are
+// refused without a dialog of their own.
+func TestConsentHTTPPerToken(t *testing.T) {
+	d := testdesk.Shared(t)
+	asked := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "consent http asked")
+	acted := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "consent http acted")
+	p := startHTTP(t, d, "--consent", "prompt", "--allow-input", "--consent-timeout", "40s")
+	pid := p.cmd.Process.Pid
+	alice := consentServer{p.client(t, "alice-0123456789abcdef", ""), pid}
+
+	pending := alice.callAsync("connect", map[string]any{"pid": acted.Pid})
+	dlg := alice.waitDialog(t, d)
+	if text := strings.Join(dlg.text, "\n"); !strings.Contains(text, "over HTTP with the server's token, client key") {
+		t.Errorf("the dialog does not say how the agent connected: %q", text)
+	}
+	alice.answer(t, d, dlg, "Allow reading and acting")
+	out := <-pending
+	sess, _ := out["session"].(string)
+	if out["ok"] != true || sess == "" {
+		t.Fatalf("connect after Allow reading and acting: %v", out)
+	}
+	alice.waitNoDialog(t)
+	entry := findOne(t, alice.mcpServer, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
+
+	bob := consentServer{p.client(t, "bob-0123456789abcdef0", ""), pid}
+	denied := bob.callAsync("connect", map[string]any{"pid": asked.Pid})
+	dlg = bob.waitDialog(t, d)
+	alice.ok(t, "type_text", map[string]any{"session": sess, "element": entry.Ref, "text": "typed while asked"})
+	if !slices.Contains(bob.dialogs(), dlg.pid) {
+		t.Errorf("another client's typing answered only once the dialog had gone: it waited for the user")
+	}
+	until(t, "alice's typing in her app", func(ctx context.Context) (bool, string) {
+		got := liveText(ctx, d, entry.Key)
+		return got == "typed while asked", got
+	})
+	bob.answer(t, d, dlg, "Deny")
+	wantFailure(t, "bob's request, denied", <-denied, "consentDenied")
+	bob.waitNoDialog(t)
+
+	carol := p.client(t, "carol-0123456789abcdef", "")
+	carol.fail(t, "connect", map[string]any{"pid": asked.Pid}, "consentDenied")
+	session2025 := p.client(t, "", "2025-11-25")
+	session2025.fail(t, "connect", map[string]any{"pid": asked.Pid}, "consentDenied")
+	if n := len(bob.dialogs()); n != 0 {
+		t.Errorf("%d dialogs for clients of a token the user denied", n)
+	}
+}

@@ -37,6 +37,27 @@ func ClientOf(ctx context.Context) Client {
 	return c
 }
 
+// Credential is what a client authenticated with, which other clients may
+// share (the run's bearer token over HTTP; "" over stdio), and how it is
+// named to the user (consent dialogs). The transport sets it per request.
+type Credential struct {
+	ID  string
+	Via string
+}
+
+type credentialKey struct{}
+
+// WithCredential returns ctx carrying c as the calling client's credential.
+func WithCredential(ctx context.Context, c Credential) context.Context {
+	return context.WithValue(ctx, credentialKey{}, c)
+}
+
+// CredentialOf is the credential ctx carries, or the zero Credential.
+func CredentialOf(ctx context.Context) Credential {
+	c, _ := ctx.Value(credentialKey{}).(Credential)
+	return c
+}
+
 // newSessionID is "s" and 26 lowercase base32 characters (130 random
 // bits). The characters are safe in a resource URI
 // (uiscope://session/<id>/a11y-tree) as they are.

@@ -137,7 +137,7 @@ func TestConsentGrantsReadingOnly(t *testing.T) {
 	m := NewSessions(d.Platform())
 	m.Caps = security.Input
 	shown := make(chan struct{}, 4)
-	m.Consent = security.NewConsent(func(ctx context.Context, p security.Prompt, started func(int)) (string, error) {
+	m.Consent = security.NewConsent(func(ctx context.Context, p security.Prompt, started func(int), _ func()) (string, error) {
 		started(otherPid) // as if the dialog were the other app
 		apps, err := m.Apps(ctx)
 		if err != nil {

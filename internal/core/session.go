@@ -239,8 +239,9 @@ func (m *Sessions) Connect(ctx context.Context, t Target, mode string) (*Session
 			return !errors.Is(err, platform.ErrProcessGone) && (err != nil || p.StartTime == pi.StartTime)
 		}
 		hold := func(ctx context.Context) (func(), error) { return lockInput(ctx) }
-		granted, err = m.Consent.Ask(ctx, security.ConsentRequest{Client: string(ClientOf(ctx)), Pid: app.Pid,
-			StartTime: pi.StartTime, Executable: exe, Offer: m.Caps & security.Input}, alive, hold)
+		cred := CredentialOf(ctx)
+		granted, err = m.Consent.Ask(ctx, security.ConsentRequest{Client: string(ClientOf(ctx)), Credential: cred.ID, Via: cred.Via,
+			Pid: app.Pid, StartTime: pi.StartTime, Executable: exe, Offer: m.Caps & security.Input}, alive, hold)
 		if err != nil {
 			return nil, AsError(err)
 		}

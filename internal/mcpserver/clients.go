@@ -74,6 +74,7 @@ func (c *clients) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		client := c.identify(req)
 		ctx = core.WithClient(ctx, client)
+		ctx = core.WithCredential(ctx, credentialOf(req))
 		c.sessions.Heard(client)
 		c.sweep()
 		res, err := next(ctx, method, req)
@@ -119,6 +120,25 @@ func (c *clients) identify(req mcp.Request) core.Client {
 		c.gone(ss, name)
 	}()
 	return name
+}
+
+// credentialOf is what a request's client authenticated with: over HTTP
+// the run's bearer token, which every HTTP client holds whatever client key
+// or MCP session it adds (so a consent denial holds for all of them); over
+// stdio the pipe. Via names it in a consent dialog, with the client key's
+// hash when there is one.
+func credentialOf(req mcp.Request) core.Credential {
+	extra := req.GetExtra()
+	if extra == nil || extra.Header == nil {
+		return core.Credential{}
+	}
+	via := "over HTTP with the server's token"
+	if extra.TokenInfo != nil {
+		if key, ok := strings.CutPrefix(extra.TokenInfo.UserID, "key-"); ok {
+			via += ", client key " + key[:min(8, len(key))]
+		}
+	}
+	return core.Credential{ID: "http-token", Via: via}
 }
 
 // sweep closes sessionless clients' idle sessions, at most once per

@@ -2,7 +2,10 @@
 # JSON on stdin and reads the answer (the chosen button's key) on stdout.
 # Every word comes from the server; labels take plain text (set_text, never
 # markup). Deny is the default button and has the focus: Enter, Escape or
-# closing the window deny.
+# closing the window deny. The other buttons never take the keyboard focus,
+# so keys (a user's, or an agent's typing that lands here) can only deny:
+# allowing takes a click. "shown" is written once the window is mapped, so
+# that the server holds its input lock only while the dialog comes up.
 import json
 import sys
 
@@ -42,6 +45,8 @@ for key, text in req["buttons"]:
     b.set_label(text)
     b.set_use_underline(False)
     b.connect("clicked", lambda _b, k=key: choose(k))
+    if key != "deny":
+        b.set_can_focus(False)
     buttons.pack_start(b, False, False, 0)
     if key == "deny":
         deny = b
@@ -52,6 +57,15 @@ win.add_accel_group(accel)
 deny.add_accelerator("clicked", accel, Gtk.accelerator_parse("Escape")[0], 0, Gtk.AccelFlags.VISIBLE)
 deny.set_can_default(True)
 win.set_default(deny)
+
+
+def on_map(*_a):
+    sys.stdout.write("shown\n")
+    sys.stdout.flush()
+    return False
+
+
+win.connect("map-event", on_map)
 win.show_all()
 deny.grab_focus()
 Gtk.main()

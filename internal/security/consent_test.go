@@ -21,9 +21,10 @@ func newScripted() *scripted {
 	return &scripted{answers: make(chan string, 8), last: make(chan Prompt, 8)}
 }
 
-func (s *scripted) prompt(ctx context.Context, p Prompt, started func(int)) (string, error) {
+func (s *scripted) prompt(ctx context.Context, p Prompt, started func(int), shown func()) (string, error) {
 	s.shown.Add(1)
 	started(4000 + int(s.shown.Load()))
+	shown()
 	s.last <- p
 	select {
 	case a := <-s.answers:
@@ -138,12 +139,16 @@ func TestConsentTargetExitRefuses(t *testing.T) {
 	wantCode(t, "target exited", <-done, CodeConsentDenied)
 }
 
-func TestConsentHoldsInputWhileShown(t *testing.T) {
+// TestConsentHoldsInputOnlyUntilShown: the input lock is held while the
+// dialog comes up, and let go once it is on the screen: other clients'
+// input goes on while the user decides.
+func TestConsentHoldsInputOnlyUntilShown(t *testing.T) {
 	s := newScripted()
 	c := NewConsent(s.prompt, time.Minute)
-	var held atomic.Int32
+	var held, taken atomic.Int32
 	hold := func(context.Context) (func(), error) {
 		held.Add(1)
+		taken.Add(1)
 		return func() { held.Add(-1) }, nil
 	}
 	done := make(chan struct{})
@@ -152,13 +157,84 @@ func TestConsentHoldsInputWhileShown(t *testing.T) {
 		close(done)
 	}()
 	<-s.last
-	if held.Load() != 1 {
-		t.Error("the input lock is not held while the dialog shows")
+	if taken.Load() != 1 || held.Load() != 0 {
+		t.Errorf("the dialog is up: the input lock taken %d times, held %d; want taken once and let go", taken.Load(), held.Load())
 	}
 	s.answers <- "deny"
 	<-done
 	if held.Load() != 0 {
 		t.Error("the input lock is held after the dialog closed")
+	}
+}
+
+// TestConsentDenialPerCredential: a denial holds for every client of the
+// credential (another MCP session, another client key), without a dialog;
+// a client of another credential is asked; a grant is the client's alone.
+func TestConsentDenialPerCredential(t *testing.T) {
+	s := newScripted()
+	c := NewConsent(s.prompt, time.Minute)
+	ctx := context.Background()
+	req := func(client, cred string) ConsentRequest {
+		return ConsentRequest{Client: client, Credential: cred, Via: "over HTTP with the server's token", Pid: 10, StartTime: 1, Offer: Input}
+	}
+	s.answers <- "deny"
+	_, err := c.Ask(ctx, req("key-a", "http"), alwaysAlive, nil)
+	wantCode(t, "denied", err, CodeConsentDenied)
+	_, err = c.Ask(ctx, req("key-b", "http"), alwaysAlive, nil)
+	wantCode(t, "another client of the credential", err, CodeConsentDenied)
+	_, err = c.Ask(ctx, req("mcp:new-session", "http"), alwaysAlive, nil)
+	wantCode(t, "a new MCP session of the credential", err, CodeConsentDenied)
+	if n := s.shown.Load(); n != 1 {
+		t.Errorf("%d dialogs after one denial and two more clients of its credential, want 1", n)
+	}
+	if p := <-s.last; !strings.Contains(strings.Join(p.Lines, "\n"), "over HTTP with the server's token") {
+		t.Errorf("the dialog does not say how the client connected: %q", p.Lines)
+	}
+	s.answers <- "read"
+	if got, err := c.Ask(ctx, req("stdio", ""), alwaysAlive, nil); err != nil || got != Inspect {
+		t.Errorf("a client of another credential: %v, %v; want its own dialog's answer", got, err)
+	}
+	<-s.last
+	s.answers <- "act"
+	if _, err := c.Ask(ctx, ConsentRequest{Client: "key-c", Credential: "http", Pid: 11, StartTime: 1, Offer: Input}, alwaysAlive, nil); err != nil {
+		t.Fatal(err)
+	}
+	<-s.last
+	s.answers <- "read"
+	if got, err := c.Ask(ctx, ConsentRequest{Client: "key-d", Credential: "http", Pid: 11, StartTime: 1, Offer: Input}, alwaysAlive, nil); err != nil || got != Inspect {
+		t.Errorf("another client of a credential granted acting: %v, %v; want its own dialog", got, err)
+	}
+}
+
+// TestConsentDialogsRateLimited: past the minute's dialogs for a
+// credential, a request that would show one more is refused, rateLimited
+// with a wait, and no dialog shows; a minute later it asks again.
+func TestConsentDialogsRateLimited(t *testing.T) {
+	s := newScripted()
+	c := NewConsent(s.prompt, time.Minute)
+	now := time.Unix(1000, 0)
+	c.now = func() time.Time { return now }
+	ctx := context.Background()
+	for i := range dialogsPerCredential {
+		s.answers <- "read"
+		if _, err := c.Ask(ctx, ConsentRequest{Client: "key-" + string(rune('a'+i)), Credential: "http", Pid: 100 + i, StartTime: 1}, alwaysAlive, nil); err != nil {
+			t.Fatal(err)
+		}
+		<-s.last
+	}
+	_, err := c.Ask(ctx, ConsentRequest{Client: "key-z", Credential: "http", Pid: 99, StartTime: 1}, alwaysAlive, nil)
+	wantCode(t, "one dialog past the credential's minute", err, CodeRateLimited)
+	var r *Refusal
+	if errors.As(err, &r) && (r.RetryAfter <= 0 || r.RetryAfter > time.Minute) {
+		t.Errorf("retry after %v", r.RetryAfter)
+	}
+	if n := s.shown.Load(); n != dialogsPerCredential {
+		t.Errorf("%d dialogs, want %d", n, dialogsPerCredential)
+	}
+	now = now.Add(time.Minute)
+	s.answers <- "read"
+	if _, err := c.Ask(ctx, ConsentRequest{Client: "key-z", Credential: "http", Pid: 99, StartTime: 1}, alwaysAlive, nil); err != nil {
+		t.Errorf("a minute later: %v", err)
 	}
 }
 
