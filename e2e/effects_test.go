@@ -201,6 +201,20 @@ func TestEffectsQtModalDialogs(t *testing.T) {
 	until(t, "the Settings dialog closed", func(context.Context) (bool, string) {
 		return logCount(t, log, "done Settings") == 2, "still open"
 	})
+	// A point and a held key name the window they went to.
+	hist := findOne(t, s, sess, map[string]any{"name": "History", "role": "text"})
+	at := map[string]any{"session": sess, "x": hist.Bounds.X + hist.Bounds.Width/2, "y": hist.Bounds.Y + hist.Bounds.Height/2}
+	a = acted(t, "press at a point", s.ok(t, "press", at))
+	if a.Window == nil || a.Window.Title != "uiscope Qt5 dialogs" || a.Window.Role != "frame" {
+		t.Errorf("press at a point: window %+v; want the frame \"uiscope Qt5 dialogs\"", a.Window)
+	}
+	s.ok(t, "release", map[string]any{"session": sess})
+	a = acted(t, "key_down Shift", s.ok(t, "key_down", map[string]any{"session": sess, "key": "Shift"}))
+	if a.Window == nil || a.Window.Title != "uiscope Qt5 dialogs" {
+		t.Errorf("key_down Shift: window %+v; want the frame \"uiscope Qt5 dialogs\"", a.Window)
+	}
+	s.ok(t, "key_up", map[string]any{"session": sess, "key": "Shift"})
+
 	s.ok(t, "press", map[string]any{"session": sess, "element": btn.Ref})
 	a = acted(t, "release", s.ok(t, "release", map[string]any{"session": sess}))
 	if w, ok := findWindow(a.Effects.WindowsOpened, "Settings"); !*a.Verified || !ok || w.Role != "dialog" {

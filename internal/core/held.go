@@ -52,8 +52,11 @@ type HeldResult struct {
 	// (or up) as asked. Effects: what changed in the app meanwhile.
 	Verified bool    `json:"verified"`
 	Effects  Effects `json:"effects"`
-	Held     []Hold  `json:"held"`
-	Note     string  `json:"note,omitempty"`
+	// Window is where input without an element went (a point in the
+	// session's window, a held key).
+	Window *WindowRef `json:"window,omitempty"`
+	Held   []Hold     `json:"held"`
+	Note   string     `json:"note,omitempty"`
 }
 
 // Point is a screen point in pixels.
@@ -214,8 +217,13 @@ func (m *Sessions) Press(ctx context.Context, sessionID, ref string, at *Point, 
 	}
 	m.addHold(&hold{session: s.ID, client: s.Client, win: win.ID, Hold: Hold{Button: button, Window: win.ID.String(), At: &Point{x, y}}})
 	m.watchHolds()
+	var where *WindowRef
+	if t == nil {
+		w := windowRef(win, obs.before.tops)
+		where = &w
+	}
 	return &HeldResult{Element: t.refOr(), Method: MethodPointer, Detail: fmt.Sprintf("button %d pressed at %d,%d in window %s and held", button, x, y, win.ID),
-		Verified: true, Effects: obs.effects(ctx), Held: m.heldOf(s.ID), Note: "release it with release; it is released automatically if the window loses the focus or the session ends"}, nil
+		Verified: true, Effects: obs.effects(ctx), Window: where, Held: m.heldOf(s.ID), Note: "release it with release; it is released automatically if the window loses the focus or the session ends"}, nil
 }
 
 // addHold records a hold that went down.

@@ -95,7 +95,7 @@ func (m *Sessions) KeyDown(ctx context.Context, sessionID, key string) (*HeldRes
 	m.watchHolds()
 	m.settle(ctx, t.s, "", t.changes, nil)
 	return &HeldResult{Method: MethodKeyboard, Detail: fmt.Sprintf("%s pressed in window %s and held", name, win.ID),
-		Verified: true, Effects: m.effects(ctx, t.s, t.before, ""), Held: m.heldOf(t.s.ID),
+		Verified: true, Effects: m.effects(ctx, t.s, t.before, ""), Window: t.windowRef(win), Held: m.heldOf(t.s.ID),
 		Note: "release it with key_up; it is released automatically if the window loses the focus or the session ends"}, nil
 }
 
