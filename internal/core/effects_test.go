@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/platform/fake"
 	"github.com/uiscope/uiscope/internal/security"
 )
 
@@ -89,4 +90,47 @@ func TestLateReplyWithoutEffect(t *testing.T) {
 	if err != nil || !r.Verified {
 		t.Fatalf("invoke answered at once: %+v, %v; want verified", r, err)
 	}
+}
+
+// An observed action answers with the tree changes it caused, refs
+// included; an action not observed carries none.
+func TestObservedChanges(t *testing.T) {
+	d := fake.New()
+	shown := states("enabled", "sensitive", "showing", "visible")
+	cb := &platform.Node{Key: "cb", Role: safetyRole("check box"), Name: "Remember me", States: shown | states("checkable"),
+		Bounds: &platform.Rect{X: 10, Y: 10, Width: 100, Height: 20}, Interfaces: []string{"component", "action"}, Actions: []string{"toggle"}}
+	frame := &platform.Node{Key: "frame", Role: safetyRole("frame"), Name: "Form", States: shown, Bounds: &platform.Rect{Width: 400, Height: 300},
+		Interfaces: []string{"component"}, ChildCount: 1, Children: []*platform.Node{cb}}
+	d.AddApp(fake.App{Pid: editorPid, Name: "form", Tree: &platform.Node{Key: "root", Role: platform.RoleApplication, Name: "form", ChildCount: 1, Children: []*platform.Node{frame}}})
+	d.SetActive(d.AddWindow(editorPid, "Form", platform.Rect{Width: 400, Height: 300}))
+	m := NewSessions(d.Platform())
+	m.Caps = security.Input
+	ctx := context.Background()
+	s, err := m.Connect(ctx, Target{Pid: editorPid}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, _, err := m.Fetch(ctx, s, 5*time.Second, platform.TreeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := refOf(t, tr, "Remember me")
+	r, err := m.Toggle(ctx, s.ID, ref)
+	if err != nil || r.Changes != nil {
+		t.Fatalf("toggle, not observed: %+v, %v; want no changes", r, err)
+	}
+	r, err = m.Toggle(WithObserve(ctx, 0), s.ID, ref)
+	if err != nil || r.Changes == nil {
+		t.Fatalf("toggle, observed: %+v, %v; want changes", r, err)
+	}
+	var got []string
+	for _, c := range *r.Changes {
+		got = append(got, c.Type+" "+c.Ref)
+		if c.Type == ChangeChanged && c.Key == "cb" && c.Ref == ref {
+			if _, ok := c.Changes["states"]; ok {
+				return
+			}
+		}
+	}
+	t.Errorf("toggle, observed: changes %v; want the check box's states changed, under its ref %s", got, ref)
 }
