@@ -494,3 +494,48 @@ func TestWindowActionDialog(t *testing.T) {
 	s.fail(t, "window_action", map[string]any{"session": sess, "window": fmt.Sprintf("%#x", uint32(dlg.id)), "element": keep.Ref, "action": "close"}, "invalidArgument")
 	findXWindow(t, g.d, g.xc, g.app.Pid, g.title)
 }
+
+// TestScreenshotGeditAlert: issue 17 §3 where it was found. gedit 44's
+// "Save changes?" alert (accessible name "Question", no X title, its
+// extents the window manager's frame) is captured in the alert's own
+// window, as the screen shows it; before, the main window's white page.
+func TestScreenshotGeditAlert(t *testing.T) {
+	d := testdesk.Shared(t)
+	xc := xclient(t, d)
+	app := d.Launch(t, append(freshHome(t), "gedit", "--new-window")...)
+	s := startMCP(t, d, "", "--allow-input")
+	sess := s.connect(t, map[string]any{"pid": app.Pid})
+	doc := findOne(t, s, sess, map[string]any{"role": "text", "states": []string{"editable", "focused"}})
+	s.ok(t, "type_text", map[string]any{"session": sess, "element": doc.Ref, "text": "unsaved"})
+	s.ok(t, "press_key", map[string]any{"session": sess, "keys": "Ctrl+W"})
+	got := s.ok(t, "wait_for", map[string]any{"session": sess, "role": "alert", "until": "appears", "timeoutMs": 30000})
+	alert := decode[[]actElem](t, got["elements"])
+	if len(alert) == 0 {
+		t.Fatalf("wait_for the Save changes question: %v", got)
+	}
+	btn := findOne(t, s, sess, map[string]any{"within": alert[0].Ref, "name": "Cancel", "nameMatch": "exact", "role": "push button"})
+	// The alert's X window, as X says: the one mapped window of gedit's
+	// that is not the main one (title "*Untitled Document 1 - gedit").
+	var alertWin xproto.Window
+	until(t, "gedit's alert window", func(context.Context) (bool, string) {
+		cmd := exec.Command("xdotool", "search", "--onlyvisible", "--pid", strconv.Itoa(app.Pid), "--class", "gedit")
+		cmd.Env = d.Env()
+		out, _ := cmd.Output()
+		for _, f := range strings.Fields(string(out)) {
+			id, _ := strconv.ParseUint(f, 10, 32)
+			n := exec.Command("xdotool", "getwindowname", f)
+			n.Env = d.Env()
+			name, _ := n.Output()
+			if r := xRect(t, xc, xproto.Window(id)); !strings.Contains(string(name), "gedit") && r.Width > 50 && r.Height > 50 {
+				alertWin = xproto.Window(id)
+				return true, ""
+			}
+		}
+		return false, string(out)
+	})
+	out, img, _ := s.screenshot(t, map[string]any{"session": sess, "element": btn.Ref, "annotate": false})
+	checkShot(t, xc, "gedit's alert button", out, img, alertWin)
+	out, img, _ = s.screenshot(t, map[string]any{"session": sess, "element": alert[0].Ref, "annotate": false})
+	checkShot(t, xc, "gedit's alert", out, img, alertWin)
+	s.ok(t, "click", map[string]any{"session": sess, "element": btn.Ref})
+}
