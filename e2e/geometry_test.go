@@ -539,3 +539,54 @@ func TestScreenshotGeditAlert(t *testing.T) {
 	checkShot(t, xc, "gedit's alert", out, img, alertWin)
 	s.ok(t, "click", map[string]any{"session": sess, "element": btn.Ref})
 }
+
+// TestGeometryGTK4Popover: a GTK 4 popover menu is a popup window of its
+// own, and GTK 4.8 gives its items extents that count from the popover's
+// place in the main window: they are placed by the popup's position, so
+// that find_elements puts them inside the popup as X has it, a click on
+// one lands (the fixture says so) and a screenshot of one captures the
+// popup, as the screen shows it.
+func TestGeometryGTK4Popover(t *testing.T) {
+	d := testdesk.Shared(t)
+	xc := xclient(t, d)
+	log := newFixtureLog(t)
+	const title = "geom gtk4 popover"
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk4_dialogs.py"), "--title", title, "--log", log.path)
+	s := startMCP(t, d, "", "--allow-input")
+	sess := s.connect(t, map[string]any{"pid": app.Pid})
+	mb := findOne(t, s, sess, map[string]any{"name": "Menu", "role": "push button"})
+	s.ok(t, "click", map[string]any{"session": sess, "element": mb.Ref})
+	log.await(t, "menu-open", 1)
+	// The popup: the one mapped override-redirect window of the fixture.
+	var popup xWin
+	until(t, "the popover's popup window", func(context.Context) (bool, string) {
+		cmd := exec.Command("xdotool", "search", "--onlyvisible", "--pid", strconv.Itoa(app.Pid), "--class", "gtk4_dialogs")
+		cmd.Env = d.Env()
+		out, _ := cmd.Output()
+		for _, f := range strings.Fields(string(out)) {
+			id, _ := strconv.ParseUint(f, 10, 32)
+			if a, err := xproto.GetWindowAttributes(xc, xproto.Window(id)).Reply(); err == nil && a.OverrideRedirect {
+				popup = xWin{id: xproto.Window(id), rect: xRect(t, xc, xproto.Window(id))}
+				return true, ""
+			}
+		}
+		return false, string(out)
+	})
+	var item actElem
+	until(t, "the menu's items", func(context.Context) (bool, string) {
+		out := s.ok(t, "find_elements", map[string]any{"session": sess, "name": "Second item", "role": "menu item"})
+		els := decode[[]actElem](t, out["elements"])
+		if len(els) == 0 || els[0].Bounds == nil {
+			return false, fmt.Sprint(out["elements"])
+		}
+		item = els[0]
+		return true, ""
+	})
+	if x, y := centre(*item.Bounds); !popup.rect.Contains(x, y) {
+		t.Errorf("the popover's item at %v (centre %d,%d), but X has the popup at %v", *item.Bounds, x, y, popup.rect)
+	}
+	out, img, _ := s.screenshot(t, map[string]any{"session": sess, "element": item.Ref, "annotate": false})
+	checkShot(t, xc, "the popover's item", out, img, popup.id)
+	s.ok(t, "click", map[string]any{"session": sess, "element": item.Ref})
+	log.await(t, "chose Second item", 1)
+}

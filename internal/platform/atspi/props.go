@@ -18,8 +18,10 @@ const MaxTextChars = 4000
 
 // ElementOptions shape a single-element read.
 type ElementOptions struct {
-	// WindowOrigin corrects window-relative extents, as in TreeOptions.
+	// WindowOrigin and PopupOrigin correct window-relative extents, as
+	// in TreeOptions.
 	WindowOrigin func(ctx context.Context, top *platform.Node) (x, y int, ok bool)
+	PopupOrigin  func(ctx context.Context, n *platform.Node) (x, y int, ok bool)
 }
 
 // Element reads one element live: everything a tree read gives plus
@@ -190,8 +192,17 @@ func (c *Conn) Element(ctx context.Context, key string, opts ElementOptions) (*p
 	if n.Bounds != nil && opts.WindowOrigin != nil {
 		// Without its top level (gone meanwhile, or no answer) the
 		// element cannot be placed either.
-		if top, err := c.topLevel(ctx, bus, path, true); err != nil {
+		popup, perr := c.popupAncestor(ctx, bus, path, opts.PopupOrigin != nil)
+		if top, err := c.topLevel(ctx, bus, path, true); err != nil || perr != nil {
 			n.Bounds, n.BoundsUnknown = nil, true
+		} else if popup != nil && popup.Key != top.Key {
+			// In a popover: placed by its popup window (TreeOptions).
+			if x, y, ok := opts.PopupOrigin(ctx, popup); ok {
+				n.Bounds.X += x - popup.Bounds.X
+				n.Bounds.Y += y - popup.Bounds.Y
+			} else {
+				n.Bounds, n.BoundsUnknown = nil, true
+			}
 		} else if x, y, ok := opts.WindowOrigin(ctx, top); ok {
 			n.Bounds.X += x
 			n.Bounds.Y += y
@@ -254,6 +265,46 @@ func (c *Conn) topLevel(ctx context.Context, bus string, path dbus.ObjectPath, w
 				top.States = platform.StateSetFromWords(st)
 			}
 			return top, nil
+		}
+		cur = parent
+	}
+	return nil, platform.ErrElementGone
+}
+
+// popupAncestor finds the nearest ancestor-or-self of an element below
+// its top level whose role a popup's has (PopupRole) and that has extents,
+// with those extents as the toolkit gives them (window coordinates); nil
+// when there is none, or when look is false.
+func (c *Conn) popupAncestor(ctx context.Context, bus string, path dbus.ObjectPath, look bool) (*platform.Node, error) {
+	if !look {
+		return nil, nil
+	}
+	cur := objRef{bus, path}
+	for range 256 {
+		var v dbus.Variant
+		if err := c.call(ctx, cur.Bus, cur.Path, ifaceProps+".Get", []any{ifaceAccessible, "Parent"}, &v); err != nil {
+			return nil, err
+		}
+		var parent objRef
+		if err := dbus.Store([]any{v.Value()}, &parent); err != nil {
+			return nil, err
+		}
+		if parent.null() {
+			return nil, platform.ErrElementGone
+		}
+		if parent.Path == rootPath {
+			return nil, nil // cur is the top level
+		}
+		var role uint32
+		if err := c.call(ctx, cur.Bus, cur.Path, ifaceAccessible+".GetRole", nil, &role); err != nil {
+			return nil, err
+		}
+		if PopupRole(platform.Role(role)) {
+			var r struct{ X, Y, W, H int32 }
+			if err := c.call(ctx, cur.Bus, cur.Path, ifaceComponent+".GetExtents", []any{coordType(true)}, &r); err == nil && r.W > 0 && r.H > 0 {
+				return &platform.Node{Key: cur.key(), Role: platform.Role(role),
+					Bounds: &platform.Rect{X: int(r.X), Y: int(r.Y), Width: int(r.W), Height: int(r.H)}}, nil
+			}
 		}
 		cur = parent
 	}

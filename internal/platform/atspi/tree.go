@@ -49,6 +49,15 @@ type TreeOptions struct {
 	// toolkits that report window-relative extents (GTK 4); nil leaves
 	// them as read.
 	WindowOrigin func(ctx context.Context, top *platform.Node) (x, y int, ok bool)
+	// PopupOrigin, with WindowOrigin, returns the screen position of the
+	// popup window that shows an element below a top level whose role a
+	// popup's has (menu, popup menu, window, tool tip), its bounds still
+	// as the toolkit gave them; ok false when no popup shows it. GTK 4.8
+	// gives a popover's contents (a menu's items) extents that count from
+	// the popover's own place in its parent, not from the popover's
+	// window: the subtree is placed by the popup's position instead of
+	// the top level's window, or, with no popup, left without bounds.
+	PopupOrigin func(ctx context.Context, n *platform.Node) (x, y int, ok bool)
 	// Bulk reads an uncached element's Accessible properties with one
 	// Properties.GetAll and its children with one GetChildren, instead of
 	// a call per property and per child. Only for toolkits known to answer
@@ -686,14 +695,30 @@ func (w *walker) details(root *walkNode) {
 		ok   bool
 	}
 	origins := map[*walkNode]origin{}
+	// popups holds the shift of each popup's subtree, found when the
+	// popup itself is reached (breadth first: before its descendants,
+	// its bounds not yet shifted).
+	popups := map[*walkNode]origin{}
 	for _, wn := range w.all {
 		if wn.top == nil || wn.node.Bounds == nil {
 			continue
+		}
+		if w.opts.PopupOrigin != nil && wn != wn.top && PopupRole(wn.node.Role) {
+			var p origin
+			x, y, ok := w.opts.PopupOrigin(w.ctx, wn.node)
+			p.x, p.y, p.ok = x-wn.node.Bounds.X, y-wn.node.Bounds.Y, ok
+			popups[wn] = p
 		}
 		o, seen := origins[wn.top]
 		if !seen {
 			o.x, o.y, o.ok = w.opts.WindowOrigin(w.ctx, wn.top.node)
 			origins[wn.top] = o
+		}
+		for p := wn; p != nil && p != wn.top; p = p.parent {
+			if po, ok := popups[p]; ok {
+				o = po
+				break
+			}
 		}
 		if !o.ok {
 			wn.node.Bounds, wn.node.BoundsUnknown = nil, true
@@ -702,6 +727,16 @@ func (w *walker) details(root *walkNode) {
 		wn.node.Bounds.X += o.x
 		wn.node.Bounds.Y += o.y
 	}
+}
+
+// PopupRole reports the roles a popup's own element has: GTK's and Qt's
+// menus, GTK 4's popover menus, tooltips.
+func PopupRole(r platform.Role) bool {
+	switch r.String() {
+	case "menu", "popup menu", "window", "tool tip":
+		return true
+	}
+	return false
 }
 
 func errText(err error) string {

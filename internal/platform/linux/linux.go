@@ -238,8 +238,9 @@ func (d *Desktop) Tree(ctx context.Context, app platform.App, opts platform.Tree
 	if err := c.needA11y(app); err != nil {
 		return nil, platform.TreeStats{}, err
 	}
+	origin, popup := c.originFuncs(app)
 	return c.a11y.Tree(ctx, app.BusName, atspi.TreeOptions{MaxNodes: opts.MaxNodes, Actions: opts.Actions,
-		WindowOrigin: c.originFunc(app), NoShowing: isGTK4(app), Mirror: d.Mirror && Mirrorable(app),
+		WindowOrigin: origin, PopupOrigin: popup, NoShowing: isGTK4(app), Mirror: d.Mirror && Mirrorable(app),
 		Bulk: isBrowser(app), SilentMoves: isBrowser(app)})
 }
 
@@ -249,7 +250,8 @@ func (d *Desktop) Element(ctx context.Context, app platform.App, key string) (*p
 	if err != nil {
 		return nil, err
 	}
-	return c.a11y.Element(ctx, key, atspi.ElementOptions{WindowOrigin: c.originFunc(app)})
+	origin, popup := c.originFuncs(app)
+	return c.a11y.Element(ctx, key, atspi.ElementOptions{WindowOrigin: origin, PopupOrigin: popup})
 }
 
 // elementConns returns the connections for a call on one element of app,
@@ -320,16 +322,16 @@ func WindowRelative(toolkit, version string) bool {
 	return isGTK4(platform.App{Toolkit: toolkit, ToolkitVersion: version})
 }
 
-// originFunc returns how to find the screen origin of a top-level
-// element's window for one read, or nil when the toolkit reports screen
-// coordinates already. The application's windows are read from the
+// originFuncs return how to find the screen origin of a top-level
+// element's window, and of a popover's popup window, for one read, or nil
+// when the toolkit reports screen coordinates already. The application's windows are read from the
 // display when first needed and kept for that read only (geometry.go).
-func (c conns) originFunc(app platform.App) func(context.Context, *platform.Node) (int, int, bool) {
+func (c conns) originFuncs(app platform.App) (origin, popup func(context.Context, *platform.Node) (int, int, bool)) {
 	if c.x == nil || !WindowRelative(app.Toolkit, app.ToolkitVersion) {
-		return nil
+		return nil, nil
 	}
 	live := &liveWindows{x: c.x, pid: app.Pid}
-	return func(ctx context.Context, top *platform.Node) (int, int, bool) {
+	origin = func(ctx context.Context, top *platform.Node) (int, int, bool) {
 		wins, err := live.get(ctx)
 		if err != nil {
 			return 0, 0, false
@@ -337,6 +339,15 @@ func (c conns) originFunc(app platform.App) func(context.Context, *platform.Node
 		p, ok := matchTop(wins, top, true)
 		return p.originX, p.originY, ok
 	}
+	popup = func(ctx context.Context, n *platform.Node) (int, int, bool) {
+		wins, err := live.get(ctx)
+		if err != nil || n.Bounds == nil {
+			return 0, 0, false
+		}
+		w, ok := popupOf(wins, *n.Bounds, true)
+		return w.Bounds.X, w.Bounds.Y, ok
+	}
+	return origin, popup
 }
 
 // Owner returns the pid that owns the application's accessibility bus
