@@ -590,3 +590,48 @@ func TestGeometryGTK4Popover(t *testing.T) {
 	s.ok(t, "click", map[string]any{"session": sess, "element": item.Ref})
 	log.await(t, "chose Second item", 1)
 }
+
+// TestGeometryGTK4TwinDialogs: two GTK 4 dialogs alike in title, size and
+// widgets, neither active: no window can be told for either, so their
+// elements have no bounds (boundsUnknown) and a pointer click on one is
+// windowUnknown, nothing clicked; never another window's origin.
+func TestGeometryGTK4TwinDialogs(t *testing.T) {
+	d := testdesk.Shared(t)
+	xc := xclient(t, d)
+	log := newFixtureLog(t)
+	const title = "geom gtk4 twins"
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk4_dialogs.py"), "--title", title, "--twin", "--log", log.path)
+	s := startMCP(t, d, "", "--allow-input")
+	sess := s.connect(t, map[string]any{"pid": app.Pid})
+	opener := findOne(t, s, sess, map[string]any{"name": "Open dialog", "role": "push button"})
+	s.ok(t, "click", map[string]any{"session": sess, "element": opener.Ref})
+	log.await(t, "dialog-open", 1)
+	main := findXWindow(t, d, xc, app.Pid, title)
+	// The main window active, as a user clicking it makes it.
+	cmd := exec.Command("xdotool", "windowactivate", "--sync", strconv.Itoa(int(main.id)))
+	cmd.Env = d.Env()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("xdotool windowactivate: %v %s", err, out)
+	}
+	var opts []actElem
+	until(t, "both dialogs' check boxes", func(context.Context) (bool, string) {
+		out := s.ok(t, "find_elements", map[string]any{"session": sess, "name": "Dialog option", "role": "check box"})
+		opts = decode[[]actElem](t, out["elements"])
+		return len(opts) == 2, fmt.Sprint(out["elements"])
+	})
+	out := s.ok(t, "find_elements", map[string]any{"session": sess, "name": "Dialog option", "role": "check box"})
+	for _, e := range decode[[]map[string]any](t, out["elements"]) {
+		if e["bounds"] != nil || e["boundsUnknown"] != true {
+			t.Errorf("a twin dialog's check box: bounds %v, boundsUnknown %v; want none, unknown", e["bounds"], e["boundsUnknown"])
+		}
+	}
+	s.fail(t, "click", map[string]any{"session": sess, "element": opts[0].Ref}, "windowUnknown")
+	// The main window's elements keep their place.
+	mo := findOne(t, s, sess, map[string]any{"name": "Main option", "role": "check box"})
+	if mo.Bounds == nil {
+		t.Errorf("the main window's check box lost its bounds")
+	}
+	if n := log.count("toggled Dialog option True"); n != 0 {
+		t.Errorf("a twin dialog's check box was toggled %d times: %q", n, log.lines())
+	}
+}

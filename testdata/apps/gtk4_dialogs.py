@@ -19,6 +19,8 @@ modal, transient for the main window):
   "Keep format"   button; logs "clicked Keep format"
   "Close dialog"  button; closes the dialog
 
+  --twin          "Open dialog" opens two such dialogs, alike in title, size and widgets
+
 Signals:
   SIGUSR1  log "geom<TAB>NAME<TAB>WINDOW TITLE<TAB>X<TAB>Y<TAB>W<TAB>H" for each named widget
            that is mapped: its bounds in its own X window (counted from the window's corner,
@@ -106,6 +108,14 @@ class Fixture:
         if self.dialog is not None:
             self.dialog.present()
             return
+        if self.args.twin:
+            self.twin = self.make_dialog()
+            self.twin.present()
+        self.dialog = self.make_dialog()
+        self.dialog.present()
+        GLib.idle_add(self.after_layout, "dialog-open")
+
+    def make_dialog(self):
         d = Gtk.Window(title=DIALOG_TITLE, transient_for=self.win, modal=False)
         if self.args.dialog_name != DIALOG_TITLE:
             d.update_property([Gtk.AccessibleProperty.LABEL], [self.args.dialog_name])
@@ -135,9 +145,7 @@ class Fixture:
             return False
 
         d.connect("close-request", closed)
-        self.dialog = d
-        d.present()
-        GLib.idle_add(self.after_layout, "dialog-open")
+        return d
 
     def geometry(self):
         for text, w in list(self.named.items()):
@@ -171,6 +179,7 @@ def main():
     p.add_argument("--dialog-name", default=DIALOG_TITLE)
     p.add_argument("--ssd", action="store_true", help="no header bars: the window manager decorates")
     p.add_argument("--log", metavar="FILE")
+    p.add_argument("--twin", action="store_true", help="Open dialog opens two dialogs alike (title, size, widgets)")
     args = p.parse_args()
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
