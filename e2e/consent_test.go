@@ -5,6 +5,8 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -298,8 +300,10 @@ func TestConsentHTTPPerToken(t *testing.T) {
 
 	pending := alice.callAsync("connect", map[string]any{"pid": acted.Pid})
 	dlg := alice.waitDialog(t, d)
-	if text := strings.Join(dlg.text, "\n"); !strings.Contains(text, "over HTTP with the server's token, client key") {
-		t.Errorf("the dialog does not say how the agent connected: %q", text)
+	// The test is the agent: its process is named.
+	if text := strings.Join(dlg.text, "\n"); !strings.Contains(text, "over HTTP with the server's token, client key") ||
+		!strings.Contains(text, fmt.Sprintf("(pid %d)", os.Getpid())) {
+		t.Errorf("the dialog does not say how the agent connected and from which process (pid %d): %q", os.Getpid(), text)
 	}
 	alice.answer(t, d, dlg, "Allow reading and acting")
 	out := <-pending

@@ -43,6 +43,9 @@ func ClientOf(ctx context.Context) Client {
 type Credential struct {
 	ID  string
 	Via string
+	// Describe, when set, is Via with what is slower to find out (the
+	// client's process), asked only when a dialog is to show it.
+	Describe func() string
 }
 
 type credentialKey struct{}

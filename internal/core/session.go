@@ -240,7 +240,11 @@ func (m *Sessions) Connect(ctx context.Context, t Target, mode string) (*Session
 		}
 		hold := func(ctx context.Context) (func(), error) { return lockInput(ctx) }
 		cred := CredentialOf(ctx)
-		granted, err = m.Consent.Ask(ctx, security.ConsentRequest{Client: string(ClientOf(ctx)), Credential: cred.ID, Via: cred.Via,
+		via := cred.Via
+		if cred.Describe != nil {
+			via = cred.Describe()
+		}
+		granted, err = m.Consent.Ask(ctx, security.ConsentRequest{Client: string(ClientOf(ctx)), Credential: cred.ID, Via: via,
 			Pid: app.Pid, StartTime: pi.StartTime, Executable: exe, Offer: m.Caps & security.Input}, alive, hold)
 		if err != nil {
 			return nil, AsError(err)

@@ -3,6 +3,8 @@ package mcpserver
 import (
 	"context"
 	"crypto/rand"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -130,7 +132,12 @@ func (c *clients) identify(req mcp.Request) core.Client {
 func credentialOf(req mcp.Request) core.Credential {
 	extra := req.GetExtra()
 	if extra == nil || extra.Header == nil {
-		return core.Credential{}
+		return core.Credential{Describe: func() string {
+			if pid, exe := parentProcess(); exe != "" {
+				return fmt.Sprintf("over stdio, from %s (pid %d), the program that started uiscope", filepath.Base(exe), pid)
+			}
+			return ""
+		}}
 	}
 	via := "over HTTP with the server's token"
 	if extra.TokenInfo != nil {
@@ -138,8 +145,19 @@ func credentialOf(req mcp.Request) core.Credential {
 			via += ", client key " + key[:min(8, len(key))]
 		}
 	}
-	return core.Credential{ID: "http-token", Via: via}
+	remote, local, _ := strings.Cut(extra.Header.Get(peerHeader), " ")
+	return core.Credential{ID: "http-token", Via: via, Describe: func() string {
+		if pid, exe := peerProcess(remote, local); pid != 0 {
+			return fmt.Sprintf("%s, from %s (pid %d)", via, filepath.Base(exe), pid)
+		}
+		return via
+	}}
 }
+
+// peerHeader carries, from the HTTP handler to the MCP layer, the client's
+// address and the server's: a header the handler sets, removing any the
+// client sent.
+const peerHeader = "Uiscope-Peer-Addr"
 
 // sweep closes sessionless clients' idle sessions, at most once per
 // tenth of the idle time: a request is the only moment anyone could miss

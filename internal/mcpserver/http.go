@@ -204,6 +204,12 @@ func newHTTPHandler(srv *mcp.Server, token string, port int, unsafe bool, watch 
 	sessions := &sessionCap{srv: srv}
 	serveMCP := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		watch.authed(r)
+		// Where the request came from, for a consent dialog to name the
+		// client's process (clients.go): set here, never the client's.
+		r.Header.Del(peerHeader)
+		if l, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
+			r.Header.Set(peerHeader, r.RemoteAddr+" "+l.String())
+		}
 		if !readBody(w, r) {
 			return
 		}

@@ -602,3 +602,31 @@ func TestHTTPSessionCap(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestPeerProcess: the process at the other end of a loopback connection
+// is found from the two addresses the server sees (this test is both
+// ends).
+func TestPeerProcess(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	srv, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	pid, exe := peerProcess(srv.RemoteAddr().String(), srv.LocalAddr().String())
+	if self, _ := os.Executable(); pid != os.Getpid() || exe != self {
+		t.Errorf("peerProcess = %d %q, want this test %d %q", pid, exe, os.Getpid(), self)
+	}
+	if pid, _ := peerProcess("127.0.0.1:1", srv.LocalAddr().String()); pid != 0 {
+		t.Errorf("a connection that does not exist has process %d", pid)
+	}
+}
