@@ -1297,7 +1297,12 @@ func (m *Sessions) TypeText(ctx context.Context, sessionID, ref, text string) (*
 			}
 		}
 		if err := typeSome(rest); err != nil {
-			return nil, err
+			// The text before the line break went in: never retried as a
+			// whole.
+			e := *AsError(err)
+			e.Retryable, e.Disposition = false, "terminal"
+			e.Msg += fmt.Sprintf("; %s, the text before the first line break, had been typed and read back", Quote(first))
+			return nil, &e
 		}
 		t.submits = true
 	}
@@ -1355,7 +1360,12 @@ func (m *Sessions) typeBatched(ctx context.Context, t *target, win platform.Wind
 	}
 	stopped := func(typed int) error {
 		e := Errorf(CodeNotActivated, "the target window lost the focus after %d of %d characters; typing stopped", typed, len(runes))
-		e.Retryable, e.Disposition = true, "transient"
+		if typed == 0 {
+			e.Retryable, e.Disposition = true, "transient"
+		} else {
+			// Typing it all again would type those twice.
+			e.Msg += ": read what the field holds before typing the rest"
+		}
 		return e
 	}
 	if ct, ok := t.actor.Input.(checkedTyper); ok {

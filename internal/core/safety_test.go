@@ -150,6 +150,9 @@ func TestTypingStopsWhenFocusMoves(t *testing.T) {
 
 	_, err := m.TypeText(context.Background(), s.ID, "", text)
 	wantErrCode(t, "typing while the focus moves", err, CodeNotActivated)
+	if e := AsError(err); e != nil && e.Retryable {
+		t.Errorf("typing stopped after %d characters is retryable: the whole text again would type them twice", after)
+	}
 	toEditor, toOther := d.Typed(d.editorWin), d.Typed(d.otherWin)
 	if toEditor != text[:after] {
 		t.Errorf("the editor got %q, want the first %d characters %q", toEditor, after, text[:after])
