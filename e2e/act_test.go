@@ -31,7 +31,7 @@ type actElem struct {
 }
 
 // findOne finds exactly the first element matching args in the session.
-func findOne(t *testing.T, s *mcpServer, session string, args map[string]any) actElem {
+func findOne(t testing.TB, s *mcpServer, session string, args map[string]any) actElem {
 	t.Helper()
 	args["session"] = session
 	out := s.ok(t, "find_elements", args)
@@ -43,7 +43,7 @@ func findOne(t *testing.T, s *mcpServer, session string, args map[string]any) ac
 }
 
 // until polls cond against the live app for up to 20 s.
-func until(t *testing.T, what string, cond func(ctx context.Context) (bool, string)) {
+func until(t testing.TB, what string, cond func(ctx context.Context) (bool, string)) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

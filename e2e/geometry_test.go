@@ -36,7 +36,7 @@ type fixtureLog struct {
 	path string
 }
 
-func newFixtureLog(t *testing.T) fixtureLog {
+func newFixtureLog(t testing.TB) fixtureLog {
 	return fixtureLog{path: filepath.Join(t.TempDir(), "events.log")}
 }
 
@@ -57,7 +57,7 @@ func (l fixtureLog) count(line string) int {
 }
 
 // await waits until the log holds line at least n times.
-func (l fixtureLog) await(t *testing.T, line string, n int) {
+func (l fixtureLog) await(t testing.TB, line string, n int) {
 	t.Helper()
 	until(t, fmt.Sprintf("the fixture logs %q (%d times)", line, n), func(context.Context) (bool, string) {
 		got := l.count(line)
@@ -73,7 +73,7 @@ type xWin struct {
 
 // findXWindow waits for pid's visible window titled title, found with
 // xdotool, and reads where it is.
-func findXWindow(t *testing.T, d *testdesk.Desk, xc *xgb.Conn, pid int, title string) xWin {
+func findXWindow(t testing.TB, d *testdesk.Desk, xc *xgb.Conn, pid int, title string) xWin {
 	t.Helper()
 	var w xWin
 	until(t, "X window "+strconv.Quote(title), func(context.Context) (bool, string) {
@@ -96,7 +96,7 @@ func findXWindow(t *testing.T, d *testdesk.Desk, xc *xgb.Conn, pid int, title st
 
 // xRect is a window's interior on the screen, read on the test's own
 // connection.
-func xRect(t *testing.T, xc *xgb.Conn, w xproto.Window) platform.Rect {
+func xRect(t testing.TB, xc *xgb.Conn, w xproto.Window) platform.Rect {
 	t.Helper()
 	g, err := xproto.GetGeometry(xc, xproto.Drawable(w)).Reply()
 	if err != nil {
@@ -112,7 +112,7 @@ func xRect(t *testing.T, xc *xgb.Conn, w xproto.Window) platform.Rect {
 
 // moveXWindow moves a window as a user dragging it would (through the
 // window manager) and waits until X has it there.
-func moveXWindow(t *testing.T, d *testdesk.Desk, xc *xgb.Conn, w xWin, x, y int) xWin {
+func moveXWindow(t testing.TB, d *testdesk.Desk, xc *xgb.Conn, w xWin, x, y int) xWin {
 	t.Helper()
 	cmd := exec.Command("xdotool", "windowmove", strconv.Itoa(int(w.id)), strconv.Itoa(x), strconv.Itoa(y))
 	cmd.Env = d.Env()
@@ -205,7 +205,7 @@ type gtk4Dialogs struct {
 	wins  map[string]xWin // by title
 }
 
-func openGTK4Dialog(t *testing.T, title string) *gtk4Dialogs {
+func openGTK4Dialog(t testing.TB, title string) *gtk4Dialogs {
 	t.Helper()
 	g := &gtk4Dialogs{d: testdesk.Shared(t), log: newFixtureLog(t), title: title}
 	g.xc = xclient(t, g.d)

@@ -291,7 +291,7 @@ func shotWindowID(t *testing.T, shot shotResult) xproto.Window {
 }
 
 // xclient is the test's own X connection to the sandbox display.
-func xclient(t *testing.T, d *testdesk.Desk) *xgb.Conn {
+func xclient(t testing.TB, d *testdesk.Desk) *xgb.Conn {
 	t.Helper()
 	xc, err := xgb.NewConnDisplay(d.Display)
 	if err != nil {

@@ -192,10 +192,9 @@ func (c *Conn) Element(ctx context.Context, key string, opts ElementOptions) (*p
 	if n.Bounds != nil && opts.WindowOrigin != nil {
 		// Without its top level (gone meanwhile, or no answer) the
 		// element cannot be placed either.
-		popup, perr := c.popupAncestor(ctx, bus, path, opts.PopupOrigin != nil)
-		if top, err := c.topLevel(ctx, bus, path, true); err != nil || perr != nil {
+		if top, popup, err := c.placing(ctx, bus, path, opts.PopupOrigin != nil); err != nil {
 			n.Bounds, n.BoundsUnknown = nil, true
-		} else if popup != nil && popup.Key != top.Key {
+		} else if popup != nil {
 			// In a popover: placed by its popup window (TreeOptions).
 			if x, y, ok := opts.PopupOrigin(ctx, popup); ok {
 				n.Bounds.X += x - popup.Bounds.X
@@ -252,63 +251,88 @@ func (c *Conn) topLevel(ctx context.Context, bus string, path dbus.ObjectPath, w
 			return nil, platform.ErrElementGone
 		}
 		if parent.Path == rootPath {
-			top := &platform.Node{Key: cur.key()}
-			if err := c.call(ctx, cur.Bus, cur.Path, ifaceProps+".Get", []any{ifaceAccessible, "Name"}, &v); err == nil {
-				top.Name, _ = v.Value().(string)
-			}
-			var r struct{ X, Y, W, H int32 }
-			if err := c.call(ctx, cur.Bus, cur.Path, ifaceComponent+".GetExtents", []any{coordType(windowRelative)}, &r); err == nil {
-				top.Bounds = &platform.Rect{X: int(r.X), Y: int(r.Y), Width: int(r.W), Height: int(r.H)}
-			}
-			var st []uint32
-			if err := c.call(ctx, cur.Bus, cur.Path, ifaceAccessible+".GetState", nil, &st); err == nil {
-				top.States = platform.StateSetFromWords(st)
-			}
-			return top, nil
+			return c.topNode(ctx, cur, windowRelative), nil
 		}
 		cur = parent
 	}
 	return nil, platform.ErrElementGone
 }
 
-// popupAncestor finds the nearest ancestor-or-self of an element below
-// its top level whose role a popup's has (PopupRole) and that has extents,
-// with those extents as the toolkit gives them (window coordinates); nil
-// when there is none, or when look is false.
-func (c *Conn) popupAncestor(ctx context.Context, bus string, path dbus.ObjectPath, look bool) (*platform.Node, error) {
-	if !look {
-		return nil, nil
-	}
+// topNode reads a top level's name, states and extents (window-relative,
+// or in screen coordinates) in one round trip; what cannot be read is left
+// out.
+func (c *Conn) topNode(ctx context.Context, ref objRef, windowRelative bool) *platform.Node {
+	top := &platform.Node{Key: ref.key()}
+	b := c.newBatch(ctx)
+	defer b.close()
+	b.add(ref.Bus, ref.Path, ifaceProps+".Get", func(call *dbus.Call) {
+		var v dbus.Variant
+		if call.Err == nil && call.Store(&v) == nil {
+			top.Name, _ = v.Value().(string)
+		}
+	}, ifaceAccessible, "Name")
+	b.add(ref.Bus, ref.Path, ifaceComponent+".GetExtents", func(call *dbus.Call) {
+		var r struct{ X, Y, W, H int32 }
+		if call.Err == nil && call.Store(&r) == nil {
+			top.Bounds = &platform.Rect{X: int(r.X), Y: int(r.Y), Width: int(r.W), Height: int(r.H)}
+		}
+	}, coordType(windowRelative))
+	b.states(ref.Bus, ref.Path, func(st platform.StateSet, err error) {
+		if err == nil {
+			top.States = st
+		}
+	})
+	b.wait()
+	return top
+}
+
+// placing climbs from an element to its top level (the child of the
+// application root that holds it: frame, dialog, window), a round trip
+// per level, and returns the top level with its name, states and
+// window-relative extents, and with popups true the nearest
+// ancestor-or-self below it whose role a popup's has (PopupRole) and that
+// has extents, with those extents (nil when there is none).
+func (c *Conn) placing(ctx context.Context, bus string, path dbus.ObjectPath, popups bool) (top, popup *platform.Node, err error) {
 	cur := objRef{bus, path}
 	for range 256 {
-		var v dbus.Variant
-		if err := c.call(ctx, cur.Bus, cur.Path, ifaceProps+".Get", []any{ifaceAccessible, "Parent"}, &v); err != nil {
-			return nil, err
-		}
 		var parent objRef
-		if err := dbus.Store([]any{v.Value()}, &parent); err != nil {
-			return nil, err
+		var perr error
+		var role uint32
+		var ext *platform.Rect
+		b := c.newBatch(ctx)
+		b.add(cur.Bus, cur.Path, ifaceProps+".Get", func(call *dbus.Call) {
+			var v dbus.Variant
+			if perr = call.Err; perr == nil {
+				if perr = call.Store(&v); perr == nil {
+					perr = dbus.Store([]any{v.Value()}, &parent)
+				}
+			}
+		}, ifaceAccessible, "Parent")
+		if popups && popup == nil {
+			b.add(cur.Bus, cur.Path, ifaceAccessible+".GetRole", func(call *dbus.Call) {
+				if call.Err != nil || call.Store(&role) != nil {
+					role = 0
+				}
+			})
+			b.extents(cur.Bus, cur.Path, coordType(true), func(r *platform.Rect) { ext = r })
+		}
+		b.wait()
+		b.close()
+		if perr != nil {
+			return nil, nil, perr
 		}
 		if parent.null() {
-			return nil, platform.ErrElementGone
+			return nil, nil, platform.ErrElementGone
 		}
 		if parent.Path == rootPath {
-			return nil, nil // cur is the top level
+			return c.topNode(ctx, cur, true), popup, nil
 		}
-		var role uint32
-		if err := c.call(ctx, cur.Bus, cur.Path, ifaceAccessible+".GetRole", nil, &role); err != nil {
-			return nil, err
-		}
-		if PopupRole(platform.Role(role)) {
-			var r struct{ X, Y, W, H int32 }
-			if err := c.call(ctx, cur.Bus, cur.Path, ifaceComponent+".GetExtents", []any{coordType(true)}, &r); err == nil && r.W > 0 && r.H > 0 {
-				return &platform.Node{Key: cur.key(), Role: platform.Role(role),
-					Bounds: &platform.Rect{X: int(r.X), Y: int(r.Y), Width: int(r.W), Height: int(r.H)}}, nil
-			}
+		if popup == nil && PopupRole(platform.Role(role)) && ext != nil && !ext.Empty() {
+			popup = &platform.Node{Key: cur.key(), Role: platform.Role(role), Bounds: ext}
 		}
 		cur = parent
 	}
-	return nil, platform.ErrElementGone
+	return nil, nil, platform.ErrElementGone
 }
 
 // validExtents filters the extents toolkits give elements that are not on
