@@ -216,12 +216,23 @@ func (m Matcher) Match(n *platform.Node) bool {
 		if m.matchName(n.Name) {
 			return true
 		}
+		if readsAsName(n) && m.matchName(*n.Value) {
+			return true
+		}
 		// GTK 4.8 names a button "_Save Save": the label a user sees
 		// matches too.
 		seen, ok := platform.SeenLabel(n.Name)
 		return ok && m.matchName(seen)
 	}
 	return true
+}
+
+// readsAsName reports an element whose value stands for the name it
+// lacks: unnamed, not editable, with the Text interface and a value — text
+// a user reads, as a page's status line or a PDF page (docs/api.md). A
+// field's content is no name: an editable element never matches by it.
+func readsAsName(n *platform.Node) bool {
+	return n.Name == "" && n.Value != nil && !n.States.Has(platform.StateEditable) && slices.Contains(n.Interfaces, "text")
 }
 
 // matchName holds one name against the query's name, per its mode.

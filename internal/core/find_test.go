@@ -2,6 +2,7 @@ package core
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -252,6 +253,41 @@ func TestFindSeenLabel(t *testing.T) {
 		els, _, err := tr.Find(q)
 		if err != nil || len(els) != 1 {
 			t.Errorf("Find(%+v): %d elements, err %v", q, len(els), err)
+		}
+	}
+}
+
+// Text a user reads without a name (a status line, a PDF page) is found by
+// its value; a field's content, or a named element's value, is not a name.
+func TestFindReadText(t *testing.T) {
+	withValue := func(n *platform.Node, v string, ifaces ...string) *platform.Node {
+		n.Value, n.Interfaces = &v, ifaces
+		n.Key += "/" + v
+		return n
+	}
+	status := withValue(nd("status bar", ""), "1 of 3 done", "text")
+	field := withValue(nd("text", ""), "done already", "text", "editabletext")
+	field.States |= 1 << platform.StateEditable
+	named := withValue(nd("status bar", "Progress"), "all done", "text")
+	slider := withValue(nd("slider", ""), "50", "value")
+	tr := NewTree(nd("frame", "App", status, field, named, slider), KindA11y)
+	for _, tc := range []struct {
+		q    Query
+		want []string
+	}{
+		{Query{Name: "done"}, []string{"1 of 3 done"}},
+		{Query{Name: "1 of 3 done", NameMatch: MatchExact}, []string{"1 of 3 done"}},
+		{Query{Name: "^1 of", NameMatch: MatchRegex}, []string{"1 of 3 done"}},
+		{Query{Name: "50"}, nil},
+		{Query{Name: "Progress"}, []string{"all done"}},
+	} {
+		els, _, err := tr.Find(tc.q)
+		var got []string
+		for _, e := range els {
+			got = append(got, *e.Value)
+		}
+		if err != nil || fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("Find(%+v): %q, err %v; want %q", tc.q, got, err, tc.want)
 		}
 	}
 }

@@ -4,7 +4,10 @@ package atspi
 
 import (
 	"math"
+	"slices"
 	"strconv"
+	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/godbus/dbus/v5"
@@ -15,7 +18,8 @@ import (
 // Values: what a control holds, read in the tree walk so that an agent sees
 // a form in one call (platform.Node.Value; docs/api.md): the text of
 // entries, text areas and table cells, the number of sliders, spin buttons
-// and progress bars, the chosen item of a combo box. Never of a redacted
+// and progress bars, the chosen item of a combo box, and the text a user
+// reads where no name says it (readRoles). Never of a redacted
 // field, and a field that may hide its text (GTK 4, hidden.go) is valued
 // only from what it shows.
 //
@@ -42,6 +46,28 @@ var (
 	roleStatic      = mustRole("static")
 )
 
+// readRoles hold text a user reads, often without a name that says it: a
+// page's status line (<p role=status>: Firefox's status bar holds its text
+// itself, no child does), a paragraph or a block of a web page, Evince's
+// page (its text only in the Text interface). Unnamed, not editable and
+// with the Text interface, they are valued with their text (readValue).
+// Chromium's hold it in static children, which are named with it: those
+// are left alone. A list of roles, not every Text element, to keep the
+// tree read's cost where the text is (two calls an element): a frame, a
+// panel or a web page's section (a div, an article) with Text mostly holds
+// its children's embedded objects; a label is named with its text.
+var readRoles = map[platform.Role]bool{}
+
+func init() {
+	for _, name := range []string{"status bar", "page", "paragraph", "caption", "block quote", "heading", "static",
+		"notification", "alert", "log", "timer", "marquee", "comment", "footnote", "definition", "description value",
+		"mark", "content deletion", "content insertion"} {
+		if r, ok := platform.RoleByName(name); ok {
+			readRoles[r] = true
+		}
+	}
+}
+
 func mustRole(name string) platform.Role {
 	r, ok := platform.RoleByName(name)
 	if !ok {
@@ -58,6 +84,7 @@ const (
 	textValue             // Text: CharacterCount, then GetText up to it
 	numberValue           // Value.CurrentValue
 	choiceValue           // a combo box: its selected item's name
+	readValue             // text a user reads (readRoles): as textValue, never only embedded objects
 )
 
 // valueKindOf says how n's value is read. Scroll bars and split panes have
@@ -81,7 +108,17 @@ func valueKindOf(n *platform.Node) valueKind {
 			return textValue
 		}
 	}
+	if readRoles[n.Role] && n.Name == "" && !n.States.Has(platform.StateEditable) && hasInterface(n, "text") &&
+		!slices.ContainsFunc(n.Children, func(k *platform.Node) bool { return k.Role == roleStatic }) {
+		return readValue
+	}
 	return noValue
+}
+
+// onlyObjects reports a text that is nothing but embedded objects and
+// space: a container's, whose children say what it holds.
+func onlyObjects(s string) bool {
+	return strings.TrimFunc(s, func(r rune) bool { return r == embeddedObject || unicode.IsSpace(r) }) == ""
 }
 
 // setValue sets n's value, cut to platform.MaxValueRunes; over says the
@@ -118,6 +155,7 @@ func (w *walker) readValues(done map[*walkNode]bool) {
 		count int
 		text  string
 		ok    bool
+		read  bool // readValue
 	}
 	type choiceRead struct {
 		wn  *walkNode
@@ -133,9 +171,9 @@ func (w *walker) readValues(done map[*walkNode]bool) {
 			continue
 		}
 		n := wn.node
-		switch valueKindOf(n) {
-		case textValue:
-			t := &textRead{wn: wn}
+		switch kind := valueKindOf(n); kind {
+		case textValue, readValue:
+			t := &textRead{wn: wn, read: kind == readValue}
 			texts = append(texts, t)
 			b.get(wn.ref.Bus, wn.ref.Path, ifaceText, "CharacterCount", func(v any, err error) {
 				if c, ok := v.(int32); ok && err == nil {
@@ -204,6 +242,9 @@ func (w *walker) readValues(done map[*walkNode]bool) {
 	b.wait()
 	for _, t := range texts {
 		if !t.ok || t.count <= 0 {
+			continue
+		}
+		if t.read && onlyObjects(t.text) {
 			continue
 		}
 		text, ok := withEmbedded(t.text, t.wn.node.Children)

@@ -32,9 +32,26 @@ func TestValueKind(t *testing.T) {
 		{vnode(roleLabel, "", text), noValue},
 		{vnode(platform.RolePasswordText, "", text), noValue},
 		{&platform.Node{Role: roleEntry, Interfaces: text, Redacted: true}, noValue},
+		// Text a user reads: unnamed, not editable, its text not in a
+		// child (Firefox's <p role=status>, Evince's page).
+		{vnode(mustRole("status bar"), "", []string{"text"}), readValue},
+		{vnode(mustRole("page"), "", []string{"text", "hypertext"}), readValue},
+		{vnode(mustRole("status bar"), "Ready", []string{"text"}), noValue},
+		{vnode(mustRole("status bar"), "", nil), noValue},
+		{vnode(mustRole("paragraph"), "", []string{"text"}, vnode(roleStatic, "1 of 3 done", []string{"text"})), noValue}, // Chromium
+		{&platform.Node{Role: mustRole("paragraph"), Interfaces: text, States: 1 << platform.StateEditable}, noValue},     // Writer's
+		{vnode(platform.RoleFrame, "", []string{"text"}), noValue},
 	} {
 		if got := valueKindOf(tc.n); got != tc.want {
 			t.Errorf("%s %v: kind %d, want %d", tc.n.Role, tc.n.Interfaces, got, tc.want)
+		}
+	}
+}
+
+func TestOnlyObjects(t *testing.T) {
+	for s, want := range map[string]bool{"": true, "\uFFFC \uFFFC\n": true, "1 of 3 done": false, "x \uFFFC": false} {
+		if got := onlyObjects(s); got != want {
+			t.Errorf("onlyObjects(%q) = %v, want %v", s, got, want)
 		}
 	}
 }
