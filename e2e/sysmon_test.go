@@ -58,6 +58,25 @@ func TestTaskSystemMonitorProcesses(t *testing.T) {
 	if checked == 0 {
 		t.Fatalf("no row's process was still running: %v", rows)
 	}
+	// The tree gives the Process Name cells the same value: the cell
+	// that holds the renderers' cells, not only its second child. (On a
+	// server of its own: its answers are no part of the task's cost.)
+	tree := startMCP(t, d, "")
+	tsess := tree.connect(t, map[string]any{"pid": app.Pid})
+	ttable := findOne(t, tree, tsess, map[string]any{"role": "tree table", "interface": "table"}).Ref
+	cells := decode[[]struct {
+		mcpElem
+		ChildCount int `json:"childCount"`
+	}](t, tree.ok(t, "find_elements", map[string]any{"session": tsess, "within": ttable, "role": "table cell", "limit": 1000})["elements"])
+	valued := map[string]bool{}
+	for _, c := range cells {
+		if c.ChildCount >= 2 && c.Value != nil {
+			valued[*c.Value] = true
+		}
+	}
+	if procName := *rows[0][name]; !valued[procName] {
+		t.Errorf("no Process Name cell in the tree holds %q as its value (%d cells with renderers valued)", procName, len(valued))
+	}
 
 	// The order of the IDs read: 1 ascending, -1 descending, 0 neither.
 	order := func() (int, string) {

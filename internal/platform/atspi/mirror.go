@@ -710,6 +710,9 @@ func (m *mirror) plan(dirty map[dbus.ObjectPath]dirt) (walks, bounds []dbus.Obje
 		switch {
 		case d&dirtValue != 0 && n.Role == platform.RoleScrollBar && m.parent[p] != nil:
 			walk[m.pathOf(m.parent[p].Key)] = true
+		case d&(dirtAll|dirtValue) != 0 && n.Role == roleTableCell && m.parent[p] != nil && isRendererCell(m.parent[p]):
+			// A renderer's cell: its parent's value is made of it.
+			walk[m.pathOf(m.parent[p].Key)] = true
 		case d&(dirtAll|dirtValue) != 0:
 			walk[p] = true
 		default:

@@ -330,6 +330,7 @@ func (c *Conn) read(ctx context.Context, bus string, path dbus.ObjectPath, opts 
 	}
 	if !opts.NoValues {
 		w.shownChoices()
+		w.rendererCells()
 	}
 	if ctx.Err() != nil && !st.Truncated {
 		st.Truncated, st.Reason = true, "deadline"

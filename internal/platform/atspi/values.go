@@ -254,6 +254,51 @@ func (w *walker) readValues(done map[*walkNode]bool) {
 	}
 }
 
+// rendererCells values the GTK 3 table cells drawn by several renderers
+// (an icon and a name: GNOME System Monitor's Process Name, the file
+// chooser's Name): a cell with no text of its own whose children are the
+// renderers' cells, valued by the walk already; the cell's value is
+// theirs, joined by a space, as read_table gives it (expandContainers). No
+// call: the children were read. A renderer that is redacted leaves the
+// cell without a value. The mirror walks such a cell again when one of
+// its renderers changes (mirror.plan).
+func (w *walker) rendererCells() {
+	for _, wn := range w.all {
+		if n := wn.node; wn.detailed && isRendererCell(n) && n.Value == nil {
+			n.Value, n.ValueTruncated = nil, false
+			var parts []string
+			over := false
+			for _, k := range n.Children {
+				if k.Redacted || k.IsPassword() {
+					parts = nil
+					break
+				}
+				if k.Value != nil && *k.Value != "" {
+					parts = append(parts, *k.Value)
+					over = over || k.ValueTruncated
+				}
+			}
+			if len(parts) > 0 {
+				setValue(n, strings.Join(parts, " "), over)
+			}
+		}
+	}
+}
+
+// isRendererCell reports a table cell with no name and only
+// table cells as children.
+func isRendererCell(n *platform.Node) bool {
+	if n.Role != roleTableCell || n.Name != "" || n.Redacted || len(n.Children) == 0 {
+		return false
+	}
+	for _, k := range n.Children {
+		if k.Role != roleTableCell {
+			return false
+		}
+	}
+	return true
+}
+
 // shownChoices values the combo boxes without a Selection interface from
 // what their subtree shows, once bounds are read: Firefox and Chromium mark
 // the chosen item of an HTML select selected; GTK 4's drop-down shows the

@@ -132,3 +132,28 @@ func TestChoiceFromSubtree(t *testing.T) {
 		}
 	}
 }
+
+// A GTK 3 cell drawn by an icon and a text renderer (System Monitor's
+// Process Name) holds the renderers' cells; its value is theirs.
+func TestRendererCells(t *testing.T) {
+	v := func(s string) *string { return &s }
+	icon := vnode(roleTableCell, "", []string{"image"})
+	name := vnode(roleTableCell, "", []string{"text"})
+	name.Value = v("gnome-shell")
+	cell := vnode(roleTableCell, "", nil, icon, name)
+	plain := vnode(roleTableCell, "", []string{"text"})
+	w := &walker{}
+	for _, n := range []*platform.Node{cell, icon, name, plain} {
+		w.all = append(w.all, &walkNode{node: n, detailed: true})
+	}
+	w.rendererCells()
+	if cell.Value == nil || *cell.Value != "gnome-shell" || plain.Value != nil || icon.Value != nil {
+		t.Errorf("cell %v, plain %v, icon %v", cell.Value, plain.Value, icon.Value)
+	}
+	secret := vnode(roleTableCell, "", nil, vnode(roleTableCell, "", []string{"text"}), &platform.Node{Role: roleTableCell, Redacted: true})
+	secret.Children[0].Value = v("shown")
+	w = &walker{all: []*walkNode{{node: secret, detailed: true}}}
+	if w.rendererCells(); secret.Value != nil {
+		t.Errorf("a cell with a redacted renderer got the value %q", *secret.Value)
+	}
+}
