@@ -356,15 +356,7 @@ func (c *Conn) expandEmbedded(b *batch, cells []tableCell, texts []string, got [
 			if k.ref.null() {
 				continue
 			}
-			b.add(k.ref.Bus, k.ref.Path, ifaceAccessible+".GetRole", func(call *dbus.Call) {
-				var r uint32
-				if k.err = call.Err; call.Err == nil && call.Store(&r) == nil {
-					k.node.Role = platform.Role(r)
-				}
-			})
-			b.states(k.ref.Bus, k.ref.Path, func(s platform.StateSet, err error) {
-				k.node.States, k.err = s, cmp.Or(k.err, err)
-			})
+			b.kind(k.ref, &k.node.Role, &k.node.States, &k.err)
 		}
 	}
 	b.wait()
@@ -457,15 +449,7 @@ func (c *Conn) expandContainers(b *batch, cells []tableCell, texts []string, got
 			if k.ref.null() {
 				continue
 			}
-			b.add(k.ref.Bus, k.ref.Path, ifaceAccessible+".GetRole", func(call *dbus.Call) {
-				var r uint32
-				if k.err = call.Err; call.Err == nil && call.Store(&r) == nil {
-					k.role = platform.Role(r)
-				}
-			})
-			b.states(k.ref.Bus, k.ref.Path, func(s platform.StateSet, err error) {
-				k.states, k.err = s, cmp.Or(k.err, err)
-			})
+			b.kind(k.ref, &k.role, &k.states, &k.err)
 			b.get(k.ref.Bus, k.ref.Path, ifaceText, "CharacterCount", func(v any, err error) {
 				n, ok := v.(int32)
 				k.count, k.noText = n, err != nil || !ok
@@ -516,4 +500,20 @@ func (c *Conn) expandContainers(b *batch, cells []tableCell, texts []string, got
 		}
 	}
 	return nil
+}
+
+// kind queues a GetRole and a GetState for ref, into role and states; the
+// first call that fails leaves its error in *errp.
+func (b *batch) kind(ref objRef, role *platform.Role, states *platform.StateSet, errp *error) {
+	b.add(ref.Bus, ref.Path, ifaceAccessible+".GetRole", func(call *dbus.Call) {
+		var r uint32
+		if call.Err != nil {
+			*errp = cmp.Or(*errp, call.Err)
+		} else if call.Store(&r) == nil {
+			*role = platform.Role(r)
+		}
+	})
+	b.states(ref.Bus, ref.Path, func(s platform.StateSet, err error) {
+		*states, *errp = s, cmp.Or(*errp, err)
+	})
 }
