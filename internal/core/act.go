@@ -852,18 +852,12 @@ func (m *Sessions) setByTyping(ctx context.Context, t *target, value, claim, not
 	return r, err
 }
 
-// lengthChecker is a platform that can tell whether a text field holds n
-// characters without reading them: the read-back of a password field.
-type lengthChecker interface {
-	TextLengthIs(ctx context.Context, app platform.App, key string, n int) (bool, error)
-}
-
 // finishPassword settles after a password was typed and checks the field's
 // length, the one read-back a password field allows. Without that check
 // the typing is not claimed to have worked.
 func (m *Sessions) finishPassword(ctx context.Context, t *target, value, claim string) (*ActResult, error) {
 	n := utf8.RuneCountInString(value)
-	lc, _ := m.desk.Actions.(lengthChecker)
+	lc, _ := m.desk.Actions.(platform.LengthChecker)
 	want := func(*platform.Details) bool {
 		ok, err := lc.TextLengthIs(ctx, t.s.App, t.node.Key, n)
 		return err == nil && ok
@@ -1338,13 +1332,6 @@ func (m *Sessions) TypeText(ctx context.Context, sessionID, ref, text string) (*
 	return r, err
 }
 
-// checkedTyper is an input backend that types a whole text as one
-// sequence while calling back between batches: the keys bound for
-// characters the layout lacks then stay bound for the whole text.
-type checkedTyper interface {
-	TypeTextChecked(ctx context.Context, text string, every int, check func(ctx context.Context) error) (int, error)
-}
-
 // typeBatched types text, checking before every typeBatch characters that
 // the window is still the active one: a window that took the focus
 // meanwhile (the user, a dialog of another app) stops the typing. The
@@ -1368,7 +1355,7 @@ func (m *Sessions) typeBatched(ctx context.Context, t *target, win platform.Wind
 		}
 		return e
 	}
-	if ct, ok := t.actor.Input.(checkedTyper); ok {
+	if ct, ok := t.actor.Input.(platform.CheckedTyper); ok {
 		n, err := ct.TypeTextChecked(ctx, text, typeBatch, lost)
 		if errors.Is(err, errLost) {
 			return n, stopped(n)

@@ -132,6 +132,25 @@ type Diagnoser interface {
 	WhyInaccessible(ctx context.Context, app App) string
 }
 
+// LengthChecker is the optional part of Actions that tells whether an
+// element's text has n characters without reading them: the one read-back
+// a password field allows. Without it the core cannot verify typing into a
+// password field, and set_value on one answers noEffect.
+type LengthChecker interface {
+	TextLengthIs(ctx context.Context, app App, key string, n int) (bool, error)
+}
+
+// CheckedTyper is the optional part of Input that types a whole text as one
+// sequence, calling check before the first character and before every
+// every characters after, and stopping (with check's error, as is, and the
+// count typed) when it fails: the core's "is the target window still in
+// front" between batches. Keys bound for characters the layout lacks stay
+// bound for the whole text. Without it the core types the text in batches
+// through TypeText and checks between them.
+type CheckedTyper interface {
+	TypeTextChecked(ctx context.Context, text string, every int, check func(ctx context.Context) error) (int, error)
+}
+
 // WindowLayout is which of an application's windows shows which part of
 // its accessible tree, read at one moment.
 type WindowLayout struct {

@@ -53,6 +53,8 @@ var (
 	_ platform.ButtonHolder  = (*Desktop)(nil)
 	_ platform.KeyHolder     = (*Desktop)(nil)
 	_ platform.Actions       = (*Desktop)(nil)
+	_ platform.LengthChecker = (*Desktop)(nil)
+	_ platform.CheckedTyper  = (*Desktop)(nil)
 	_ platform.Events        = (*Desktop)(nil)
 	_ platform.TableReader   = (*Desktop)(nil)
 )
