@@ -431,12 +431,6 @@ var clickActions = []string{"click", "press", "activate", "jump", "open", "toggl
 // (Firefox and Chromium alike).
 var chooseActions = append(slices.Clone(clickActions), "select")
 
-// actionStarter is a platform that can send an element's action without
-// waiting for the reply, which then arrives on a channel.
-type actionStarter interface {
-	StartAction(ctx context.Context, app platform.App, key string, names ...string) (string, <-chan error, error)
-}
-
 // Waits for an action's reply. DefaultReplyWait is how long the toolkit
 // is given to answer an element's action by default (the timeoutMs of
 // click and invoke), MaxReplyWait the most an agent may ask for.
@@ -470,7 +464,7 @@ var replyPoll = 100 * time.Millisecond
 // reply is pending ends the wait early (after quietTime more for the
 // reply): that is the modal dialog.
 func (m *Sessions) doAction(ctx context.Context, t *target, wait time.Duration, names ...string) (string, error) {
-	st, ok := t.actor.Actions.(actionStarter)
+	st, ok := t.actor.Actions.(platform.ActionStarter)
 	if !ok {
 		return t.actor.DoAction(ctx, t.s.App, t.node.Key, names...)
 	}
@@ -525,7 +519,7 @@ func (m *Sessions) windowOpened(ctx context.Context, t *target) bool {
 	}
 	var wins []platform.Window
 	var err error
-	if wl, ok := m.desk.Windows.(windowLister); ok {
+	if wl, ok := m.desk.Windows.(platform.WindowLister); ok {
 		wins, err = wl.AppWindows(ctx, t.s.App.Pid)
 	} else {
 		wins, err = m.appWindows(ctx, t.s)

@@ -52,26 +52,6 @@ type FocusRef struct {
 	key  string
 }
 
-// Optional parts of a platform that effects are read with; a platform
-// without them reports fewer effects, never wrong ones.
-type (
-	// topLeveler reads an app's top-level accessibles (role, name,
-	// states, bounds).
-	topLeveler interface {
-		TopLevels(ctx context.Context, app platform.App) ([]platform.Node, error)
-	}
-	// focusTracker tells the element that last took the focus and how
-	// many times the focus moved while the app was watched.
-	focusTracker interface {
-		Focus(ctx context.Context, app platform.App) (key string, moves uint64)
-	}
-	// windowLister lists one process's top-level windows, without the
-	// rest of the desktop's applications.
-	windowLister interface {
-		AppWindows(ctx context.Context, pid int) ([]platform.Window, error)
-	}
-)
-
 // scene is the app at one moment, as far as effects go.
 type scene struct {
 	wins       []platform.Window // mapped top-level windows
@@ -86,7 +66,7 @@ type scene struct {
 // empty (and then compared as unknown, not as closed).
 func (m *Sessions) look(ctx context.Context, s *Session) scene {
 	var sc scene
-	if wl, ok := m.desk.Windows.(windowLister); ok {
+	if wl, ok := m.desk.Windows.(platform.WindowLister); ok {
 		if wins, err := wl.AppWindows(ctx, s.App.Pid); err == nil {
 			sc.wins, sc.winsRead = mapped(wins), true
 		}
@@ -96,12 +76,12 @@ func (m *Sessions) look(ctx context.Context, s *Session) scene {
 		sc.winsRead = true // no window at all
 	}
 	if s.Mode != ModeVisual {
-		if tl, ok := m.desk.Accessibility.(topLeveler); ok {
+		if tl, ok := m.desk.Accessibility.(platform.TopLevelReader); ok {
 			if tops, err := tl.TopLevels(ctx, s.App); err == nil {
 				sc.tops = tops
 			}
 		}
-		if ft, ok := m.desk.Accessibility.(focusTracker); ok {
+		if ft, ok := m.desk.Accessibility.(platform.FocusTracker); ok {
 			sc.focusKey, sc.focusMoves = ft.Focus(ctx, s.App)
 		}
 	}

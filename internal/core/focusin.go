@@ -19,11 +19,6 @@ import (
 // its descendants but holds only the paragraphs on screen as children;
 // Calc's grid, which reports 2^31-1, is never listed).
 
-// focusedChilder reads which child of an element has the focus.
-type focusedChilder interface {
-	FocusedChild(ctx context.Context, app platform.App, key string) (string, error)
-}
-
 const (
 	// maxFocusChildren bounds the children whose states are read.
 	maxFocusChildren = 512
@@ -60,12 +55,12 @@ func (m *Sessions) focusedDescendant(ctx context.Context, t *target, d *platform
 	if d.Node.ChildCount == 0 {
 		return ""
 	}
-	if ft, ok := m.desk.Accessibility.(focusTracker); ok {
+	if ft, ok := m.desk.Accessibility.(platform.FocusTracker); ok {
 		if k, _ := ft.Focus(ctx, t.s.App); k != "" && k != t.node.Key && m.descends(ctx, t, k) {
 			return k
 		}
 	}
-	if fc, ok := m.desk.Accessibility.(focusedChilder); ok && d.Node.ChildCount <= maxFocusChildren {
+	if fc, ok := m.desk.Accessibility.(platform.FocusedChildReader); ok && d.Node.ChildCount <= maxFocusChildren {
 		if k, err := fc.FocusedChild(ctx, t.s.App, t.node.Key); err == nil && k != "" {
 			return k
 		}
@@ -126,7 +121,7 @@ func (m *Sessions) awaitKeys(ctx context.Context, t *target) bool {
 
 // eventPoor reports an app whose silence says nothing (GTK 4.8).
 func (m *Sessions) eventPoor(s *Session) bool {
-	sr, ok := m.desk.Accessibility.(stillReader)
+	sr, ok := m.desk.Accessibility.(platform.StillReader)
 	return ok && sr.EventPoor(s.App)
 }
 

@@ -37,14 +37,6 @@ var (
 	stillGap  = 60 * time.Millisecond
 )
 
-// stillReader is a platform that can tell applications whose events do not
-// say when they are done, and sum up what one shows (a fingerprint, only
-// compared for equality).
-type stillReader interface {
-	EventPoor(app platform.App) bool
-	Fingerprint(ctx context.Context, app platform.App) (uint64, error)
-}
-
 // settle waits for the app to be quiet and then reads key back until want
 // holds (want nil: any read), bounded by settleCap and ctx. It returns
 // the last read (nil when every read failed) and whether want held on it;
@@ -58,7 +50,7 @@ func (m *Sessions) settle(ctx context.Context, s *Session, key string, changes <
 	}
 	capAt := time.Now().Add(settleCap)
 	d, held := m.settleQuiet(ctx, s, key, changes, want, read)
-	sr, ok := m.desk.Accessibility.(stillReader)
+	sr, ok := m.desk.Accessibility.(platform.StillReader)
 	if !ok || s.Mode == ModeVisual || !sr.EventPoor(s.App) || ctx.Err() != nil {
 		return d, held
 	}
@@ -78,7 +70,7 @@ func (m *Sessions) settle(ctx context.Context, s *Session, key string, changes <
 
 // holdStill reads the app's fingerprint every stillGap until it has not
 // changed for stillTime, or until capAt; it reports whether it read any.
-func (m *Sessions) holdStill(ctx context.Context, s *Session, sr stillReader, capAt time.Time) bool {
+func (m *Sessions) holdStill(ctx context.Context, s *Session, sr platform.StillReader, capAt time.Time) bool {
 	last, err := sr.Fingerprint(ctx, s.App)
 	if err != nil {
 		return false

@@ -132,6 +132,59 @@ type Diagnoser interface {
 	WhyInaccessible(ctx context.Context, app App) string
 }
 
+// StillReader is the optional part of Accessibility that tells an
+// application whose events do not say when it is done (GTK 4.8 announces
+// almost nothing: a text view's text changes silently), and sums up what
+// one shows now: after an action on such an app the core waits until two
+// fingerprints agree (only compared for equality) before it reads back.
+// Without it every app's quiet on the bus counts as settled.
+type StillReader interface {
+	EventPoor(app App) bool
+	Fingerprint(ctx context.Context, app App) (uint64, error)
+}
+
+// TopLevelReader is the optional part of Accessibility that reads an
+// application's top-level accessibles alone (role, name, states, bounds):
+// what an action's effects name a window opened or closed by. Without it
+// effects say less, never something wrong.
+type TopLevelReader interface {
+	TopLevels(ctx context.Context, app App) ([]Node, error)
+}
+
+// FocusTracker is the optional part of Accessibility that tells the
+// element that last announced it took the keyboard focus while the app was
+// watched, and how many times the focus moved: an action's effects report
+// a focus move by it, and typing into an element finds the descendant that
+// has the keys. Without it effects say less.
+type FocusTracker interface {
+	Focus(ctx context.Context, app App) (key string, moves uint64)
+}
+
+// FocusedChildReader is the optional part of Accessibility that reads which
+// child of an element has the keyboard focus ("" when none has), the
+// second way the core finds where typed keys went.
+type FocusedChildReader interface {
+	FocusedChild(ctx context.Context, app App, key string) (string, error)
+}
+
+// ActionStarter is the optional part of Actions that sends an element's
+// action without waiting for the reply, which then arrives on the channel
+// (by ctx's deadline): the core stops waiting early when a window of the
+// app opens meanwhile (a modal dialog whose toolkit answers the action
+// only when it closes, as Qt does). Without it the core calls DoAction and
+// waits for the reply.
+type ActionStarter interface {
+	StartAction(ctx context.Context, app App, key string, names ...string) (used string, reply <-chan error, err error)
+}
+
+// WindowLister is the optional part of Windows that lists one process's
+// top-level windows as the display server has them now, without reading
+// the rest of the desktop's applications. Without it the core finds the
+// app's windows through Accessibility.Apps.
+type WindowLister interface {
+	AppWindows(ctx context.Context, pid int) ([]Window, error)
+}
+
 // LengthChecker is the optional part of Actions that tells whether an
 // element's text has n characters without reading them: the one read-back
 // a password field allows. Without it the core cannot verify typing into a

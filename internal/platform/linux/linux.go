@@ -47,16 +47,22 @@ type Desktop struct {
 }
 
 var (
-	_ platform.Accessibility = (*Desktop)(nil)
-	_ platform.Windows       = (*Desktop)(nil)
-	_ platform.Input         = (*Desktop)(nil)
-	_ platform.ButtonHolder  = (*Desktop)(nil)
-	_ platform.KeyHolder     = (*Desktop)(nil)
-	_ platform.Actions       = (*Desktop)(nil)
-	_ platform.LengthChecker = (*Desktop)(nil)
-	_ platform.CheckedTyper  = (*Desktop)(nil)
-	_ platform.Events        = (*Desktop)(nil)
-	_ platform.TableReader   = (*Desktop)(nil)
+	_ platform.Accessibility      = (*Desktop)(nil)
+	_ platform.Windows            = (*Desktop)(nil)
+	_ platform.Input              = (*Desktop)(nil)
+	_ platform.ButtonHolder       = (*Desktop)(nil)
+	_ platform.KeyHolder          = (*Desktop)(nil)
+	_ platform.Actions            = (*Desktop)(nil)
+	_ platform.LengthChecker      = (*Desktop)(nil)
+	_ platform.CheckedTyper       = (*Desktop)(nil)
+	_ platform.StillReader        = (*Desktop)(nil)
+	_ platform.TopLevelReader     = (*Desktop)(nil)
+	_ platform.FocusTracker       = (*Desktop)(nil)
+	_ platform.FocusedChildReader = (*Desktop)(nil)
+	_ platform.ActionStarter      = (*Desktop)(nil)
+	_ platform.WindowLister       = (*Desktop)(nil)
+	_ platform.Events             = (*Desktop)(nil)
+	_ platform.TableReader        = (*Desktop)(nil)
 )
 
 // Reconnecting returns a desktop that connects on first use and again on
