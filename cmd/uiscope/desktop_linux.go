@@ -12,6 +12,7 @@ import (
 	"github.com/uiscope/uiscope/internal/platform/linux"
 	"github.com/uiscope/uiscope/internal/platform/x11"
 	"github.com/uiscope/uiscope/internal/sandbox"
+	"github.com/uiscope/uiscope/internal/security"
 )
 
 // openDesktop connects to the desktop for one command: the X display named
@@ -34,6 +35,14 @@ func serverDesktop() (desk platform.Desktop, done func()) {
 	d.Mirror = true
 	return d.Platform(), func() { d.Close() }
 }
+
+// consentPrompter shows the consent dialog of 'uiscope mcp --consent
+// prompt' (linux/consent.go).
+func consentPrompter() security.Prompter { return linux.ConsentPrompter(pythonPath) }
+
+// pythonPath runs the consent dialog: the Debian interpreter, which has
+// PyGObject (a python3 earlier on PATH may not).
+const pythonPath = "/usr/bin/python3"
 
 // watchdogCommand re-executes this binary as the watchdog of a server's
 // held input (x11/watchdog.go): it outlives a killed server just long

@@ -7,6 +7,7 @@ import (
 
 	"github.com/uiscope/uiscope/internal/platform"
 	"github.com/uiscope/uiscope/internal/platform/unsupported"
+	"github.com/uiscope/uiscope/internal/security"
 )
 
 // On systems without a backend yet every read answers notSupported, saying
@@ -19,6 +20,14 @@ func openDesktop(context.Context) (platform.Desktop, func(), error) {
 
 func serverDesktop() (platform.Desktop, func()) {
 	return unsupported.Desktop(), func() {}
+}
+
+// consentPrompter has no dialog to show: every prompt fails, which
+// refuses the request.
+func consentPrompter() security.Prompter {
+	return func(context.Context, security.Prompt, func(int), func()) (string, error) {
+		return "", security.ErrNoDialog
+	}
 }
 
 // hiddenMode runs a mode of the binary no user calls; there is none here.

@@ -113,7 +113,7 @@ func runMCP(ctx context.Context, c *cli, args []string) error {
 	sessions.Caps = cfg.Caps
 	sessions.Allow = apps
 	if *consent == "prompt" {
-		sessions.Consent = security.NewConsent(security.DialogPrompter(pythonPath), *consentTimeout)
+		sessions.Consent = security.NewConsent(consentPrompter(), *consentTimeout)
 	}
 	sessions.AllowDesktopKeys = *desktopKeys
 	sessions.AllowClipboard = *clipboard
@@ -158,7 +158,3 @@ func (f *capsFlag) Set(v string) error {
 	f.caps = c
 	return err
 }
-
-// pythonPath runs the consent dialog: the Debian interpreter, which has
-// PyGObject (a python3 earlier on PATH may not).
-const pythonPath = "/usr/bin/python3"

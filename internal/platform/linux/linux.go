@@ -3,7 +3,8 @@
 // Package linux joins the AT-SPI backend (semantics, actions, events), the
 // X11 backend (windows, input, geometry) and /proc (process identity) into
 // one platform.Desktop: applications with their windows, and accessible
-// trees with bounds in screen pixels.
+// trees with bounds in screen pixels. It also shows the server's consent
+// dialog (consent.go), a security.Prompter.
 package linux
 
 import (

@@ -1,4 +1,6 @@
-package security
+//go:build linux
+
+package linux
 
 import (
 	"bufio"
@@ -10,17 +12,20 @@ import (
 	"os/exec"
 	"strings"
 	"syscall"
+
+	"github.com/uiscope/uiscope/internal/security"
 )
 
 //go:embed consent.py
 var consentScript string
 
-// DialogPrompter shows prompts as a small GTK 3 window run by python3
-// (the Debian interpreter, with PyGObject): a child of the server, killed
-// with it (Pdeathsig) and when ctx ends. The script writes "shown" on a
-// line of its own once its window is mapped, then the answer's key.
-func DialogPrompter(python string) Prompter {
-	return func(ctx context.Context, p Prompt, started func(pid int), shown func()) (string, error) {
+// ConsentPrompter shows the consent dialog's prompts as a small GTK 3
+// window run by python (the Debian interpreter, with PyGObject): a child of
+// the server, killed with it (Pdeathsig) and when ctx ends. The script
+// (consent.py) reads the prompt as JSON on stdin, writes "shown" on a line
+// of its own once its window is mapped, then the answer's key.
+func ConsentPrompter(python string) security.Prompter {
+	return func(ctx context.Context, p security.Prompt, started func(pid int), shown func()) (string, error) {
 		req, err := json.Marshal(p)
 		if err != nil {
 			return "", err
