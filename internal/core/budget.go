@@ -403,7 +403,7 @@ func (r *TreeRead) ReadOnNote(flags bool) string {
 		}
 		n := r.Tree.nodes[c.Pos]
 		fmt.Fprintf(&b, "%s%s %s, %d", sep, r.Tree.RefString(c.Pos), n.Role, c.Omitted)
-		if table == "" && (n.Role == roleTable || hasInterface(n, "table")) {
+		if table == "" && (n.Role == platform.RoleTable || hasInterface(n, "table")) {
 			table = r.Tree.RefString(c.Pos)
 		}
 	}
@@ -422,8 +422,6 @@ func (r *TreeRead) ReadOnNote(flags bool) string {
 	b.WriteString("; or " + raise + ".")
 	return b.String()
 }
-
-var roleTable = mustRole("table")
 
 // Bounding a view's JSON without writing it.
 //

@@ -105,7 +105,7 @@ func (m *Sessions) items(ctx context.Context, s *Session, t *Tree, id int, d *pl
 func itemIDs(t *Tree, id int) []int {
 	kids := t.Children(id)
 	if len(kids) == 1 {
-		if k, ok := t.Node(kids[0]); ok && (k.Role.String() == "menu" || k.Role.String() == "list") {
+		if k, ok := t.Node(kids[0]); ok && (k.Role == platform.RoleMenu || k.Role == platform.RoleList) {
 			kids = t.Children(kids[0])
 		}
 	}
@@ -122,18 +122,12 @@ func itemNames(t *Tree, id int) []string {
 	return names
 }
 
-// State numbers the platform package does not name.
-const (
-	stateSelectable platform.State = 22
-	stateCheckable  platform.State = 41
-)
-
 // checkRoles are the roles whose checked state Toggle changes.
-var checkRoles = map[string]bool{"check box": true, "radio button": true, "toggle button": true,
-	"switch": true, "check menu item": true, "radio menu item": true}
+var checkRoles = map[platform.Role]bool{platform.RoleCheckBox: true, platform.RoleRadioButton: true,
+	platform.RoleToggleButton: true, platform.RoleCheckMenuItem: true, platform.RoleRadioMenuItem: true}
 
 // readOnlyValueRoles show a Value no one sets.
-var readOnlyValueRoles = map[string]bool{"progress bar": true, "level bar": true}
+var readOnlyValueRoles = map[platform.Role]bool{platform.RoleProgressBar: true, platform.RoleLevelBar: true}
 
 // editableProperties derives the schema and values of d. items are a
 // Selection container's item names, chosen the index of its selected one
@@ -142,7 +136,6 @@ func editableProperties(sessionID, ref string, d *platform.Details, items []stri
 	n := &d.Node
 	redacted := n.Redacted || n.IsPassword()
 	enabled := n.States.Has(platform.StateEnabled) || n.States.Has(platform.StateSensitive)
-	role := n.Role.String()
 	has := func(iface string) bool { return slices.Contains(n.Interfaces, iface) }
 	type prop struct {
 		desc PropertyDescriptor
@@ -179,7 +172,7 @@ func editableProperties(sessionID, ref string, d *platform.Details, items []stri
 		if integral(v.Minimum) && integral(v.Maximum) && integral(v.Increment) && v.Increment != 0 {
 			desc.Type = "integer"
 		}
-		if enabled && !readOnlyValueRoles[role] {
+		if enabled && !readOnlyValueRoles[n.Role] {
 			desc.Editor, desc.Writable = desc.Type, true
 		}
 		typ := "number"
@@ -188,7 +181,7 @@ func editableProperties(sessionID, ref string, d *platform.Details, items []stri
 		}
 		add(desc, PropertyValue{Value: v.Current, Type: typ})
 	}
-	if checkRoles[role] || n.States.Has(stateCheckable) {
+	if checkRoles[n.Role] || n.States.Has(platform.StateCheckable) {
 		desc := PropertyDescriptor{Name: "checked", Type: "boolean", Editor: EditorReadonly}
 		if enabled {
 			desc.Editor, desc.Writable = EditorBoolean, true
@@ -202,7 +195,7 @@ func editableProperties(sessionID, ref string, d *platform.Details, items []stri
 		}
 		add(desc, PropertyValue{Value: n.States.Has(platform.StateExpanded), Type: "boolean"})
 	}
-	if n.States.Has(stateSelectable) {
+	if n.States.Has(platform.StateSelectable) {
 		desc := PropertyDescriptor{Name: "selected", Type: "boolean", Editor: EditorReadonly}
 		if enabled {
 			desc.Editor, desc.Writable = EditorBoolean, true
@@ -237,7 +230,7 @@ func editableProperties(sessionID, ref string, d *platform.Details, items []stri
 	// when the element does (its role, interfaces, actions, items, or
 	// whether it can be edited), and only then.
 	h := sha256.New()
-	for _, part := range []string{sessionID, n.Key, role} {
+	for _, part := range []string{sessionID, n.Key, n.Role.String()} {
 		h.Write([]byte(part))
 		h.Write([]byte{0})
 	}

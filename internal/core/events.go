@@ -44,7 +44,8 @@ type Event struct {
 }
 
 // windowRoles are the roles of what opens and closes as a window.
-var windowRoles = map[string]bool{"frame": true, "dialog": true, "window": true, "alert": true, "file chooser": true}
+var windowRoles = map[string]bool{platform.RoleFrame.String(): true, platform.RoleDialog.String(): true,
+	platform.RoleWindow.String(): true, platform.RoleAlert.String(): true, platform.RoleFileChooser.String(): true}
 
 // EventLog is a bounded log of a session's events. Safe for concurrent use.
 type EventLog struct {
@@ -80,7 +81,7 @@ func (l *EventLog) derive(evs []Change, t *Tree) {
 		root = r.Key
 	}
 	isWindow := func(role, parent string) bool {
-		return windowRoles[role] && (parent == root || role == "dialog" || role == "alert")
+		return windowRoles[role] && (parent == root || role == platform.RoleDialog.String() || role == platform.RoleAlert.String())
 	}
 	now := time.Now()
 	l.mu.Lock()

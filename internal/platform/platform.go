@@ -111,18 +111,36 @@ type App struct {
 // backend maps its roles onto (docs/platform.md).
 type Role uint32
 
-// Well-known roles used by the core.
+// Well-known roles: those the core and the backends compare with (names.go
+// has every role's name).
 const (
-	RoleInvalid      Role = 0
-	RoleFiller       Role = 20
-	RoleFrame        Role = 23
-	RolePanel        Role = 39
-	RolePasswordText Role = 40
-	RoleScrollBar    Role = 48
-	RoleUnknown      Role = 67
-	RoleWindow       Role = 69
-	RoleApplication  Role = 75
-	RoleSection      Role = 85
+	RoleInvalid       Role = 0
+	RoleAlert         Role = 2
+	RoleCheckBox      Role = 7
+	RoleCheckMenuItem Role = 8
+	RoleComboBox      Role = 11
+	RoleDialog        Role = 16
+	RoleFileChooser   Role = 19
+	RoleFiller        Role = 20
+	RoleFrame         Role = 23
+	RoleList          Role = 31
+	RoleMenu          Role = 33
+	RoleMenuItem      Role = 35
+	RolePanel         Role = 39
+	RolePasswordText  Role = 40
+	RoleProgressBar   Role = 42
+	RoleRadioButton   Role = 44
+	RoleRadioMenuItem Role = 45
+	RoleScrollBar     Role = 48
+	RoleTable         Role = 55
+	RoleToggleButton  Role = 62
+	RoleUnknown       Role = 67
+	RoleWindow        Role = 69
+	RoleApplication   Role = 75
+	RoleDocumentFrame Role = 82
+	RoleSection       Role = 85
+	RoleDocumentWeb   Role = 95
+	RoleLevelBar      Role = 103
 )
 
 // String returns the canonical libatspi name of the role ("push button").
@@ -160,6 +178,7 @@ const (
 	StateExpanded           State = 10
 	StateFocusable          State = 11
 	StateFocused            State = 12
+	StateSelectable         State = 22
 	StateSelected           State = 23
 	StateSensitive          State = 24
 	StateShowing            State = 25
