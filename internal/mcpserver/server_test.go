@@ -26,7 +26,7 @@ import (
 	"github.com/uiscope/uiscope/internal/security"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/tools/*.json, the server sections of testdata/transcripts/*.txtar and the README tool table")
+var update = flag.Bool("update", false, "rewrite testdata/tools/*.json, the server sections of testdata/transcripts/*.txtar, the README tool table and docs/api.md's argument lists")
 
 // eras are the protocol versions every in-memory test runs under: the
 // legacy initialize handshake and the SDK's default (2026-07-28).
@@ -810,88 +810,4 @@ func (w *syncWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.b.Write(p)
-}
-
-// toolTable renders the README's tool table from the inventory. (A helper
-// the lead may move into the package if the CLI should print it too.)
-func toolTable() string {
-	var b strings.Builder
-	b.WriteString("| tool | toolset | kind | what it does |\n|---|---|---|---|\n")
-	all := Inventory(Config{Caps: security.Input}, core.NewSessions(fakePlatform()))
-	for _, d := range Enabled(Config{Caps: security.Input}, all) {
-		kind := "read-only"
-		if a := d.Tool.Annotations; a != nil && a.DestructiveHint != nil && *a.DestructiveHint {
-			kind = "destructive (`--allow-input`)"
-		} else if len(d.InputArgs) > 0 {
-			kind = "read-only; `" + strings.Join(d.InputArgs, "`, `") + "` needs `--allow-input`"
-		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", d.Tool.Name, d.Toolset, kind,
-			strings.ReplaceAll(firstSentence(d.Tool.Description), "|", `\|`))
-	}
-	return b.String()
-}
-
-// firstSentence cuts s after its first ". ", "? " or "! " that does not end
-// an abbreviation ("e.g.") or an ellipsis.
-func firstSentence(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	for i := 1; i < len(s); i++ {
-		if s[i] != ' ' || !strings.ContainsRune(".?!", rune(s[i-1])) {
-			continue
-		}
-		word := strings.TrimLeft(s[strings.LastIndexByte(s[:i], ' ')+1:i-1], "(\"'[")
-		if s[i-1] == '.' && (strings.HasSuffix(word, ".") || slices.Contains([]string{"e.g", "i.e", "etc", "vs"}, strings.ToLower(word))) {
-			continue
-		}
-		return s[:i]
-	}
-	return s
-}
-
-const (
-	tableBegin = "<!-- tools:begin -->"
-	tableEnd   = "<!-- tools:end -->"
-)
-
-// TestReadmeToolTable keeps the README's tool table equal to the inventory.
-func TestReadmeToolTable(t *testing.T) {
-	path := filepath.Join("..", "..", "README.md")
-	want := toolTable()
-	readme, err := os.ReadFile(path)
-	i, j := bytes.Index(readme, []byte(tableBegin)), bytes.Index(readme, []byte(tableEnd))
-	if err != nil || i < 0 || j < i {
-		t.Skipf("%s has no %s … %s section yet (%v); add the markers and run with -update. The table:\n%s", path, tableBegin, tableEnd, err, want)
-	}
-	section := readme[i+len(tableBegin) : j]
-	got := strings.TrimSpace(string(section))
-	if got == strings.TrimSpace(want) {
-		return
-	}
-	if *update {
-		var out bytes.Buffer
-		out.Write(readme[:i+len(tableBegin)])
-		out.WriteString("\n" + want)
-		out.Write(readme[j:])
-		if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	t.Errorf("the README tool table is out of date (run go test ./internal/mcpserver -run TestReadmeToolTable -update):\n got:\n%s\nwant:\n%s", got, want)
-}
-
-func TestFirstSentence(t *testing.T) {
-	for in, want := range map[string]string{
-		"Find things by role (e.g. \"push button\"). More.": "Find things by role (e.g. \"push button\").",
-		"One line only.":                 "One line only.",
-		"No period":                      "No period",
-		"Read a.b values. Then\nstop.":   "Read a.b values.",
-		"Ask? Yes.":                      "Ask?",
-		"Wait for it... then go. Later.": "Wait for it... then go.",
-		"A thing. lower case follows.":   "A thing.",
-	} {
-		if got := firstSentence(in); got != want {
-			t.Errorf("firstSentence(%q) = %q, want %q", in, got, want)
-		}
-	}
 }

@@ -1,0 +1,238 @@
+package mcpserver
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/uiscope/uiscope/internal/core"
+	"github.com/uiscope/uiscope/internal/security"
+)
+
+// The generated parts of the docs, rendered from the inventory and kept
+// between markers:
+//   - README.md's tool table (tools:begin … tools:end);
+//   - docs/api.md's argument lists (args:begin … args:end).
+//
+// A test fails when a file's section differs from what the inventory
+// renders; -update rewrites the section.
+
+// docTools is the inventory with every toolset enabled.
+func docTools() []toolDef {
+	cfg := Config{Caps: security.Input}
+	return Enabled(cfg, Inventory(cfg, core.NewSessions(fakePlatform())))
+}
+
+// toolTable renders the README's tool table.
+func toolTable() string {
+	var b strings.Builder
+	b.WriteString("| tool | toolset | kind | what it does |\n|---|---|---|---|\n")
+	for _, d := range docTools() {
+		kind := "read-only"
+		if a := d.Tool.Annotations; a != nil && a.DestructiveHint != nil && *a.DestructiveHint {
+			kind = "destructive (`--allow-input`)"
+		} else if len(d.InputArgs) > 0 {
+			kind = "read-only; `" + strings.Join(d.InputArgs, "`, `") + "` needs `--allow-input`"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", d.Tool.Name, d.Toolset, kind,
+			strings.ReplaceAll(firstSentence(d.Tool.Description), "|", `\|`))
+	}
+	return b.String()
+}
+
+// argGroups are the toolsets of docs/api.md's argument lists, in order.
+var argGroups = []struct{ toolset, title string }{
+	{ToolsetInspect, "Inspection (toolset inspect, always registered):"},
+	{ToolsetInteract, "Interaction (toolset interact: `--allow-input` or `--allow-input=interact`):"},
+	{ToolsetKeyboard, "Keyboard (toolset keyboard: `--allow-input` or `--allow-input=keyboard`):"},
+}
+
+// argLists renders docs/api.md's argument lists: a line per tool, grouped
+// by toolset, its arguments in the input struct's order, each optional one
+// marked "?" and typed unless it is a string.
+func argLists() (string, error) {
+	tools := docTools()
+	var b strings.Builder
+	listed := 0
+	for gi, g := range argGroups {
+		if gi > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(g.title + "\n\n")
+		for _, d := range tools {
+			if d.Toolset != g.toolset {
+				continue
+			}
+			s, ok := d.Tool.InputSchema.(*jsonschema.Schema)
+			if !ok {
+				return "", fmt.Errorf("tool %s: input schema is a %T, not a *jsonschema.Schema", d.Tool.Name, d.Tool.InputSchema)
+			}
+			fmt.Fprintf(&b, "- `%s` {%s}\n", d.Tool.Name, strings.Join(argWords(s), ", "))
+			listed++
+		}
+	}
+	if listed != len(tools) {
+		return "", fmt.Errorf("%d of %d tools are in a toolset argGroups does not list", len(tools)-listed, len(tools))
+	}
+	return b.String(), nil
+}
+
+// argWords is each argument of s as docs/api.md writes it: `name`,
+// `name?` when optional, then `: type` unless it is a string.
+func argWords(s *jsonschema.Schema) []string {
+	names := s.PropertyOrder
+	if len(names) != len(s.Properties) {
+		names = names[:0:0]
+		for n := range s.Properties {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+	}
+	var words []string
+	for _, n := range names {
+		w := n
+		if !slices.Contains(s.Required, n) {
+			w += "?"
+		}
+		if t := argType(s.Properties[n]); t != "string" {
+			w += ": " + t
+		}
+		words = append(words, w)
+	}
+	return words
+}
+
+// argType names what an argument's schema admits, null left out:
+// "integer", "string[]", "any".
+func argType(s *jsonschema.Schema) string {
+	types := s.Types
+	if s.Type != "" {
+		types = []string{s.Type}
+	}
+	var out []string
+	for _, t := range types {
+		switch t {
+		case "null":
+		case "array":
+			item := "any"
+			if s.Items != nil {
+				item = argType(s.Items)
+			}
+			out = append(out, item+"[]")
+		default:
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		return "any"
+	}
+	return strings.Join(out, "|")
+}
+
+// firstSentence cuts s after its first ". ", "? " or "! " that does not end
+// an abbreviation ("e.g.") or an ellipsis.
+func firstSentence(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	for i := 1; i < len(s); i++ {
+		if s[i] != ' ' || !strings.ContainsRune(".?!", rune(s[i-1])) {
+			continue
+		}
+		word := strings.TrimLeft(s[strings.LastIndexByte(s[:i], ' ')+1:i-1], "(\"'[")
+		if s[i-1] == '.' && (strings.HasSuffix(word, ".") || slices.Contains([]string{"e.g", "i.e", "etc", "vs"}, strings.ToLower(word))) {
+			continue
+		}
+		return s[:i]
+	}
+	return s
+}
+
+// syncSection checks that the text between begin and end in the file at
+// path (relative to the repository's root) is want, and with -update
+// writes want there instead.
+func syncSection(t *testing.T, path, begin, end, want string) {
+	t.Helper()
+	full := filepath.Join("..", "..", filepath.FromSlash(path))
+	doc, err := os.ReadFile(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i, j := bytes.Index(doc, []byte(begin)), bytes.Index(doc, []byte(end))
+	if i < 0 || j < i {
+		t.Fatalf("%s has no %s … %s section; the section should read:\n%s", path, begin, end, want)
+	}
+	got := strings.TrimSpace(string(doc[i+len(begin) : j]))
+	if got == strings.TrimSpace(want) {
+		return
+	}
+	if *update {
+		var out bytes.Buffer
+		out.Write(doc[:i+len(begin)])
+		out.WriteString("\n" + strings.TrimSpace(want) + "\n")
+		out.Write(doc[j:])
+		if err := os.WriteFile(full, out.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("%s is out of date with the inventory (run go test ./internal/mcpserver -run %s -update):\n got:\n%s\nwant:\n%s", path, t.Name(), got, want)
+}
+
+// TestReadmeToolTable keeps the README's tool table equal to the inventory.
+func TestReadmeToolTable(t *testing.T) {
+	syncSection(t, "README.md", "<!-- tools:begin -->", "<!-- tools:end -->", toolTable())
+}
+
+// TestAPIArguments keeps docs/api.md's argument lists equal to the
+// inventory's input schemas.
+func TestAPIArguments(t *testing.T) {
+	want, err := argLists()
+	if err != nil {
+		t.Fatal(err)
+	}
+	syncSection(t, "docs/api.md", "<!-- args:begin -->", "<!-- args:end -->", want)
+}
+
+func TestArgWords(t *testing.T) {
+	s := &jsonschema.Schema{
+		Properties: map[string]*jsonschema.Schema{
+			"session": {Type: "string"},
+			"rows":    {Type: "array", Items: &jsonschema.Schema{Type: "integer"}},
+			"states":  {Types: []string{"null", "array"}, Items: &jsonschema.Schema{Type: "string"}},
+			"x":       {Types: []string{"null", "integer"}},
+			"value":   {},
+		},
+		PropertyOrder: []string{"session", "rows", "states", "x", "value"},
+		Required:      []string{"session", "rows", "value"},
+	}
+	got := strings.Join(argWords(s), ", ")
+	if want := "session, rows: integer[], states?: string[], x?: integer, value: any"; got != want {
+		t.Errorf("argWords = %q, want %q", got, want)
+	}
+	s.PropertyOrder = nil // no order recorded: sorted by name
+	got = strings.Join(argWords(s), ", ")
+	if want := "rows: integer[], session, states?: string[], value: any, x?: integer"; got != want {
+		t.Errorf("argWords without an order = %q, want %q", got, want)
+	}
+}
+
+func TestFirstSentence(t *testing.T) {
+	for in, want := range map[string]string{
+		"Find things by role (e.g. \"push button\"). More.": "Find things by role (e.g. \"push button\").",
+		"One line only.":                 "One line only.",
+		"No period":                      "No period",
+		"Read a.b values. Then\nstop.":   "Read a.b values.",
+		"Ask? Yes.":                      "Ask?",
+		"Wait for it... then go. Later.": "Wait for it... then go.",
+		"A thing. lower case follows.":   "A thing.",
+	} {
+		if got := firstSentence(in); got != want {
+			t.Errorf("firstSentence(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
