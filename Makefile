@@ -1,4 +1,5 @@
-# uiscope: make demo (a first look), make test (everything CI runs), make bench.
+# uiscope: make demo (a first look), make test (everything CI runs), make bench
+# (the benchmarks, and docs/performance.md's tables from them).
 # Each target installs the Debian packages it needs (scripts/install-deps.sh;
 # root or sudo) and Go modules through the module proxy.
 
@@ -44,10 +45,14 @@ test: deps lint
 unit:
 	$(GO) test -race -short $(PKGS)
 
+# The benchmarks into bench.out, then docs/performance.md's latest-run
+# tables rewritten from it (bench/benchtable; a run without results leaves
+# them as they were).
 bench: deps build
 	$(GO) test -run '^$$' -bench . -benchtime 10x -count 1 -timeout 60m ./e2e/ | tee bench.out
 	$(GO) test -run '^$$' -bench ValuesCost -benchtime 40x -count 1 -timeout 20m ./internal/platform/atspi/ | tee -a bench.out
-	@bash scripts/bench-rss.sh
+	@bash scripts/bench-rss.sh | tee -a bench.out
+	$(GO) run ./bench/benchtable -in bench.out -doc docs/performance.md
 
 # Each fuzz target in turn (go test -fuzz takes one at a time).
 FUZZTIME ?= 20s

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/sample.md from testdata/sample.out")
+
+// TestSample renders the saved sample of make bench's output and compares
+// it with testdata/sample.md.
+func TestSample(t *testing.T) {
+	f, err := os.Open(filepath.Join("testdata", "sample.out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := render(r)
+	golden := filepath.Join("testdata", "sample.md")
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("render(sample.out) differs from sample.md (run go test ./bench/benchtable -update and review the diff):\n%s", got)
+	}
+	for _, row := range []string{
+		"| gtk4-widget-factory | cold | 949 | 109 ms (327 calls) | 2114 ms (cache cleared) | 19.5x |",
+		"| gtk3-widget-factory | repeated (the mirror) | 261 (pyatspi: 241) | 8.5 ms (26 calls) | 136 ms (cache kept) | 16.0x |",
+		"| get_a11y_tree, json (with action names), gtk3-widget-factory | 54.0 ms | 17.0 ms |",
+		"| type_text, 100 characters into a GTK 3 entry, read back |  | 255 characters/s |",
+		"peak RSS of uiscope tree on gtk4-widget-factory: 21.6 MB",
+		"| `BenchmarkGeometryGTK4/hit_test` |",
+	} {
+		if !strings.Contains(got, row) {
+			t.Errorf("the tables lack %q", row)
+		}
+	}
+}
+
+// TestParseInterleaved: lines a benchmark prints to stderr come between
+// its name and its figures; a name run again (-count) keeps its last
+// figures; log and FAIL lines are not results.
+func TestParseInterleaved(t *testing.T) {
+	out := strings.Join([]string{
+		"goos: linux",
+		"cpu: Some CPU",
+		"BenchmarkA/x-2   \tmcp x cold on app: median 12.0 ms over 10 calls",
+		"pyatspi walk (cache kept) on app: median 166.0 ms",
+		"      10\t  1439 ns/op\t  156.0 median-ms/call",
+		"BenchmarkA/x-2   \t      10\t  1000 ns/op\t  150.0 median-ms/call",
+		"--- BENCH: BenchmarkA/x-2",
+		"    a_test.go:1: 10 runs",
+		"BenchmarkB-16    \t--- FAIL: BenchmarkB",
+		"BenchmarkC/with-dash-name \t 5\t 2.5 p50-ms",
+	}, "\n")
+	r, err := parse(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.cpu != "Some CPU" {
+		t.Errorf("cpu = %q", r.cpu)
+	}
+	if len(r.results) != 2 {
+		t.Fatalf("results = %+v, want BenchmarkA/x and BenchmarkC/with-dash-name", r.results)
+	}
+	if a := r.results[0]; a.name != "BenchmarkA/x" || a.n != 10 || a.metrics["median-ms/call"] != 150 {
+		t.Errorf("BenchmarkA/x = %+v, want its last figures (150)", a)
+	}
+	if c := r.results[1]; c.name != "BenchmarkC/with-dash-name" || c.metrics["p50-ms"] != 2.5 {
+		t.Errorf("BenchmarkC = %+v", c)
+	}
+}
+
+// TestRunKeepsDocWithoutResults: output without a result (a failed run)
+// fails and leaves the document as it was; with results, only the section
+// between the markers changes.
+func TestRunKeepsDocWithoutResults(t *testing.T) {
+	dir := t.TempDir()
+	doc := filepath.Join(dir, "perf.md")
+	orig := "# Perf\n\nbefore\n" + beginMarker + "\nold table\n" + endMarker + "\nafter\n"
+	if err := os.WriteFile(doc, []byte(orig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	failed := filepath.Join(dir, "failed.out")
+	if err := os.WriteFile(failed, []byte("--- FAIL: BenchmarkTree\nFAIL\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(failed, doc, nil); err == nil {
+		t.Error("a run without results succeeded")
+	}
+	if b, _ := os.ReadFile(doc); string(b) != orig {
+		t.Errorf("the document changed after a failed run:\n%s", b)
+	}
+	ok := filepath.Join(dir, "ok.out")
+	if err := os.WriteFile(ok, []byte("BenchmarkX-2 \t 3\t 1.5 median-ms\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(ok, doc, nil); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(doc)
+	s := string(b)
+	if strings.Contains(s, "old table") || !strings.Contains(s, "| `BenchmarkX` | 1.5 median-ms |") ||
+		!strings.HasPrefix(s, "# Perf\n\nbefore\n"+beginMarker+"\n") || !strings.HasSuffix(s, endMarker+"\nafter\n") {
+		t.Errorf("the document after a run:\n%s", s)
+	}
+	if _, err := replaceSection([]byte("no markers"), "x"); err == nil {
+		t.Error("a document without markers was accepted")
+	}
+}
