@@ -83,20 +83,11 @@ type result struct {
 	metrics map[string]float64
 }
 
-// run is what one bench.out holds.
+// benchRun is what one bench.out holds.
 type benchRun struct {
 	cpu     string
 	results []result // in order; a name run again (-count) keeps its last
 	rss     string   // scripts/bench-rss.sh's summary line, if any
-}
-
-func (r *benchRun) get(name string) (result, bool) {
-	for _, res := range r.results {
-		if res.name == name {
-			return res, true
-		}
-	}
-	return result{}, false
 }
 
 var procSuffix = regexp.MustCompile(`-\d+$`)
