@@ -1,0 +1,142 @@
+//go:build linux
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/jezek/xgb"
+	"github.com/jezek/xgb/xproto"
+
+	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/testdesk"
+)
+
+// Screenshots on the apps where the user sees something other than the
+// main window: a menu popped up by the menu bar, a question a save asks.
+// The oracle is X, on the test's own connection: which of the app's
+// windows is mapped where (xdotool, GetWindowAttributes) and what the
+// screen shows there (a root-window capture).
+
+// popupWindow waits for the one viewable override-redirect window of pid
+// larger than a tooltip (a menu the app popped up) and reads where it is.
+func popupWindow(t *testing.T, d *testdesk.Desk, xc *xgb.Conn, pid int) xWin {
+	t.Helper()
+	var w xWin
+	until(t, "the app's popup window", func(context.Context) (bool, string) {
+		cmd := exec.Command("xdotool", "search", "--all", "--onlyvisible", "--pid", strconv.Itoa(pid), "--name", "")
+		cmd.Env = d.Env()
+		out, _ := cmd.Output()
+		var found []xWin
+		for _, f := range strings.Fields(string(out)) {
+			id, _ := strconv.ParseUint(f, 10, 32)
+			a, err := xproto.GetWindowAttributes(xc, xproto.Window(id)).Reply()
+			if err != nil || !a.OverrideRedirect || a.MapState != xproto.MapStateViewable {
+				continue
+			}
+			if r := xRect(t, xc, xproto.Window(id)); r.Width > 40 && r.Height > 40 {
+				found = append(found, xWin{id: xproto.Window(id), rect: r})
+			}
+		}
+		if len(found) != 1 {
+			return false, fmt.Sprintf("%d popups: %v (xdotool: %q)", len(found), found, out)
+		}
+		w = found[0]
+		return true, ""
+	})
+	return w
+}
+
+// showingItem waits until a find for args (a role and name) gives a
+// showing element with bounds, and returns the first.
+func showingItem(t *testing.T, s *mcpServer, sess string, args map[string]any) actElem {
+	t.Helper()
+	var item actElem
+	until(t, fmt.Sprintf("a showing %v", args), func(context.Context) (bool, string) {
+		a := map[string]any{"session": sess, "states": []string{"showing"}}
+		for k, v := range args {
+			a[k] = v
+		}
+		out := s.ok(t, "find_elements", a)
+		els := decode[[]actElem](t, out["elements"])
+		if len(els) == 0 || els[0].Bounds == nil {
+			return false, fmt.Sprint(out["elements"])
+		}
+		item = els[0]
+		return true, ""
+	})
+	return item
+}
+
+// checkMarksInside checks an annotated capture of w: it is w's, it marks
+// the names in must, and every mark lies inside the image and is one that
+// want accepts, never one of the names of the window behind (notBehind).
+func checkMarksInside(t *testing.T, what string, out map[string]any, w xWin, must []string, want func(role, name string) bool, notBehind map[string]bool) {
+	t.Helper()
+	if out["ok"] != true {
+		t.Fatalf("%s: %v", what, out)
+	}
+	shot := decode[shotResult](t, out)
+	if id, _ := strconv.ParseUint(shot.Window, 0, 32); xproto.Window(id) != w.id {
+		t.Errorf("%s: captured window %s, X has the popup as %#x", what, shot.Window, w.id)
+	}
+	img := platform.Rect{Width: shot.Width, Height: shot.Height}
+	marked := map[string]bool{}
+	for _, a := range shot.Annotations {
+		marked[a.Name] = true
+		box := platform.Rect{X: a.Box.X, Y: a.Box.Y, Width: a.Box.Width, Height: a.Box.Height}
+		if box.X < 0 || box.Y < 0 || box.X+box.Width > img.Width || box.Y+box.Height > img.Height {
+			t.Errorf("%s: mark %s (%s %q) at %v reaches outside the %dx%d image", what, a.Label, a.Role, a.Name, box, img.Width, img.Height)
+		}
+		if notBehind[a.Name] || !want(a.Role, a.Name) {
+			t.Errorf("%s: marks %s %q, which the popup does not show", what, a.Role, a.Name)
+		}
+	}
+	for _, name := range must {
+		if !marked[name] {
+			t.Errorf("%s: %q is not marked: %+v", what, name, shot.Annotations)
+		}
+	}
+}
+
+// TestScreenshotKWriteFileMenu: issue 17 §3 where it was found. KWrite
+// 22.12's File menu (Qt 5: a popup, an override-redirect window of its
+// own) is what a screenshot of one of its items captures, as the screen
+// shows it, and only the menu's entries are marked; before, the main
+// window behind it.
+func TestScreenshotKWriteFileMenu(t *testing.T) {
+	d := testdesk.Shared(t)
+	xc := xclient(t, d)
+	app := d.Launch(t, append(freshHome(t), "kwrite")...)
+	s := startMCP(t, d, "", "--allow-input")
+	sess := s.connect(t, map[string]any{"pid": app.Pid})
+	// A fresh KWrite shows its welcome page: a new document first, whose
+	// File menu has its save entries.
+	s.ok(t, "press_key", map[string]any{"session": sess, "keys": "Ctrl+N"})
+	s.ok(t, "wait_for", map[string]any{"session": sess, "role": "text", "states": []string{"editable", "focused"},
+		"until": "appears", "timeoutMs": 30000})
+	bar := findOne(t, s, sess, map[string]any{"role": "menu bar"})
+	file := findOne(t, s, sess, map[string]any{"within": bar.Ref, "name": "File", "nameMatch": "exact", "role": "menu item"})
+	s.ok(t, "click", map[string]any{"session": sess, "element": file.Ref})
+	item := showingItem(t, s, sess, map[string]any{"name": "Save As...", "nameMatch": "exact", "role": "menu item"})
+	popup := popupWindow(t, d, xc, app.Pid)
+	if x, y := centre(*item.Bounds); !popup.rect.Contains(x, y) {
+		t.Errorf("Save As... at %v, but X has the menu at %v", *item.Bounds, popup.rect)
+	}
+
+	out, img, _ := s.screenshot(t, map[string]any{"session": sess, "element": item.Ref, "annotate": false})
+	checkShot(t, xc, "KWrite's Save As... menu item", out, img, popup.id)
+	// The menu's window, annotated: the menu's entries are marked, none
+	// of the menu bar's or the document's behind it.
+	out, img, _ = s.screenshot(t, map[string]any{"session": sess, "window": fmt.Sprintf("%#x", uint32(popup.id))})
+	checkShotWindow(t, out, img, popup)
+	checkMarksInside(t, "KWrite's File menu, annotated", out, popup, []string{"Save As...", "Save", "Open..."},
+		func(role, name string) bool { return strings.HasPrefix(role, "menu") || role == "separator" },
+		map[string]bool{"Edit": true, "View": true, "Settings": true, "Help": true})
+	s.ok(t, "press_key", map[string]any{"session": sess, "keys": "Escape"})
+}
