@@ -140,3 +140,74 @@ func TestScreenshotKWriteFileMenu(t *testing.T) {
 		map[string]bool{"Edit": true, "View": true, "Settings": true, "Help": true})
 	s.ok(t, "press_key", map[string]any{"session": sess, "keys": "Escape"})
 }
+
+// TestScreenshotGIMPImageMenu: issue 17 §3 where it was found. GIMP
+// 2.10's Image menu (GTK 2: a popup, an override-redirect window) is what
+// the screenshots of it capture, as the screen shows it: in a visual
+// session a window inside the popup (visual:eN), and the popup
+// by its window id in an a11y session; before, the main window. gail
+// reports the popup's items visible but never showing (it takes the
+// state off unless the menu is selected, a state its GetState never
+// gives), so they have no bounds in the a11y tree: a screenshot of one
+// alone is refused, never made of another window's pixels.
+func TestScreenshotGIMPImageMenu(t *testing.T) {
+	d := testdesk.Shared(t)
+	xc := xclient(t, d)
+	app := gimp(t, d, true)
+	s := startMCP(t, d, "", "--allow-input")
+	sess := s.connect(t, map[string]any{"pid": app.Pid})
+	// An image first (File ▸ New… ▸ OK), so that the Image menu's entries
+	// are enabled.
+	item := findOne(t, s, sess, map[string]any{"name": "New...", "nameMatch": "exact", "role": "menu item"})
+	s.ok(t, "invoke", map[string]any{"session": sess, "element": item.Ref})
+	got := s.ok(t, "wait_for", map[string]any{"session": sess, "name": "Create a New Image", "nameMatch": "exact",
+		"until": "appears", "timeoutMs": 30000})
+	dialog := decode[[]actElem](t, got["elements"])
+	if len(dialog) == 0 {
+		t.Fatalf("wait_for the New Image dialog: %v", got)
+	}
+	ok := findOne(t, s, sess, map[string]any{"within": dialog[0].Ref, "name": "OK", "nameMatch": "exact", "role": "push button"})
+	s.ok(t, "click", map[string]any{"session": sess, "element": ok.Ref})
+	until(t, "GIMP's window shows a new image", func(ctx context.Context) (bool, string) {
+		titles := pidTitles(ctx, d, app.Pid)
+		for _, title := range titles {
+			if strings.Contains(title, "Untitled") {
+				return true, ""
+			}
+		}
+		return false, fmt.Sprintf("%q", titles)
+	})
+
+	// The Image menu opened as a user opens it, by a press and a release
+	// on it (gail's click action on a menu bar's menu posts the menu and
+	// takes it down again).
+	bar := findOne(t, s, sess, map[string]any{"role": "menu bar"})
+	image := findOne(t, s, sess, map[string]any{"within": bar.Ref, "name": "Image", "nameMatch": "exact", "role": "menu"})
+	s.ok(t, "press", map[string]any{"session": sess, "element": image.Ref})
+	s.ok(t, "release", map[string]any{"session": sess})
+	popup := popupWindow(t, d, xc, app.Pid)
+	out, img, _ := s.screenshot(t, map[string]any{"session": sess, "window": fmt.Sprintf("%#x", uint32(popup.id)), "annotate": false})
+	checkShotWindow(t, out, img, popup)
+	checkShot(t, xc, "GIMP's Image menu by its window", out, img, popup.id)
+	item = findOne(t, s, sess, map[string]any{"within": image.Ref, "name": "Canvas Size...", "nameMatch": "exact", "role": "menu item"})
+	if item.Bounds == nil {
+		s.fail(t, "screenshot", map[string]any{"session": sess, "element": item.Ref}, "notSupported")
+	} else {
+		out, img, _ = s.screenshot(t, map[string]any{"session": sess, "element": item.Ref, "annotate": false})
+		checkShot(t, xc, "GIMP's Canvas Size... menu item", out, img, popup.id)
+	}
+
+	// A visual session: the window at the menu's middle, as X has it (the
+	// menu's own window, inside its popup).
+	vis := s.connect(t, map[string]any{"pid": app.Pid, "mode": "visual"})
+	x, y := popup.rect.X+popup.rect.Width/2, popup.rect.Y+popup.rect.Height/2
+	hit := s.ok(t, "hit_test", map[string]any{"session": vis, "x": x, "y": y})
+	entry, _ := hit["element"].(map[string]any)
+	ref, _ := entry["ref"].(string)
+	if !strings.HasPrefix(ref, "visual:") || entry["window"] == fmt.Sprintf("%#x", uint32(popup.id)) {
+		t.Fatalf("hit_test in the Image menu (%d,%d) in a visual session: %v, want a window inside the popup %#x", x, y, hit, popup.id)
+	}
+	out, img, _ = s.screenshot(t, map[string]any{"session": vis, "element": ref, "annotate": false})
+	checkShot(t, xc, fmt.Sprintf("the visual window %s (%v) in the Image menu", ref, entry["bounds"]), out, img, popup.id)
+	s.ok(t, "press_key", map[string]any{"session": sess, "keys": "Escape"})
+}
