@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"slices"
@@ -396,4 +397,64 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(rb)]
+}
+
+// FindRequest is one search of an application's tree: find_elements and
+// 'uiscope find'.
+type FindRequest struct {
+	// Query holds the criteria and Limit; its Within is set from Within.
+	Query Query
+	// Within is the ref of the subtree to search; "" for the whole tree.
+	Within string
+	// TimeoutMs is the deadline for reading the tree; nil for
+	// DefaultTimeoutMs.
+	TimeoutMs *int
+	// SkipActions leaves action names out of the read (a call per
+	// actionable element saved) for a caller that does not show them.
+	SkipActions bool
+	// Fresh resolves Within in the tree this call reads (see above).
+	Fresh bool
+}
+
+// Validate checks the request: the query's criteria (Query.Compile), the
+// deadline and the form of Within.
+func (r *FindRequest) Validate() error {
+	if _, err := r.Query.Compile(); err != nil {
+		return AsError(err)
+	}
+	if _, err := Timeout(r.TimeoutMs); err != nil {
+		return err
+	}
+	return validRef(r.Within)
+}
+
+// FindRead is the outcome of a FindRequest.
+type FindRead struct {
+	Tree     *Tree
+	Stats    platform.TreeStats
+	Elements []*Element // never nil
+	Find     FindStats
+}
+
+// Find reads the session's application's tree afresh (it becomes the
+// session's last read) and searches it. req must have passed Validate.
+func (m *Sessions) Find(ctx context.Context, s *Session, req FindRequest) (*FindRead, error) {
+	limit, err := Timeout(req.TimeoutMs)
+	if err != nil {
+		return nil, err
+	}
+	t, st, within, err := m.fetchAt(ctx, s, req.Within, req.Fresh, limit, platform.TreeOptions{Actions: !req.SkipActions})
+	if err != nil {
+		return nil, err
+	}
+	q := req.Query
+	q.Within = within
+	els, fs, err := t.Find(q)
+	if err != nil {
+		return nil, AsError(err)
+	}
+	if els == nil {
+		els = []*Element{}
+	}
+	return &FindRead{Tree: t, Stats: st, Elements: els, Find: fs}, nil
 }

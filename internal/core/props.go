@@ -1,10 +1,13 @@
 package core
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/uiscope/uiscope/internal/platform"
 )
@@ -146,4 +149,100 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// PropsRequest is one live read of one element: get_element_properties and
+// 'uiscope props'.
+type PropsRequest struct {
+	// Element is a ref; with Fresh also a durable key (a "backend:..."
+	// string from a tree read's key field).
+	Element string
+	// Names selects properties (ref is always there); empty for all.
+	Names []string
+	// TimeoutMs bounds each read (with Fresh, the tree read, then the
+	// element's); nil for DefaultTimeoutMs.
+	TimeoutMs *int
+	// Fresh resolves Element in a tree this call reads (see above).
+	Fresh bool
+}
+
+// Validate checks the request: an element, known property names, the
+// deadline.
+func (r *PropsRequest) Validate() error {
+	if r.Element == "" {
+		return missingElement(r.Fresh)
+	}
+	for _, n := range r.Names {
+		if !slices.Contains(propertyOrder, n) {
+			return Errorf(CodeInvalidArgument, "unknown property %s; known: %s", Quote(n), strings.Join(propertyOrder, ", "))
+		}
+	}
+	if _, err := Timeout(r.TimeoutMs); err != nil {
+		return err
+	}
+	return validElement(r.Element, r.Fresh)
+}
+
+// PropsRead is one element's properties, read live.
+type PropsRead struct {
+	Ref        string         // the element's ref in the session's last read
+	Key        string         // its durable key
+	Properties map[string]any // as Properties shapes them, narrowed to Names
+}
+
+// Properties reads one element live. Without Fresh the element is the one
+// the ref names in the session's last read, and no tree is read; with it
+// the tree is read first (it becomes the session's last read) and the ref
+// or key is found in it. req must have passed Validate.
+func (m *Sessions) Properties(ctx context.Context, s *Session, req PropsRequest) (*PropsRead, error) {
+	limit, err := Timeout(req.TimeoutMs)
+	if err != nil {
+		return nil, err
+	}
+	key, shown, err := m.elementKey(ctx, s, req.Element, req.Fresh, limit)
+	if err != nil {
+		return nil, err
+	}
+	ectx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	d, err := m.Element(ectx, s, key)
+	if err != nil {
+		return nil, err
+	}
+	props, err := SelectProperties(Properties(shown, d), req.Names)
+	if err != nil {
+		return nil, AsError(err)
+	}
+	return &PropsRead{Ref: shown, Key: key, Properties: props}, nil
+}
+
+// elementKey resolves the element a request names (a ref, or with fresh
+// also a durable key: see above) to its durable key and the ref it is
+// shown as. Without fresh no tree is read; with it the tree is read within
+// limit and becomes the session's last read.
+func (m *Sessions) elementKey(ctx context.Context, s *Session, element string, fresh bool, limit time.Duration) (key, shown string, err error) {
+	switch {
+	case !fresh:
+		n, id, t, err := s.Resolve(element)
+		if err != nil {
+			return "", "", err
+		}
+		return n.Key, t.RefString(id), nil
+	case isKey(element):
+		t, _, err := m.Fetch(ctx, s, limit, platform.TreeOptions{})
+		if err != nil {
+			return "", "", err
+		}
+		pos, ok := t.ByKey(element)
+		if !ok {
+			return "", "", Errorf(CodeElementGone, "no element %s in %s's tree: it is gone, or belongs to another application", Quote(element), s.App.Name)
+		}
+		return element, t.RefString(pos), nil
+	}
+	t, _, pos, err := m.fetchAt(ctx, s, element, true, limit, platform.TreeOptions{})
+	if err != nil {
+		return "", "", err
+	}
+	n, _ := t.Node(pos)
+	return n.Key, t.RefString(pos), nil
 }

@@ -25,6 +25,7 @@
 package core
 
 import (
+	"context"
 	"slices"
 	"strconv"
 	"strings"
@@ -318,4 +319,128 @@ func hasInterface(n *platform.Node, name string) bool {
 		}
 	}
 	return false
+}
+
+// Formats of a tree read.
+const (
+	FormatOutline = "outline"
+	FormatJSON    = "json"
+)
+
+// TreeRequest is one read of an application's tree: get_a11y_tree and
+// 'uiscope tree'. Optional numbers are pointers: nil means the default,
+// and a given value is checked, never replaced.
+type TreeRequest struct {
+	// Element is the ref of the element to start at; "" for the app root.
+	Element string
+	// Depth is how many levels below the start element to show; nil for
+	// all, 0 for the element alone.
+	Depth *int
+	// View is raw (the default when empty), control or content.
+	View string
+	// Format is outline (the default when empty) or json.
+	Format string
+	// MaxNodes bounds the elements shown: 1 to MaxMaxNodes; nil for
+	// DefaultMaxNodes.
+	MaxNodes *int
+	// MaxBytes bounds the answer's size in bytes of its JSON text (the
+	// tree and, answerReserve of it, the answer's other fields): MinMaxBytes
+	// to MaxMaxBytes; nil for DefaultMaxBytes.
+	MaxBytes *int
+	// TimeoutMs is the deadline for reading the tree; nil for
+	// DefaultTimeoutMs.
+	TimeoutMs *int
+	// Fresh resolves Element in the tree this call reads (see above).
+	Fresh bool
+}
+
+// Validate checks the request and fills in the empty Format and View.
+// Errors are invalidArgument, or malformedRef for an Element that is no
+// ref, and say what would be accepted.
+func (r *TreeRequest) Validate() error {
+	if r.Format == "" {
+		r.Format = FormatOutline
+	}
+	if r.Format != FormatOutline && r.Format != FormatJSON {
+		return Errorf(CodeInvalidArgument, "format must be \"outline\" or \"json\", not %s", Quote(r.Format))
+	}
+	if r.View == "" {
+		r.View = ViewRaw
+	}
+	if err := ValidateView(r.View); err != nil {
+		return AsError(err)
+	}
+	if r.Depth != nil && *r.Depth < 0 {
+		return Errorf(CodeInvalidArgument, "depth must be 0 or more (omit it for the whole tree), not %d", *r.Depth)
+	}
+	if r.MaxNodes != nil && (*r.MaxNodes <= 0 || *r.MaxNodes > MaxMaxNodes) {
+		return Errorf(CodeInvalidArgument, "maxNodes must be between 1 and %d, not %d", MaxMaxNodes, *r.MaxNodes)
+	}
+	if r.MaxBytes != nil && (*r.MaxBytes < MinMaxBytes || *r.MaxBytes > MaxMaxBytes) {
+		return Errorf(CodeInvalidArgument, "maxBytes must be between %d and %d, not %d", MinMaxBytes, MaxMaxBytes, *r.MaxBytes)
+	}
+	if _, err := Timeout(r.TimeoutMs); err != nil {
+		return err
+	}
+	return validRef(r.Element)
+}
+
+// viewOptions is the render the request asks for, at position scope.
+func (r *TreeRequest) viewOptions(scope int) ViewOptions {
+	opts := ViewOptions{View: r.View, Depth: -1, Scope: scope}
+	if r.Depth != nil {
+		opts.Depth = *r.Depth
+	}
+	if r.MaxNodes != nil {
+		opts.MaxNodes = *r.MaxNodes
+	}
+	opts.MaxBytes = DefaultMaxBytes - answerReserve
+	if r.MaxBytes != nil {
+		opts.MaxBytes = *r.MaxBytes - answerReserve
+	}
+	return opts
+}
+
+// TreeRead is a tree read and shaped as a TreeRequest asked.
+type TreeRead struct {
+	Tree  *Tree
+	Stats platform.TreeStats
+	// Outline (format outline) or Root (format json) is the output.
+	Outline string
+	Root    *Element
+	Render  RenderStats
+	// Format and MaxBytes are the request's, defaults filled in.
+	Format   string
+	MaxBytes int
+}
+
+// ReadTree reads the session's application's tree afresh (it becomes the
+// session's last read) and shapes it as req asks. req must have passed
+// Validate.
+func (m *Sessions) ReadTree(ctx context.Context, s *Session, req TreeRequest) (*TreeRead, error) {
+	if s.Mode == ModeVisual {
+		return nil, Errorf(CodeWrongTree, "session %s reads the visual (native window) tree: use get_visual_tree, or connect with mode \"a11y\" for the accessibility tree", s.ID)
+	}
+	limit, err := Timeout(req.TimeoutMs)
+	if err != nil {
+		return nil, err
+	}
+	t, st, scope, err := m.fetchAt(ctx, s, req.Element, req.Fresh, limit, platform.TreeOptions{Actions: req.Format == FormatJSON})
+	if err != nil {
+		return nil, err
+	}
+	out := &TreeRead{Tree: t, Stats: st, Format: req.Format, MaxBytes: DefaultMaxBytes}
+	if req.MaxBytes != nil {
+		out.MaxBytes = *req.MaxBytes
+	}
+	opts := req.viewOptions(scope)
+	if req.Format == FormatOutline {
+		out.Outline, out.Render, err = t.Outline(opts)
+	} else {
+		out.Root, out.Render, err = t.Render(opts)
+	}
+	if err != nil {
+		return nil, AsError(err)
+	}
+	return out, nil
 }
