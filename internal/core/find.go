@@ -412,7 +412,7 @@ type FindRequest struct {
 	// SkipActions leaves action names out of the read (a call per
 	// actionable element saved) for a caller that does not show them.
 	SkipActions bool
-	// Fresh resolves Within in the tree this call reads (see above).
+	// Fresh resolves Within in the tree this call reads (read.go).
 	Fresh bool
 }
 

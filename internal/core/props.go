@@ -162,7 +162,7 @@ type PropsRequest struct {
 	// TimeoutMs bounds each read (with Fresh, the tree read, then the
 	// element's); nil for DefaultTimeoutMs.
 	TimeoutMs *int
-	// Fresh resolves Element in a tree this call reads (see above).
+	// Fresh resolves Element in a tree this call reads (read.go).
 	Fresh bool
 }
 
@@ -217,7 +217,7 @@ func (m *Sessions) Properties(ctx context.Context, s *Session, req PropsRequest)
 }
 
 // elementKey resolves the element a request names (a ref, or with fresh
-// also a durable key: see above) to its durable key and the ref it is
+// also a durable key: read.go) to its durable key and the ref it is
 // shown as. Without fresh no tree is read; with it the tree is read within
 // limit and becomes the session's last read.
 func (m *Sessions) elementKey(ctx context.Context, s *Session, element string, fresh bool, limit time.Duration) (key, shown string, err error) {

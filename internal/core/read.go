@@ -8,11 +8,13 @@ import (
 	"github.com/uiscope/uiscope/internal/platform"
 )
 
-// Requests. Each read a front end offers (a tree, a find, one element's
-// properties) has one request type here, validated here and carried out
-// here through a session: the MCP tools and the CLI build the same request
-// from their arguments, so both refuse the same input with the same errors
-// and read through the same identity checks (session.go).
+// Reads. Each read a front end offers (a tree, a find, one element's
+// properties, a table, a screenshot) has one request type in its feature's
+// file (TreeRequest in tree.go, FindRequest in find.go, PropsRequest in
+// props.go, ...), validated and carried out there through a session: the
+// MCP tools and the CLI build the same request from their arguments, so
+// both refuse the same input with the same errors and read through the
+// same identity checks (session.go). This file holds what they share.
 //
 // The one difference between the front ends is where a ref comes from. An
 // MCP agent sends back refs its session handed out, resolved in the

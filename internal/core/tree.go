@@ -350,7 +350,7 @@ type TreeRequest struct {
 	// TimeoutMs is the deadline for reading the tree; nil for
 	// DefaultTimeoutMs.
 	TimeoutMs *int
-	// Fresh resolves Element in the tree this call reads (see above).
+	// Fresh resolves Element in the tree this call reads (read.go).
 	Fresh bool
 }
 
