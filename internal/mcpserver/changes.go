@@ -266,7 +266,7 @@ func (r *resources) Subscribed() int {
 	return len(r.subs)
 }
 
-func (h *handlers) liveTools() []toolDef {
+func (h *handlers) changesTools() []toolDef {
 	return []toolDef{
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "get_a11y_tree_changes",

@@ -9,12 +9,12 @@ import (
 	"github.com/uiscope/uiscope/internal/security"
 )
 
-// screenshotTool is inspection: it reads the window and changes nothing.
+// screenshotTools: screenshot is inspection: it reads the window and changes nothing.
 // Its path argument writes a file, which needs input rights: the tool is
 // registered always, the core refuses path without --allow-input, and
 // with --allow-input it is not annotated read-only (it may create a file;
 // it never replaces one, so it is not destructive either).
-func (h *handlers) screenshotTool() toolDef {
+func (h *handlers) screenshotTools() []toolDef {
 	ann := readOnly("Take a screenshot")
 	if h.cfg.Caps.Has(security.Interact) {
 		ann.ReadOnlyHint, ann.IdempotentHint = false, false
@@ -34,7 +34,7 @@ func (h *handlers) screenshotTool() toolDef {
 			"windowHidden; a frozen app with timeout (its fields could not be located, so no image is given).",
 	}, h.screenshot)
 	d.InputArgs = []string{"path"}
-	return d
+	return []toolDef{d}
 }
 
 type screenshotArgs struct {

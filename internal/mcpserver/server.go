@@ -87,10 +87,15 @@ func Inventory(cfg Config, sessions *core.Sessions) []toolDef {
 }
 
 func inventory(h *handlers) []toolDef {
-	tools := append(append(h.inspectTools(), h.visualTools()...), h.interactTools()...)
-	tools = append(tools, h.liveTools()...)
-	tools = append(tools, h.heldTools()...)
-	tools = append(tools, h.screenshotTool())
+	// Each feature's file declares its tools (tree.go, click.go, ...).
+	var tools []toolDef
+	for _, feature := range []func() []toolDef{
+		h.appsTools, h.sessionTools, h.treeTools, h.findTools, h.propsTools, h.tableTools, h.editableTools,
+		h.frameworksTools, h.hitTestTools, h.waitTools, h.visualTools, h.changesTools, h.screenshotTools,
+		h.clickTools, h.valueTools, h.selectTools, h.scrollTools, h.keyboardTools, h.windowTools, h.heldTools,
+	} {
+		tools = append(tools, feature()...)
+	}
 	sort.Slice(tools, func(i, j int) bool { return tools[i].Tool.Name < tools[j].Tool.Name })
 	return tools
 }

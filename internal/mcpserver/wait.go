@@ -1,0 +1,75 @@
+package mcpserver
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/uiscope/uiscope/internal/core"
+)
+
+func (h *handlers) waitTools() []toolDef {
+	return []toolDef{
+		newTool(ToolsetInspect, &mcp.Tool{
+			Name:        "wait_for",
+			Annotations: readOnly("Wait for a change"),
+			Description: "Block until an element matching the criteria (as find_elements) appears, disappears, or " +
+				"has a property value (until \"property\": property one of name, description, role, state, value, " +
+				"text; for state, value is a state name, \"!state\" for its absence). It re-reads as soon as the app " +
+				"reports a change (AT-SPI events), and at least every 500 ms for toolkits that stay silent. Returns " +
+				"the matching elements when satisfied; fails with errorCode \"timeout\" (retryable) after " +
+				"timeoutMs (default 10000). visibleOnly, as in find_elements, says only the on-screen part of " +
+				"partialContainers was searched.",
+		}, h.waitFor),
+	}
+}
+
+func nonNilEls(els []*core.Element) []*core.Element {
+	if els == nil {
+		return []*core.Element{}
+	}
+	return els
+}
+
+type waitArgs struct {
+	Session string `json:"session" jsonschema:"session id from connect"`
+	criteria
+	Until     string `json:"until" jsonschema:"appears, disappears or property"`
+	Property  string `json:"property,omitempty" jsonschema:"with until=property: name, description, role, state, value or text"`
+	Value     string `json:"value,omitempty" jsonschema:"with until=property: the value to wait for (a state name, or !state)"`
+	TimeoutMs *int   `json:"timeoutMs,omitempty" jsonschema:"how long to wait in ms (default 10000)"`
+}
+
+type waitResult struct {
+	Session   string          `json:"session"`
+	Satisfied bool            `json:"satisfied"`
+	Elements  []*core.Element `json:"elements"`
+	WaitedMs  int64           `json:"waitedMs"`
+	Polls     int             `json:"polls"`
+	// VisibleOnly and PartialContainers: as find_elements'.
+	VisibleOnly       bool     `json:"visibleOnly,omitempty"`
+	PartialContainers []string `json:"partialContainers,omitempty"`
+	Note              string   `json:"note,omitempty"` // the live reads were capped; the search saw the visible part
+}
+
+func (h *handlers) waitFor(ctx context.Context, _ *mcp.CallToolRequest, in waitArgs) (waitResult, error) {
+	limit, err := core.Timeout(in.TimeoutMs)
+	if err != nil {
+		return waitResult{}, err
+	}
+	req := core.WaitRequest{Query: in.query(core.MaxFindLimit), Until: in.Until, Property: in.Property, Value: in.Value, Timeout: limit}
+	if err := req.Validate(); err != nil {
+		return waitResult{}, err
+	}
+	s, err := h.sessions.Get(ctx, in.Session)
+	if err != nil {
+		return waitResult{}, err
+	}
+	r, err := h.sessions.WaitFor(ctx, s, req)
+	if err != nil {
+		return waitResult{}, err
+	}
+	return waitResult{Session: s.ID, Satisfied: true, Elements: nonNilEls(r.Elements),
+		WaitedMs: r.Waited.Milliseconds(), Polls: r.Polls, VisibleOnly: len(r.Partial) > 0, PartialContainers: r.Partial,
+		Note: joinNotes(r.Note, r.PartialNote)}, nil
+}
