@@ -1,0 +1,311 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/security"
+)
+
+// chooseActions are the action names that choose an item: a click, or
+// "select", the one action browsers give the options of an HTML select
+// (Firefox and Chromium alike).
+var chooseActions = append(slices.Clone(clickActions), "select")
+
+// SetExpanded expands or collapses a tree row, expander or combo box.
+func (m *Sessions) SetExpanded(ctx context.Context, sessionID, ref string, expanded bool) (*ActResult, error) {
+	t, err := m.prepare(ctx, sessionID, ref)
+	if err != nil {
+		return nil, err
+	}
+	defer t.done()
+	st := t.det.Node.States
+	word := map[bool]string{true: "expanded", false: "collapsed"}[expanded]
+	if st.Has(platform.StateExpanded) == expanded {
+		r := &ActResult{Element: t.ref, Method: MethodNone, Verified: true, Before: summarize(t.det), Note: "already " + word}
+		return r, nil
+	}
+	if !st.Has(platform.StateExpandable) && !st.Has(platform.StateExpanded) {
+		return nil, Errorf(CodeNotSupported, "%s (%s) is not expandable", t.ref, t.det.Node.Role)
+	}
+	names := []string{"expand or contract", "expand", "activate", "click", "press"}
+	if !expanded {
+		names = []string{"expand or contract", "collapse", "activate", "click", "press"}
+	}
+	used, err := m.doAction(ctx, t, 0, names...)
+	if err != nil {
+		return nil, mapActErr(err)
+	}
+	done := func(d *platform.Details) bool { return d.Node.States.Has(platform.StateExpanded) == expanded }
+	return m.finish(ctx, t, MethodAction, used, done, fmt.Sprintf("making it %s (action %q)", word, used))
+}
+
+// Select changes an item's selection through its container's Selection
+// interface (mode replace, add or remove); items without one (menu items of
+// a closed combo box) are clicked by action. Success is the container (or
+// the item, or for a combo box's menu item the combo box) reporting the
+// item selected as asked.
+func (m *Sessions) Select(ctx context.Context, sessionID, ref, mode string) (*ActResult, error) {
+	if mode == "" {
+		mode = "replace"
+	}
+	if mode != "replace" && mode != "add" && mode != "remove" {
+		return nil, Errorf(CodeInvalidArgument, "mode must be replace, add or remove, not %s", Quote(mode))
+	}
+	t, err := m.prepare(ctx, sessionID, ref)
+	if err != nil {
+		return nil, err
+	}
+	defer t.done()
+	want := mode != "remove"
+	claim := map[bool]string{true: "selecting it", false: "deselecting it"}[want]
+	// Menu items are chosen by activating them: a GTK 3 combo box's menu
+	// accepts Selection calls and changes nothing.
+	if t.det.Node.Role.String() == "menu item" && want {
+		// Gecko's options answer their action and change nothing: the
+		// keys at once, not after the action's read-back has waited out.
+		if gecko(t.s.App) {
+			if r, kerr, ok := m.chooseByKeys(ctx, t, claim); ok {
+				if r != nil {
+					r.Note = "Gecko's options do not take their own action, so it was chosen with the keyboard on its combo box"
+				}
+				return r, kerr
+			}
+		}
+		used, err := m.doAction(ctx, t, 0, chooseActions...)
+		if err != nil && !errors.Is(err, platform.ErrNotSupported) {
+			return nil, mapActErr(err)
+		}
+		var r *ActResult
+		if err == nil {
+			r, err = m.finish(ctx, t, MethodAction, used, m.chosen(ctx, t), claim)
+			if err == nil || AsError(err).Code != CodeNoEffect {
+				return r, err
+			}
+		}
+		if r, kerr, ok := m.chooseByKeys(ctx, t, claim); ok {
+			return r, kerr
+		}
+		return nil, mapActErr(err)
+	}
+	if t.det.ParentKey != "" {
+		err := t.actor.Select(ctx, t.s.App, t.det.ParentKey, t.det.IndexInParent, want, mode == "replace")
+		switch {
+		case err == nil:
+			// Some containers (GTK 3 combo menus) accept the call and
+			// select nothing: believe the container's answer, not the call's.
+			if m.selected(ctx, t, want) {
+				return m.finish(ctx, t, MethodSemantic, "Selection on the container", nil, "")
+			}
+		case !errors.Is(err, platform.ErrNotSupported) && !errors.Is(err, platform.ErrNoEffect):
+			return nil, mapActErr(err)
+		}
+	}
+	if !want {
+		return nil, Errorf(CodeNotSupported, "%s's container has no Selection interface, so it cannot be deselected", t.ref)
+	}
+	used, err := m.doAction(ctx, t, 0, chooseActions...)
+	if err != nil {
+		return nil, mapActErr(err)
+	}
+	return m.finish(ctx, t, MethodAction, used, m.chosen(ctx, t), claim+" by its action "+strconv.Quote(used))
+}
+
+// chooseByKeys chooses a combo box's item with the keyboard, as a user
+// would on a closed one: focus the combo box, Home, then Down to the item.
+// Firefox's options of an HTML select answer their "select" action and
+// change nothing (Select goes here first on Gecko). ok is false when the item is not in a combo box (or the
+// server does not allow keys): the caller's own failure stands then.
+func (m *Sessions) chooseByKeys(ctx context.Context, t *target, claim string) (*ActResult, error, bool) {
+	if !m.Caps.Has(security.Keyboard) || t.det.ParentKey == "" {
+		return nil, nil, false
+	}
+	menu, err := m.desk.Accessibility.Element(ctx, t.s.App, t.det.ParentKey)
+	if err != nil || menu.ParentKey == "" {
+		return nil, nil, false
+	}
+	combo, err := m.desk.Accessibility.Element(ctx, t.s.App, menu.ParentKey)
+	if err != nil || combo.Node.Role.String() != "combo box" {
+		return nil, nil, false
+	}
+	// The keys go to the combo box: aim, activate and focus it instead.
+	ct := *t
+	ct.node, ct.det = &combo.Node, combo
+	keys := []string{"Home"}
+	for range t.det.IndexInParent {
+		keys = append(keys, "Down")
+	}
+	if err := m.withKeyboard(ctx, &ct, func(platform.Window) error {
+		if err := m.chordsAllowed("select (keys)", keys...); err != nil {
+			return err
+		}
+		for _, k := range keys {
+			if err := t.actor.KeyChord(ctx, k); err != nil {
+				return mapActErr(err)
+			}
+		}
+		return nil
+	}); err != nil {
+		return nil, err, true
+	}
+	detail := fmt.Sprintf("the combo box focused, then Home and Down x%d", t.det.IndexInParent)
+	r, err := m.finish(ctx, t, MethodKeyboard, detail, m.chosen(ctx, t), claim+" with the keyboard ("+detail+")")
+	if r != nil {
+		r.Note = "the item's own action changed nothing, so it was chosen with the keyboard on its combo box"
+	}
+	return r, err, true
+}
+
+// gecko reports whether an app is Firefox's engine (AT-SPI ToolkitName
+// "Gecko"), whose HTML select options change nothing by their action.
+func gecko(app platform.App) bool { return strings.EqualFold(app.Toolkit, "gecko") }
+
+// chosen is the read-back for an item selected by its action: the item
+// has the selected state, or its container says it is selected, or (a
+// combo box's menu item) the combo box now shows the item's name.
+func (m *Sessions) chosen(ctx context.Context, t *target) func(*platform.Details) bool {
+	name := t.det.Node.Name
+	return func(d *platform.Details) bool {
+		if d.Node.States.Has(platform.StateSelected) {
+			return true
+		}
+		if t.det.ParentKey == "" {
+			return false
+		}
+		if sel, err := t.actor.IsSelected(ctx, t.s.App, t.det.ParentKey, t.det.IndexInParent); err == nil && sel {
+			return true
+		}
+		// menu item -> menu -> combo box
+		menu, err := m.desk.Accessibility.Element(ctx, t.s.App, t.det.ParentKey)
+		if err != nil || menu.ParentKey == "" {
+			return false
+		}
+		combo, err := m.desk.Accessibility.Element(ctx, t.s.App, menu.ParentKey)
+		if err != nil || combo.Node.Role.String() != "combo box" {
+			return false
+		}
+		if name != "" && combo.Node.Name == name {
+			return true
+		}
+		// GTK 3: the combo box's own Selection holds its menu's active item.
+		sel, err := t.actor.IsSelected(ctx, t.s.App, menu.ParentKey, t.det.IndexInParent)
+		return err == nil && sel
+	}
+}
+
+// selected polls the container until the item's selection is as wanted.
+func (m *Sessions) selected(ctx context.Context, t *target, want bool) bool {
+	deadline := time.Now().Add(time.Second)
+	for {
+		got, err := t.actor.IsSelected(ctx, t.s.App, t.det.ParentKey, t.det.IndexInParent)
+		if err == nil && got == want {
+			return true
+		}
+		if err != nil || time.Now().After(deadline) || ctx.Err() != nil {
+			return false
+		}
+		select {
+		case <-time.After(pollGap):
+		case <-ctx.Done():
+		}
+	}
+}
+
+// focused is the read-back for focus.
+func focused(d *platform.Details) bool { return d.Node.States.Has(platform.StateFocused) }
+
+// focus gives an element the keyboard focus and checks it took: through
+// Component.GrabFocus, else the element's own focus action (Qt's
+// "SetFocus"), else a pointer click on it (GTK 4.8 answers GrabFocus with
+// NotSupported). Keys are never sent to an element that did not take
+// focus. The caller holds the input lock.
+func (m *Sessions) focus(ctx context.Context, t *target) error {
+	if !focused(t.det) && m.hasKeys(ctx, t, t.det) {
+		return nil // a descendant has them
+	}
+	if focused(t.det) {
+		// Asked again all the same: a browser keeps a page element's
+		// focused state while its own UI (the address bar) has the keys,
+		// and Chromium's GrabFocus gives them back to the page. Where the
+		// focus is real, asking again changes nothing.
+		_ = t.actor.GrabFocus(ctx, t.s.App, t.node.Key)
+		return nil
+	}
+	if err := t.actor.GrabFocus(ctx, t.s.App, t.node.Key); err == nil {
+		if m.awaitKeys(ctx, t) {
+			return nil
+		}
+	}
+	if _, err := t.actor.DoAction(ctx, t.s.App, t.node.Key, "setfocus", "focus"); err == nil {
+		if m.awaitKeys(ctx, t) {
+			return nil
+		}
+	}
+	if !m.Caps.Has(security.Interact) {
+		return Errorf(CodeNoEffect, "%s did not take the keyboard focus through its accessibility interfaces, and a pointer click needs the interact capability the server does not grant; no keys were sent", t.ref)
+	}
+	// A click where an element is not showing lands on whatever is there
+	// instead (the page of a browser's tab in front).
+	if d, err := m.desk.Accessibility.Element(ctx, t.s.App, t.node.Key); err == nil && m.hidden(ctx, t, d) {
+		return Errorf(CodeOffscreen, "%s is not showing (in a browser's background tab, or a hidden part of the window) and did not take the keyboard focus; nothing was clicked or typed: bring it into view (select its tab) and read the tree again", t.ref)
+	}
+	if err := m.pointerAllowed("focusing it with a click"); err != nil {
+		return err
+	}
+	if x, y, err := m.pointAt(ctx, t); err == nil && t.actor.Click(ctx, x, y, 1, 1) == nil {
+		if m.awaitKeys(ctx, t) {
+			return nil
+		}
+	}
+	return Errorf(CodeNoEffect, "%s did not take the keyboard focus, so no keys were sent", t.ref)
+}
+
+// Focus gives an element the keyboard focus.
+func (m *Sessions) Focus(ctx context.Context, sessionID, ref string) (*ActResult, error) {
+	if m.modeOf(ctx, sessionID) == ModeVisual {
+		return m.focusVisual(ctx, sessionID, ref)
+	}
+	t, err := m.prepare(ctx, sessionID, ref)
+	if err != nil {
+		return nil, err
+	}
+	defer t.done()
+	unlock, err := m.lockInputFor(ctx, t.s)
+	if err != nil {
+		return nil, err
+	}
+	_, err = m.activate(ctx, t)
+	if err == nil {
+		err = m.focus(ctx, t)
+	}
+	unlock()
+	if err != nil {
+		return nil, err
+	}
+	return m.finish(ctx, t, MethodSemantic, "focus", focused, "giving it the keyboard focus")
+}
+
+// SelectText selects a range of an element's text; end -1 means the end.
+func (m *Sessions) SelectText(ctx context.Context, sessionID, ref string, start, end int) (*ActResult, error) {
+	t, err := m.prepare(ctx, sessionID, ref)
+	if err != nil {
+		return nil, err
+	}
+	defer t.done()
+	if start < 0 || (end >= 0 && end < start) {
+		return nil, Errorf(CodeInvalidArgument, "start must be >= 0 and end >= start (or -1 for the end); got %d..%d", start, end)
+	}
+	if end < 0 && t.det.Text != nil {
+		end = t.det.Text.Length
+	}
+	if err := t.actor.SelectText(ctx, t.s.App, t.node.Key, start, end); err != nil {
+		return nil, mapActErr(err)
+	}
+	return m.finish(ctx, t, MethodSemantic, fmt.Sprintf("Text selection %d..%d", start, end), nil, "")
+}
