@@ -2,6 +2,9 @@ package core
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"time"
 
 	"github.com/uiscope/uiscope/internal/platform"
 	"github.com/uiscope/uiscope/internal/security"
@@ -111,4 +114,112 @@ func (m *Sessions) actionWindow(ctx context.Context, s *Session, a actor, want p
 		return w, nil
 	}
 	return platform.Window{}, Errorf(CodeNotFound, "the window %s that shows %s is not one of the application's windows now: read the tree again", win.ID, element)
+}
+
+// appWindow is where keys for the app as a whole go: the app's window that
+// has the focus now, if one has (its own dialog included: a modal dialog
+// holds the keys and raising the main window past it fails), else the
+// session's main window, activated. Never a window of another process.
+// The caller holds the input lock.
+func (m *Sessions) appWindow(ctx context.Context, t *target) (platform.Window, error) {
+	wins, err := m.appWindows(ctx, t.s)
+	if err != nil {
+		return platform.Window{}, err
+	}
+	if active, err := t.actor.ActiveWindow(ctx); err == nil && active != 0 {
+		for _, w := range wins {
+			if w.ID == active {
+				return w, m.holdsIn(t.s.ID, w.ID)
+			}
+		}
+	}
+	win, err := pickMainWindow(t.s, wins)
+	if err != nil {
+		return win, err
+	}
+	return win, m.activateFor(ctx, t.s, t.actor, win)
+}
+
+// appWindows lists the session's app's top-level windows, as listed now.
+func (m *Sessions) appWindows(ctx context.Context, s *Session) ([]platform.Window, error) {
+	apps, err := m.Apps(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range apps {
+		if a.Pid == s.App.Pid {
+			return a.Windows, nil
+		}
+	}
+	return nil, Errorf(CodeNotFound, "the application has no window")
+}
+
+// pickMainWindow is the session's window: the one it connected by, else
+// the app's first mapped window.
+func pickMainWindow(s *Session, wins []platform.Window) (platform.Window, error) {
+	for _, w := range wins {
+		if s.Identity.Window != "" && w.ID.String() == s.Identity.Window {
+			return w, nil
+		}
+	}
+	for _, w := range wins {
+		if w.Mapped {
+			return w, nil
+		}
+	}
+	if len(wins) > 0 { // minimized: unmapped, still there
+		return wins[0], nil
+	}
+	return platform.Window{}, Errorf(CodeNotFound, "the application has no window")
+}
+
+// mainWindow is the session's window, as listed now.
+func (m *Sessions) mainWindow(ctx context.Context, s *Session) (platform.Window, error) {
+	wins, err := m.appWindows(ctx, s)
+	if err != nil {
+		return platform.Window{}, err
+	}
+	return pickMainWindow(s, wins)
+}
+
+// WindowAction minimizes, maximizes, restores or closes the session's
+// window (WindowActionOn for another of the app's windows).
+func (m *Sessions) WindowAction(ctx context.Context, sessionID, action string) (*ActResult, error) {
+	return m.WindowActionOn(ctx, sessionID, action, WindowTarget{})
+}
+
+// windowResult is the answer of a window action: verified when the window
+// manager applied it (the backend checks maximize and restore; a closed
+// window has left the app's windows), with the windows it opened or
+// closed. A window minimized is unmapped, not closed: it is not listed.
+func (m *Sessions) windowResult(ctx context.Context, s *Session, before scene, win platform.Window, action string) *ActResult {
+	r := &ActResult{Method: "window", Detail: fmt.Sprintf("%s window %s", action, win.ID), Verified: true}
+	if action == "close" {
+		// The window manager asks the app to close it; the app may take
+		// a moment, or ask the user first ("Save changes?").
+		r.Verified = false
+		deadline := time.Now().Add(changeTime)
+		for {
+			r.Effects = m.effects(ctx, s, before, "")
+			for _, c := range r.Effects.WindowsClosed {
+				r.Verified = r.Verified || c.Window == win.ID.String()
+			}
+			if r.Verified || time.Now().After(deadline) || ctx.Err() != nil {
+				break
+			}
+			select {
+			case <-time.After(pollGap):
+			case <-ctx.Done():
+			}
+		}
+		if !r.Verified {
+			r.Note = "the window manager asked the application to close the window, and it is still open (the application may be asking the user first: see effects)"
+		}
+		return r
+	}
+	r.Effects = m.effects(ctx, s, before, "")
+	if action == "minimize" {
+		r.Effects.WindowsClosed = slices.DeleteFunc(r.Effects.WindowsClosed, func(c WindowRef) bool { return c.Window == win.ID.String() })
+	}
+	return r
 }
