@@ -2,9 +2,12 @@ package core
 
 import (
 	"context"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/platform/fake"
 	"github.com/uiscope/uiscope/internal/security"
 )
 
@@ -64,5 +67,115 @@ func TestActionsNeedAnActor(t *testing.T) {
 	_, err := m.WindowAction(context.Background(), "s1", "close")
 	if e := AsError(err); e == nil || e.Code != CodeNotSupported {
 		t.Errorf("window_action on a platform without an actor: %v", err)
+	}
+}
+
+// inertActions accepts every semantic call and changes nothing: a toolkit
+// that answers "done" to what it ignores (GTK 4.8's text calls, Firefox's
+// SetTextContents, a GTK 3 combo menu's Selection).
+type inertActions struct{ platform.Actions }
+
+func (inertActions) DoAction(_ context.Context, _ platform.App, _ string, names ...string) (string, error) {
+	return names[0], nil
+}
+
+func (inertActions) SetText(_ context.Context, _ platform.App, _, text string) (string, string, error) {
+	return text, "EditableText.SetTextContents", nil
+}
+
+func (inertActions) SetValue(_ context.Context, _ platform.App, _ string, v float64) (float64, error) {
+	return v, nil
+}
+
+func (inertActions) GrabFocus(context.Context, platform.App, string) error { return nil }
+
+// formDesk: a form with a check box, a slider, an expandable row and a
+// text field, its window active.
+func formDesk() *fake.Desktop {
+	shown := states("enabled", "sensitive", "showing", "visible")
+	el := func(key, role, name string, st platform.StateSet, ifaces, actions []string) *platform.Node {
+		b := platform.Rect{X: 10, Y: 10 + 40*len(key), Width: 100, Height: 30}
+		return &platform.Node{Key: key, Role: safetyRole(role), Name: name, States: shown | st, Bounds: &b, Interfaces: ifaces, Actions: actions}
+	}
+	kids := []*platform.Node{
+		el("cb", "check box", "Remember", states("checkable", "focusable"), []string{"component", "action"}, []string{"toggle"}),
+		el("vol", "slider", "Volume", states("focusable"), []string{"component", "value"}, nil),
+		el("row", "table cell", "Fruits", states("expandable"), []string{"component", "action"}, []string{"expand or contract"}),
+		el("name", "text", "Name", states("focusable", "editable"), []string{"component", "text", "editabletext"}, nil),
+	}
+	frame := &platform.Node{Key: "frame", Role: safetyRole("frame"), Name: "Form", States: shown, ChildCount: len(kids), Children: kids,
+		Bounds: &platform.Rect{Width: 800, Height: 600}, Interfaces: []string{"component"}}
+	d := fake.New()
+	d.AddApp(fake.App{Pid: editorPid, Name: "form", Tree: &platform.Node{Key: "root", Role: platform.RoleApplication, Name: "form", ChildCount: 1, Children: []*platform.Node{frame}}})
+	d.SetActive(d.AddWindow(editorPid, "Form", platform.Rect{Width: 800, Height: 600}))
+	return d
+}
+
+func formSession(t *testing.T, p platform.Desktop) (*Sessions, *Session, *Tree) {
+	t.Helper()
+	m := NewSessions(p)
+	m.Caps = security.Input
+	ctx := context.Background()
+	s, err := m.Connect(ctx, Target{Pid: editorPid}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, _, err := m.Fetch(ctx, s, 5*time.Second, platform.TreeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, s, tr
+}
+
+// TestSuccessIsReadBack: each action that claims an effect succeeds when
+// the element shows it, and fails with noEffect — saying what the element
+// holds — when the toolkit accepted the call and changed nothing.
+func TestSuccessIsReadBack(t *testing.T) {
+	type act func(m *Sessions, s *Session, tr *Tree) (*ActResult, error)
+	ctx := context.Background()
+	cases := []struct {
+		name  string
+		do    act
+		holds string // in the failure's message
+	}{
+		{"toggle", func(m *Sessions, s *Session, tr *Tree) (*ActResult, error) {
+			return m.Toggle(ctx, s.ID, refOf(t, tr, "Remember"))
+		}, "states ["},
+		{"set_value number", func(m *Sessions, s *Session, tr *Tree) (*ActResult, error) {
+			return m.SetValue(ctx, s.ID, refOf(t, tr, "Volume"), "42")
+		}, "the value 0"},
+		{"set_expanded", func(m *Sessions, s *Session, tr *Tree) (*ActResult, error) {
+			return m.SetExpanded(ctx, s.ID, refOf(t, tr, "Fruits"), true)
+		}, "states ["},
+		{"set_value text", func(m *Sessions, s *Session, tr *Tree) (*ActResult, error) {
+			return m.SetValue(ctx, s.ID, refOf(t, tr, "Name"), "Ada Lovelace")
+		}, `the text "Name"`},
+		{"focus", func(m *Sessions, s *Session, tr *Tree) (*ActResult, error) {
+			return m.Focus(ctx, s.ID, refOf(t, tr, "Name"))
+		}, "did not take the keyboard focus"},
+	}
+	// A change that never comes is waited for up to the caps: short here.
+	oldCap, oldChange := settleCap, changeTime
+	settleCap, changeTime = 300*time.Millisecond, 300*time.Millisecond
+	t.Cleanup(func() { settleCap, changeTime = oldCap, oldChange })
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m, s, tr := formSession(t, formDesk().Platform())
+			if r, err := c.do(m, s, tr); err != nil || r.After == nil {
+				t.Fatalf("with a toolkit that does what it is asked: %+v, %v", r, err)
+			}
+
+			p := formDesk().Platform()
+			p.Actions = inertActions{p.Actions}
+			m, s, tr = formSession(t, p)
+			r, err := c.do(m, s, tr)
+			if err == nil {
+				t.Fatalf("ok although nothing changed: %+v", r)
+			}
+			wantErrCode(t, c.name, err, CodeNoEffect)
+			if msg := err.Error(); !strings.Contains(msg, c.holds) {
+				t.Errorf("the failure does not say what the element holds (%q): %s", c.holds, msg)
+			}
+		})
 	}
 }
