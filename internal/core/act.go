@@ -12,6 +12,17 @@ import (
 	"github.com/uiscope/uiscope/internal/security"
 )
 
+// Acting. This file holds what every action shares: the gates (actor,
+// actingSession, require, consent), the target an action is aimed at and
+// prepare, the read-back (await, finish, noEffect) and the plumbing of
+// sending (doAction, pointAt, pointerInput, activate). The verbs live in
+// their feature's file, named as the MCP tools' files are: click.go
+// (click, invoke, toggle), value.go (set_value), select.go (select,
+// set_expanded, focus, select_text), scroll.go, keyboard.go (type_text,
+// press_key), window.go (window_action), held.go and heldkeys.go (press,
+// move, release, key_down, key_up), editable_set.go (set_property,
+// clear_property) and visual_act.go (a visual session's).
+
 // More error codes, for acting.
 const (
 	CodeInputNotAllowed = security.CodeInputNotAllowed
