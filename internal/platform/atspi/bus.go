@@ -1,14 +1,35 @@
 //go:build linux
 
-// Package atspi is the AT-SPI2 backend: it finds the accessibility bus,
-// lists the applications registered on it and reads their accessible trees
-// and element properties over D-Bus (godbus, no cgo).
+// Package atspi is the AT-SPI2 backend: accessibility over D-Bus (godbus,
+// no cgo). It knows nothing of MCP, sessions or refs; those live in
+// internal/core.
 //
-// Speed comes from round trips saved, not goroutines: a tree is read with one
-// bulk Cache.GetItems per application and pipelined calls for whatever the
-// cache misses. Every call carries a deadline so that a frozen or dying
-// application can never hang the caller. It knows nothing of MCP, sessions or
-// refs; those live in internal/core.
+// What it holds:
+//   - the connection (bus.go): finding the accessibility bus, one lock per
+//     application, every call bounded by a deadline so that a frozen or
+//     dying application never hangs the caller;
+//   - the applications registered on the bus (apps.go);
+//   - tree reads (tree.go, batch.go): one bulk Cache.GetItems per
+//     application and pipelined calls for whatever the cache misses; the
+//     visible part of virtual containers (virtual.go); a browser's elements
+//     through Collection over a direct connection to it (collection.go);
+//   - the mirror (mirror.go): repeated reads of GTK 3 applications and
+//     browsers served from a copy kept current by events;
+//   - element reads (props.go): one element live, with its parent,
+//     attributes, text and value;
+//   - values (values.go, embedded.go): what a control holds, text with
+//     embedded objects replaced by their names;
+//   - redaction (hidden.go): fields that hide their text, told by what
+//     they show;
+//   - tables (table.go): cells by row and column, on screen or not;
+//   - actions (actions.go) through Action, EditableText (the text set is
+//     read back), Value, Component, Selection and Text;
+//   - what an action caused (effects.go): top levels, the focus, an action
+//     started without waiting for its reply;
+//   - events (events.go): a coalesced change signal per application.
+//
+// Speed comes from round trips saved, not goroutines: each application
+// answers on one main loop.
 package atspi
 
 import (

@@ -31,10 +31,25 @@ package atspi
 // overflowed, and one that would re-read most of itself anyway are
 // replaced by a fresh whole read.
 //
-// Whether a toolkit's events cover every change of bounds is the caller's
-// judgement (TreeOptions.Mirror): GTK 3's atk-bridge announces every
-// allocation; others are read afresh every time. Tests compare mirror reads
-// with fresh walks after every kind of change, and after random ones.
+// Which applications are mirrored is the caller's judgement
+// (TreeOptions.Mirror; linux.Mirrorable):
+//   - GTK 3: its atk-bridge announces every allocation, so bounds follow
+//     events.
+//   - Browsers (Firefox, Chromium and Electron apps; TreeOptions.SilentMoves):
+//     they announce a page's changes but not its moves, and their caches
+//     hold only the browser's own UI. So every read asks again for the
+//     bounds of every element on screen instead of the states of every
+//     element the cache leaves out, and the states only when one of them
+//     moved (a scrolled page turns SHOWING on and off without an event);
+//     when the focus moves, the elements held as focused have their states
+//     read again (Gecko does not always announce the one losing it); and
+//     action names are held only when a read asks for them.
+//   - Every other toolkit (GTK 4, Qt) is read afresh every time: their
+//     events do not cover every change of bounds.
+//
+// Tests compare mirror reads with fresh walks after every kind of change,
+// and after random ones (mirror_test.go's TestMirrorRandomGTK3, e2e's
+// TestBrowserMirrorRandom).
 
 import (
 	"cmp"

@@ -1,11 +1,30 @@
 //go:build linux
 
-// Package x11 is the X11 side of the desktop backend: it lists top-level
-// client windows (from the window manager's _NET_CLIENT_LIST, or the root's
-// children when no window manager runs), maps them to processes (_NET_WM_PID,
-// else the X-Resource extension) and reads root-window properties such as
-// AT_SPI_BUS. Every request is bounded by a context deadline, so a hung X
-// server cannot hang the caller.
+// Package x11 is the X11 side of the desktop backend (jezek/xgb, no
+// cgo). Every request is bounded by a context deadline, so a hung X server
+// cannot hang the caller.
+//
+// What it holds:
+//   - the connection and the window list (x11.go): top-level client
+//     windows from the window manager's _NET_CLIENT_LIST (the root's
+//     children when none runs), their processes (X-Resource before the
+//     _NET_WM_PID a client set itself), the active window, root-window
+//     properties such as AT_SPI_BUS;
+//   - window actions (window.go): activating, minimizing, maximizing,
+//     restoring and closing through the window manager, and the window on
+//     top at a point;
+//   - an application's windows as the screen stacks them (stack.go), its
+//     top levels and popups: where GTK 4 elements lie, the window an
+//     element shows in, the windows an action opened;
+//   - the native window tree (tree.go) that visual sessions read;
+//   - input (input.go, keys.go): XTest clicks, wheel, key chords and typing
+//     by the current keymap, chords parsed by platform.ParseChord;
+//   - held input (held.go): buttons and keys held across calls, and what
+//     the X server reports down;
+//   - capture (capture.go): a window's own pixels through Composite,
+//     waiting on DAMAGE for a covered part's repaint;
+//   - the watchdog (watchdog.go): a child process that releases what a
+//     killed server held.
 package x11
 
 import (
