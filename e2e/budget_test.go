@@ -15,7 +15,7 @@ import (
 	"github.com/uiscope/uiscope/internal/testdesk"
 )
 
-// Issue 12: a default get_a11y_tree answer of a big real app fits an
+// A default get_a11y_tree answer of a big real app fits an
 // agent's context in either format — its JSON text within the default
 // maxBytes (32000), both copies a result carries under 80 KB — keeps the
 // upper levels of the tree (breadth-first), and says where to read on: the

@@ -13,7 +13,7 @@ import (
 	"github.com/uiscope/uiscope/internal/testdesk"
 )
 
-// Issue 12: get_a11y_tree_changes's first answer for a big app (the
+// get_a11y_tree_changes's first answer for a big app (the
 // whole tree as added events) keeps within the default maxBytes and says
 // more; paged to the end it gives every element once, as the whole tree
 // read at the same time shows it; a later change then comes as a small
@@ -112,7 +112,7 @@ func TestTreeChangesPagedWidgetFactory(t *testing.T) {
 	})
 }
 
-// Issue 12: get_visual_tree_changes pages as get_a11y_tree_changes does.
+// get_visual_tree_changes pages as get_a11y_tree_changes does.
 // A Tk window of 80 buttons (each an X window) in a visual session: a
 // snapshot over maxBytes comes in pages within it, more true until the
 // last, holding each window once, as one unbounded answer does; a change

@@ -63,7 +63,7 @@ func TestDemo(t *testing.T) {
 }
 
 // processesMentioning lists "pid comm" of the live processes whose command
-// line or environment contains s (only processes we may read).
+// line or environment contains s (only processes this user may read).
 func processesMentioning(s string) []string {
 	var out []string
 	entries, _ := os.ReadDir("/proc")

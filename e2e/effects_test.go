@@ -16,7 +16,7 @@ import (
 	"github.com/uiscope/uiscope/internal/testdesk"
 )
 
-// The effects tests check the three outcomes of an action (DESIGN §11):
+// The effects tests check the three outcomes of an action (docs/api.md):
 // verified, delivered but different (ok with verified false and what it
 // caused in effects), failed. Each end state is checked outside uiscope:
 // the fixture's own log of what ran, and xdotool's view of the windows.

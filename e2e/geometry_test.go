@@ -22,7 +22,7 @@ import (
 	"github.com/uiscope/uiscope/internal/testdesk"
 )
 
-// Geometry is live (DESIGN §11): windows opened after connect, moved or
+// Geometry is live (docs/platform.md, "Bounds"): windows opened after connect, moved or
 // renamed since, place their elements where the screen shows them. The
 // oracles are outside uiscope: the fixture's own account of where its
 // widgets lie in their X windows (GTK's compute_bounds), X's account of
@@ -229,7 +229,7 @@ func (g *gtk4Dialogs) rects(t *testing.T) map[string]platform.Rect {
 	return widgetRects(t, g.app, g.log, g.wins)
 }
 
-// TestGeometryGTK4DialogAfterConnect: issue 17 §1. A GTK 4 dialog opened
+// TestGeometryGTK4DialogAfterConnect: a GTK 4 dialog opened
 // after connect, then moved, gets its own window's origin (not the main
 // window's) in find_elements, hit_test and a pointer click.
 func TestGeometryGTK4DialogAfterConnect(t *testing.T) {
@@ -260,7 +260,7 @@ func TestGeometryGTK4DialogAfterConnect(t *testing.T) {
 	g.log.await(t, "toggled Dialog option True", 1)
 }
 
-// TestGeometryGTK4RenamedWindow: issue 17 §1, the reverse. A session
+// TestGeometryGTK4RenamedWindow: the reverse of the test above. A session
 // opened while the main window and a dialog were both there keeps the
 // main window's place once the main window's title changes.
 func TestGeometryGTK4RenamedWindow(t *testing.T) {
@@ -342,7 +342,7 @@ func checkShot(t *testing.T, xc *xgb.Conn, what string, out map[string]any, img 
 	return shot
 }
 
-// TestScreenshotGTK4DialogAfterConnect: issue 17 §3 on GTK 4. An element
+// TestScreenshotGTK4DialogAfterConnect: on GTK 4, an element
 // of a dialog opened after connect is captured in the dialog's window, as
 // the screen shows it; screenshot {window} captures the dialog and marks
 // only its elements; the main window's capture marks none of the
@@ -406,7 +406,7 @@ func checkShotWindow(t *testing.T, out map[string]any, img *image.RGBA, w xWin) 
 	return shot
 }
 
-// TestScreenshotGTK3Menu: issue 17 §3, a popup menu. A menu item of an
+// TestScreenshotGTK3Menu: a popup menu. A menu item of an
 // open GTK 3 combo box is captured in the menu's own window (an
 // override-redirect popup), as the screen shows it, not from the main
 // window behind it.
@@ -462,7 +462,7 @@ func xWindowGone(t *testing.T, d *testdesk.Desk, pid int, title string) {
 	})
 }
 
-// TestWindowActionDialog: issue 17 §5. window_action with element closes
+// TestWindowActionDialog: window_action with element closes
 // the window the element is in (the dialog), with window the window
 // given; the main window stays, as X says.
 func TestWindowActionDialog(t *testing.T) {
@@ -495,7 +495,8 @@ func TestWindowActionDialog(t *testing.T) {
 	findXWindow(t, g.d, g.xc, g.app.Pid, g.title)
 }
 
-// TestScreenshotGeditAlert: issue 17 §3 where it was found. gedit 44's
+// TestScreenshotGeditAlert: where a capture of the wrong window was
+// found. gedit 44's
 // "Save changes?" alert (accessible name "Question", no X title, its
 // extents the window manager's frame) is captured in the alert's own
 // window, as the screen shows it; before, the main window's white page.

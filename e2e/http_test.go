@@ -259,7 +259,7 @@ var sessionIDForm = regexp.MustCompile(`^s[a-z2-7]{26}$`)
 // presents another's session id is told it does not exist, whichever era
 // each speaks. (2025 clients are told apart by their MCP session, 2026
 // clients, which have none, by their bearer identity: the token and a
-// client key each chose. README, "Security model".)
+// client key each chose: docs/security.md, "Clients, sessions and HTTP".)
 func TestHTTPErasAndIsolation(t *testing.T) {
 	d := testdesk.Shared(t)
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "uiscope http eras")

@@ -16,7 +16,7 @@ import (
 )
 
 // The ref tests hold uiscope to its promise that a ref names one element
-// for the server's whole run (README, "tree"): a ref from another session,
+// for the server's whole run (docs/cli.md, "tree"): a ref from another session,
 // or from before a disconnect, is unknownRef, never another element.
 
 // flatRefs reads the session's whole tree and lists its elements in

@@ -152,7 +152,7 @@ func serveSandbox(ctx context.Context, c *cli, d *sandbox.Desktop, launches [][]
 	fmt.Fprintf(c.stdout, "export UISCOPE_SANDBOX_PID=%d\n", os.Getpid())
 	if detached {
 		fmt.Fprintln(c.stdout, readyMarker)
-		// Closing both pipes tells the parent we are ready; later messages
+		// Closing both pipes tells the parent the desktop is ready; later messages
 		// (the teardown) go to a log in the state dir.
 		if err := redirectStdio(filepath.Join(d.StateDir, childLogName)); err != nil {
 			return err

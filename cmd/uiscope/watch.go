@@ -88,7 +88,8 @@ func runWatch(ctx context.Context, c *cli, args []string) error {
 // printPatch writes one patch: a JSON line, or with outline the snapshot's
 // outline and then one line per change, marked + (added, with its role,
 // name, ref and path), - (removed: ref and key) or ~ (changed: ref, then
-// each field's old and new value), as the README shows.
+// each field's old and new value), as docs/design.md ("Live changes")
+// shows.
 func printPatch(w io.Writer, p core.Patch, outline bool) error {
 	if !outline {
 		b, err := json.Marshal(watchLine{Time: time.Now().UTC().Format(time.RFC3339Nano), Snapshot: p.Snapshot, Events: p.Events})

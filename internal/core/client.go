@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// Session handles and their owners (README, "Security model").
+// Session handles and their owners (docs/security.md).
 //
 // A session id is 130 random bits (crypto/rand), so one client cannot
 // guess another's, and it is bound to the client that opened it: every

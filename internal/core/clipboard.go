@@ -8,7 +8,7 @@ import (
 	"github.com/uiscope/uiscope/internal/security"
 )
 
-// The clipboard rule (README, "Security model"). The X selections
+// The clipboard rule (docs/security.md). The X selections
 // (PRIMARY, what was last selected anywhere; CLIPBOARD, what was last
 // copied) belong to whichever application set them, and pasting moves
 // their contents into the application pasted in. With --apps, an agent

@@ -16,7 +16,7 @@ import (
 // app is looked at just before the action and again once it has settled;
 // the difference is the action's effects. They are what an agent would
 // otherwise re-read the tree to learn, and what decides whether an action
-// whose reply never came ran at all (DESIGN §11: three outcomes, not two).
+// whose reply never came ran at all (docs/api.md: three outcomes, not two).
 
 // Effects is what changed around an action.
 type Effects struct {

@@ -8,9 +8,9 @@ import (
 	"github.com/uiscope/uiscope/internal/platform"
 )
 
-// A screenshot shows the window the user sees an element in (DESIGN §11):
-// a dialog, a popup menu, not the main window behind it; and marks only
-// the elements that window shows.
+// A screenshot shows the window the user sees an element in (docs/api.md,
+// "Screenshots"): a dialog, a popup menu, not the main window behind it;
+// and marks only the elements that window shows.
 
 // shotWindow is what a screenshot captures: the window, and which of the
 // tree's elements it shows (nil: all).

@@ -62,7 +62,7 @@ func benchTree(n int) (*platform.Node, int) {
 // BenchmarkServeTreeJSON measures the MCP layer alone: from a fetched tree
 // (served by a fake desktop without work) to the response's bytes written
 // on the transport, for a get_a11y_tree json read of the whole tree. The
-// metric ms/1000nodes is the figure of merit (issue 8: at most 3);
+// metric ms/1000nodes is the figure of merit (the target: at most 3);
 // cpu-ms/1000nodes is the CPU time the process spent for it (the server
 // and this benchmark's reading of the bytes), steadier on a loaded machine.
 func BenchmarkServeTreeJSON(b *testing.B) {

@@ -13,7 +13,7 @@ import (
 	"github.com/uiscope/uiscope/internal/core"
 )
 
-// Live changes (README, "Live changes"): the get_a11y_tree_changes,
+// Live changes (docs/design.md, "Live changes"): the get_a11y_tree_changes,
 // get_visual_tree_changes and get_events tools, and one subscribable
 // resource per session, uiscope://session/<id>/a11y-tree (visual-tree for
 // a visual session). Subscriptions go through the SDK's own

@@ -14,7 +14,7 @@ import (
 	"github.com/uiscope/uiscope/internal/core"
 )
 
-// Telling clients apart (README, "Security model"). Every request is stamped with
+// Telling clients apart (docs/security.md). Every request is stamped with
 // the client that sent it (core.WithClient) before any handler runs, and the
 // core lets a client use only the sessions it opened. Who the client is
 // depends on how it reached the server:

@@ -21,7 +21,7 @@ import (
 	"github.com/uiscope/uiscope/internal/core"
 )
 
-// Streamable HTTP (README, "Security model"). What a request passes, in order:
+// Streamable HTTP (docs/security.md). What a request passes, in order:
 //
 //  1. its Host names this server on a loopback name (localhost, 127.0.0.0/8,
 //     ::1) or, with UnsafeBind, an IP address: never a DNS name that could

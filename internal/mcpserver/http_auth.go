@@ -14,7 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 )
 
-// The bearer token (README, "Security model"). Each run makes one: 256 random
+// The bearer token (docs/security.md). Each run makes one: 256 random
 // bits, in the discovery file and nowhere else. A request presents either
 // the token alone, or the token, a dot and a client key of its own
 // choosing (16 to 128 of A-Z a-z 0-9 - _). The key is not checked against

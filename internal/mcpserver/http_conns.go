@@ -16,7 +16,7 @@ import (
 )
 
 // What an HTTP client may hold without the token, and for how long
-// (README, "Security model"). A connection costs the server a goroutine
+// (docs/security.md). A connection costs the server a goroutine
 // and a file descriptor, a request body being read a buffer, a 2025-era
 // MCP session its state for an hour: each is bounded, so that whoever can
 // reach the port but has no token cannot hold them all, and a client with

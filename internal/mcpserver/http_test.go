@@ -295,7 +295,7 @@ func TestHTTPErasAndIsolation(t *testing.T) {
 		})
 	}
 	// Two sessionless clients on the bare token are one client: the rule
-	// the README states.
+	// docs/security.md states.
 	a := httpClient(t, endpoint, token, "")
 	b := httpClient(t, endpoint, token, "")
 	id := mustOK(t, a, "connect", map[string]any{"pid": tickerPid})["session"].(string)

@@ -18,7 +18,7 @@ const callTimeout = 5 * time.Second
 
 // busConn is a private connection to one explicit bus address. godbus's
 // session helpers would launch a bus of their own when none is configured,
-// so only dbus.Connect on an address we know is used.
+// so only dbus.Connect on an address known beforehand is used.
 type busConn struct{ *dbusx.Conn }
 
 func dialBus(ctx context.Context, addr string) (*busConn, error) {

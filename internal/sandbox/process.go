@@ -30,7 +30,7 @@ type Process struct {
 	Argv     []string // nil for adopted processes
 	LogPath  string   // where its stdout/stderr go; "" when attached to the caller's streams
 
-	cmd      *exec.Cmd // nil when the process is not our child
+	cmd      *exec.Cmd // nil when the process is not this process's child
 	done     chan struct{}
 	doneOnce sync.Once
 	exitCode int // written before done is closed
@@ -45,7 +45,7 @@ func (p *Process) Pid() int { return p.Identity.Pid }
 // Done returns a channel closed when the process has exited.
 func (p *Process) Done() <-chan struct{} {
 	if p.cmd == nil {
-		// Not our child, so there is nothing to wait on: poll its identity.
+		// Not a child, so there is nothing to wait on: poll its identity.
 		p.doneOnce.Do(func() {
 			go func() {
 				for p.Identity.Alive() {
@@ -124,7 +124,7 @@ func (p *Process) signal(sig syscall.Signal) {
 	}
 }
 
-// waitGone polls until the process is dead (and reaped, for our children).
+// waitGone polls until the process is dead (and reaped, for children).
 func (p *Process) waitGone(limit time.Duration) bool {
 	deadline := time.Now().Add(limit)
 	for {
@@ -146,7 +146,7 @@ func (p *Process) waitGone(limit time.Duration) bool {
 	}
 }
 
-// reap waits briefly for our Wait goroutine so no zombie outlives Stop.
+// reap waits briefly for the Wait goroutine so no zombie outlives Stop.
 func (p *Process) reap() {
 	if p.cmd == nil {
 		return
@@ -211,7 +211,7 @@ func spawn(name string, argv []string, env []string, dir string, s stdio) (*Proc
 	}
 	id, lerr := procinfo.Lookup(cmd.Process.Pid)
 	if lerr != nil {
-		// Already gone before we could read its start time; a zero start
+		// Already gone before its start time could be read; a zero start
 		// time makes Alive check the pid alone, and Wait below reaps it.
 		id = procinfo.Identity{Pid: cmd.Process.Pid}
 	}
@@ -224,7 +224,7 @@ func spawn(name string, argv []string, env []string, dir string, s stdio) (*Proc
 	return p, nil
 }
 
-// adopt records a process that D-Bus activation started for us.
+// adopt records a process that D-Bus activation started for the sandbox.
 func adopt(name string, pid int) (*Process, error) {
 	id, err := procinfo.Lookup(pid)
 	if err != nil {

@@ -332,7 +332,7 @@ func (d *Desktop) startSessionBus(ctx context.Context) error {
 		return err
 	}
 	defer r.Close()
-	// --nofork keeps the daemon our child so its pid is ours from the
+	// --nofork keeps the daemon this process's child, so its pid is known from the
 	// start; --print-address writes once the socket listens.
 	p, err := d.startComponent("dbus-daemon session", []string{"dbus-daemon", "--session", "--nofork", "--nopidfile",
 		"--address=unix:path=" + filepath.Join(d.StateDir, "bus"), "--print-address=3"}, []*os.File{w})

@@ -95,7 +95,7 @@ func readLine(ctx context.Context, r *os.File, timeout time.Duration) (string, e
 	return strings.TrimSpace(line), nil
 }
 
-// cookieConn hands xgb our cookie. xgb reads credentials only from the
+// cookieConn hands xgb the desktop's cookie. xgb reads credentials only from the
 // process-wide $XAUTHORITY, which must not be changed for one desktop while
 // others run, so the connection setup request it sends is replaced by one
 // carrying this desktop's cookie.

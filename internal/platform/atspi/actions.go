@@ -346,7 +346,7 @@ type TextResult struct {
 	// length passes that check even if the toolkit ignored the call.
 	Redacted bool
 	// Unverified is set when the element has no Text interface to read
-	// back with: SetTextContents answered true and that is all we know.
+	// back with: SetTextContents answered true and that is all that is known.
 	Unverified bool
 }
 

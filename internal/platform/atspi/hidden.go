@@ -21,10 +21,10 @@ import (
 // has another kind: a Gtk.Entry with visibility off is reported as a plain
 // "text", with the states, attributes and text attributes of a visible one,
 // and its Text.GetText and GetCharacterAtOffset answer the real characters
-// (measured on GTK 4.8.3; see the README's "Redaction"). What tells it apart
-// is what it shows: Text.GetStringAtOffset (and GetTextAtOffset) answer
-// from the laid-out text, which for such a field is the invisible character
-// ('●' by default) once per character.
+// (measured on GTK 4.8.3; see docs/security.md, "Redaction"). What tells
+// it apart is what it shows: Text.GetStringAtOffset (and GetTextAtOffset)
+// answer from the laid-out text, which for such a field is the invisible
+// character ('●' by default) once per character.
 //
 // So the single-line editable fields of GTK 4 and later are never read with
 // GetText: their text is read as shown, which cannot hold more than the

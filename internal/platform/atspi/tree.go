@@ -289,7 +289,7 @@ func (c *Conn) read(ctx context.Context, bus string, path dbus.ObjectPath, opts 
 	} else if errors.Is(cerr, platform.ErrElementGone) {
 		return nil, st, cerr
 	} else if errors.Is(cerr, platform.ErrTimeout) {
-		// A frozen app: the walk would wait the same way. Say what we have:
+		// A frozen app: the walk would wait the same way. Say what was read:
 		// nothing but the root's key.
 		st.Truncated, st.Reason = true, "deadline: the application did not answer"
 		st.Nodes, st.Elapsed = 1, time.Since(start)

@@ -25,8 +25,8 @@ import (
 //
 // Text is read up to the element's own character count, never past it: Qt
 // 5 and Firefox answer Text.GetText with "" when the end is past the count,
-// and GTK 4.8 answers an end of -1 with "" (README, "How a tree is read"
-// and "Redaction"). So a text value costs two calls in two pipelined
+// and GTK 4.8 answers an end of -1 with "" (docs/design.md, "How a tree
+// is read", and docs/security.md, "Redaction"). So a text value costs two calls in two pipelined
 // rounds: CharacterCount, then GetText(0, min(count, cap+1)).
 
 var (

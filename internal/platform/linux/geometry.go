@@ -12,7 +12,7 @@ import (
 	"github.com/uiscope/uiscope/internal/platform/x11"
 )
 
-// Geometry is live (DESIGN §11): every read that places elements on the
+// Geometry is live (docs/platform.md, "Bounds"): every read that places elements on the
 // screen and every action that aims at them reads the application's X
 // windows at that moment, once per call, and maps each top-level
 // accessible (frame, dialog, window) to the native window that shows it

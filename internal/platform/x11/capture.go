@@ -54,8 +54,8 @@ type size struct{ w, h int }
 
 // How a first capture of a covered window waits for its repaint: at most
 // repaintTimeout, and once the application has drawn something, until it
-// is quiet for repaintQuiet (it may have been asked to paint less than we
-// think was hidden, e.g. under a shaped window).
+// is quiet for repaintQuiet (it may have been asked to paint less than
+// looked hidden, e.g. under a shaped window).
 const (
 	repaintTimeout = 3 * time.Second
 	repaintQuiet   = 300 * time.Millisecond
@@ -116,7 +116,7 @@ func (c *Conn) capture(ctx context.Context, w xproto.Window) (*image.RGBA, platf
 	for attempt := 0; ; attempt++ {
 		img, at, err := c.captureOnce(ctx, w)
 		// A window id recycled since an earlier capture names a window the
-		// server never redirected for us: start over once.
+		// server never redirected for this connection: start over once.
 		if errors.Is(err, errNotRedirected) && attempt == 0 {
 			c.forget(w)
 			continue
@@ -125,7 +125,7 @@ func (c *Conn) capture(ctx context.Context, w xproto.Window) (*image.RGBA, platf
 	}
 }
 
-// errNotRedirected: NameWindowPixmap refused a window we had redirected.
+// errNotRedirected: NameWindowPixmap refused a window this connection had redirected.
 var errNotRedirected = errors.New("the window is not redirected")
 
 func (c *Conn) captureOnce(ctx context.Context, w xproto.Window) (*image.RGBA, platform.Rect, error) {
@@ -552,7 +552,7 @@ func (c *Conn) readPixmap(w xproto.Window, info winInfo) (*image.RGBA, error) {
 	if err := composite.NameWindowPixmapChecked(c.xc, w, pix).Check(); err != nil {
 		if isXError(err) {
 			// Unmapped or destroyed since windowInfo, or an id recycled
-			// since we redirected it.
+			// since it was redirected.
 			if werr := c.windowExists(uint32(w)); werr != nil {
 				return nil, werr
 			}

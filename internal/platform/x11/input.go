@@ -86,7 +86,7 @@ func (c *Conn) roundTrip() error {
 }
 
 // beginInput is the common start of an input sequence, run with inputMu
-// held: the caller may have given up while we waited for the lock.
+// held: the caller may have given up while it waited for the lock.
 func (c *Conn) beginInput(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("x11: %w", err)

@@ -55,7 +55,7 @@ const DefaultTimeout = 5 * time.Second
 
 // maxPropLen is the longest property value read, in 32-bit units (256 KiB):
 // enough for any title or client list, small enough that a hostile client
-// cannot make us allocate without bound.
+// cannot make this process allocate without bound.
 const maxPropLen = 1 << 16
 
 // Conn is a connection to one X display. It is safe for concurrent use.
@@ -75,7 +75,7 @@ type Conn struct {
 	shots captureState
 
 	display string   // as given to Open, for the watchdog
-	wd      watchdog // the child that releases what is held if we die (watchdog.go)
+	wd      watchdog // the child that releases what is held if this process dies (watchdog.go)
 }
 
 // Open connects to display ("" means $DISPLAY), authenticating with the
@@ -99,7 +99,7 @@ func OpenContext(ctx context.Context, display string) (*Conn, error) {
 		return nil, fmt.Errorf("x11: connecting to display %q: %w", display, err)
 	}
 	// The handshake blocks on the socket with no deadline of its own, so it
-	// runs aside; if we give up first, whoever finishes later closes it.
+	// runs aside; if the caller gives up first, whoever finishes later closes it.
 	ch := make(chan result) // unbuffered: a late result must see abandoned
 	abandoned := make(chan struct{})
 	go func() {
@@ -209,7 +209,7 @@ func call[T any](ctx context.Context, fn func(ctx context.Context) (T, error)) (
 
 // isXError reports whether err is an X protocol error (BadWindow, BadMatch,
 // ...) rather than a failure of the connection. For per-window requests it
-// means the window went away under us.
+// means the window went away meanwhile.
 func isXError(err error) bool {
 	var xe xgb.Error
 	return errors.As(err, &xe)
