@@ -27,7 +27,7 @@ func BenchmarkMCPAct(b *testing.B) {
 	find := func(args map[string]any) string {
 		args["session"] = sess
 		out := s.ok(b, "find_elements", args)
-		els := decode[[]actElem](b, out["elements"])
+		els := decode[[]elem](b, out["elements"])
 		if len(els) == 0 {
 			b.Fatalf("no %v", args)
 		}

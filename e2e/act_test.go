@@ -20,22 +20,12 @@ import (
 // check every effect by reading the app back over AT-SPI from the test
 // process, never from the tool's own answer.
 
-// actElem is an element found through find_elements, with its durable key.
-type actElem struct {
-	Ref    string         `json:"ref"`
-	Key    string         `json:"key"`
-	Role   string         `json:"role"`
-	Name   string         `json:"name"`
-	States []string       `json:"states"`
-	Bounds *platform.Rect `json:"bounds"`
-}
-
 // findOne finds exactly the first element matching args in the session.
-func findOne(t testing.TB, s *mcpServer, session string, args map[string]any) actElem {
+func findOne(t testing.TB, s *mcpServer, session string, args map[string]any) elem {
 	t.Helper()
 	args["session"] = session
 	out := s.ok(t, "find_elements", args)
-	els := decode[[]actElem](t, out["elements"])
+	els := decode[[]elem](t, out["elements"])
 	if len(els) == 0 {
 		t.Fatalf("find_elements %v: no match", args)
 	}

@@ -63,7 +63,7 @@ func TestBrowserFormTask(t *testing.T) {
 			app := openPage(t, d, b, "form ready", formPage)
 			s := startMCP(t, d, "", "--allow-input")
 			sess := s.connect(t, map[string]any{"pid": app.Pid})
-			find := func(args map[string]any) actElem { return findOne(t, s, sess, args) }
+			find := func(args map[string]any) elem { return findOne(t, s, sess, args) }
 			name := find(map[string]any{"name": "Full name", "nameMatch": "exact", "role": "entry"})
 			notes := find(map[string]any{"name": "Notes", "nameMatch": "exact", "role": "entry"})
 			news := find(map[string]any{"name": "Newsletter", "nameMatch": "exact", "role": "check box"})
@@ -80,7 +80,7 @@ func TestBrowserFormTask(t *testing.T) {
 					return strings.HasPrefix(got, want+" "), fmt.Sprintf("%q", got)
 				})
 			}
-			text := func(el actElem) string {
+			text := func(el elem) string {
 				t.Helper()
 				p, _ := s.ok(t, "get_element_properties", map[string]any{"session": sess, "element": el.Ref})["properties"].(map[string]any)
 				tx, _ := p["text"].(map[string]any)
@@ -132,7 +132,7 @@ func TestBrowserFormTask(t *testing.T) {
 
 			// The tree, read afresh, says the same.
 			tree := s.ok(t, "get_a11y_tree", map[string]any{"session": sess, "format": "json", "view": "raw", "maxNodes": 100000, "maxBytes": 100000000})
-			root := decode[*mcpElem](t, tree["root"])
+			root := decode[*elem](t, tree["root"])
 			want := map[string][2]string{ // name -> role, state it must have
 				"Newsletter": {"check box", "checked"},
 				"Large":      {"radio button", "checked"},
@@ -151,8 +151,7 @@ func TestBrowserFormTask(t *testing.T) {
 				return fmt.Sprintf("%q", *v)
 			}
 			seen := map[string]bool{}
-			var walk func(e *mcpElem)
-			walk = func(e *mcpElem) {
+			root.walk(func(e, _ *elem) {
 				if v, ok := values[e.Role+" "+e.Name]; ok {
 					seen[e.Role+" "+e.Name] = true
 					if e.Value == nil || *e.Value != v {
@@ -171,11 +170,7 @@ func TestBrowserFormTask(t *testing.T) {
 				if e.Role == "radio button" && e.Name == "Small" && e.has("checked") {
 					t.Errorf("the tree's radio button Small is still checked")
 				}
-				for _, k := range e.Children {
-					walk(k)
-				}
-			}
-			walk(root)
+			})
 			for n := range want {
 				if !seen[n] {
 					t.Errorf("the tree has no %s %q", want[n][0], n)

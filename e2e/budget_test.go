@@ -50,14 +50,13 @@ func shownLevels(t *testing.T, out map[string]any) map[string]int {
 		}
 		return levels
 	}
-	var walk func(e *mcpElem, level int)
-	walk = func(e *mcpElem, level int) {
-		levels[e.Ref] = level
-		for _, c := range e.Children {
-			walk(c, level+1)
+	depth := map[*elem]int{}
+	decode[*elem](t, out["root"]).walk(func(e, p *elem) {
+		if p != nil {
+			depth[e] = depth[p] + 1
 		}
-	}
-	walk(decode[*mcpElem](t, out["root"]), 0)
+		levels[e.Ref] = depth[e]
+	})
 	return levels
 }
 

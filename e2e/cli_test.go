@@ -18,44 +18,6 @@ import (
 	"github.com/uiscope/uiscope/internal/testdesk"
 )
 
-// elem mirrors the element JSON of API.md.
-type elem struct {
-	ID         string         `json:"id"`
-	Ref        string         `json:"ref"`
-	Key        string         `json:"key"`
-	Role       string         `json:"role"`
-	Name       string         `json:"name"`
-	States     []string       `json:"states"`
-	Bounds     *platform.Rect `json:"bounds"`
-	Interfaces []string       `json:"interfaces"`
-	Actions    []string       `json:"actions"`
-	Redacted   bool           `json:"redacted"`
-	ChildCount int            `json:"childCount"`
-	Children   []*elem        `json:"children"`
-	// ChildrenPartial: Children holds only what is on screen.
-	ChildrenPartial bool `json:"childrenPartial"`
-}
-
-func (e *elem) walk(f func(e, parent *elem)) {
-	var rec func(e, p *elem)
-	rec = func(e, p *elem) {
-		f(e, p)
-		for _, k := range e.Children {
-			rec(k, e)
-		}
-	}
-	rec(e, nil)
-}
-
-func (e *elem) has(state string) bool {
-	for _, s := range e.States {
-		if s == state {
-			return true
-		}
-	}
-	return false
-}
-
 type treeJSON struct {
 	Target struct {
 		Pid     int `json:"pid"`

@@ -34,17 +34,14 @@ type actEffects struct {
 	Effects  *struct {
 		WindowsOpened []effectWindow `json:"windowsOpened"`
 		WindowsClosed []effectWindow `json:"windowsClosed"`
-		Focus         *struct{ Ref, Role, Name string }
+		Focus         *elem
 		Gone          bool `json:"gone"`
 	} `json:"effects"`
 	Window  *effectWindow `json:"window"`
 	Changes *[]struct {
 		Type    string `json:"type"`
 		Ref     string `json:"ref"`
-		Element *struct {
-			Role string `json:"role"`
-			Name string `json:"name"`
-		} `json:"element"`
+		Element *elem  `json:"element"`
 	} `json:"changes"`
 	After *struct {
 		Text *string `json:"text"`
@@ -150,7 +147,7 @@ func TestEffectsQtModalDialogs(t *testing.T) {
 	if closeRef == "" {
 		t.Fatalf("click with observe: the changes hold no added button \"Close\" with a ref: %+v", *a.Changes)
 	}
-	closeBtn := actElem{Ref: closeRef}
+	closeBtn := elem{Ref: closeRef}
 	a = acted(t, "click Close", s.ok(t, "click", map[string]any{"session": sess, "element": closeBtn.Ref}))
 	if _, ok := findWindow(a.Effects.WindowsClosed, "Settings"); !ok {
 		t.Errorf("click Close: effects.windowsClosed %+v; want \"Settings\"", a.Effects.WindowsClosed)

@@ -32,7 +32,7 @@ func TestTaskGeditSaveAndSaveChanges(t *testing.T) {
 	s.ok(t, "type_text", map[string]any{"session": sess, "element": doc.Ref, "text": more})
 	s.ok(t, "press_key", map[string]any{"session": sess, "keys": "Ctrl+W"})
 	got := s.ok(t, "wait_for", map[string]any{"session": sess, "role": "alert", "until": "appears", "timeoutMs": 30000})
-	alert := decode[[]actElem](t, got["elements"])
+	alert := decode[[]elem](t, got["elements"])
 	if len(alert) == 0 {
 		t.Fatalf("wait_for the Save changes question: %v", got)
 	}

@@ -175,7 +175,7 @@ func centre(r platform.Rect) (int, int) { return r.X + r.Width/2, r.Y + r.Height
 
 // checkPlaced checks that an element's bounds, as two sessions give them,
 // agree and put its centre inside the widget as GTK and X place it.
-func checkPlaced(t *testing.T, label string, a, b actElem, widget platform.Rect) {
+func checkPlaced(t *testing.T, label string, a, b elem, widget platform.Rect) {
 	t.Helper()
 	if a.Bounds == nil || b.Bounds == nil {
 		t.Errorf("%s: %s %q without bounds: %v / %v", label, a.Role, a.Name, a.Bounds, b.Bounds)
@@ -246,7 +246,7 @@ func TestGeometryGTK4DialogAfterConnect(t *testing.T) {
 	// hit_test at the widget's centre, as X and GTK place it.
 	kx, ky := centre(rects["Keep format"])
 	hit := s.ok(t, "hit_test", map[string]any{"session": early, "x": kx, "y": ky})
-	if el := decode[*actElem](t, hit["element"]); el == nil || el.Name != "Keep format" {
+	if el := decode[*elem](t, hit["element"]); el == nil || el.Name != "Keep format" {
 		t.Errorf("hit_test at %d,%d (Keep format, per GTK and X): got %v", kx, ky, hit["element"])
 	}
 
@@ -419,10 +419,10 @@ func TestScreenshotGTK3Menu(t *testing.T) {
 	main := findXWindow(t, d, xc, app.Pid, "shot gtk3 menu")
 	combo := findOne(t, s, sess, map[string]any{"name": "Color", "role": "combo box"})
 	s.ok(t, "click", map[string]any{"session": sess, "element": combo.Ref})
-	var item actElem
+	var item elem
 	until(t, "the combo box's menu shows", func(context.Context) (bool, string) {
 		out := s.ok(t, "find_elements", map[string]any{"session": sess, "name": "Green", "role": "menu item", "states": []string{"showing"}})
-		els := decode[[]actElem](t, out["elements"])
+		els := decode[[]elem](t, out["elements"])
 		if len(els) == 0 || els[0].Bounds == nil {
 			return false, fmt.Sprint(out["elements"])
 		}
@@ -510,7 +510,7 @@ func TestScreenshotGeditAlert(t *testing.T) {
 	s.ok(t, "type_text", map[string]any{"session": sess, "element": doc.Ref, "text": "unsaved"})
 	s.ok(t, "press_key", map[string]any{"session": sess, "keys": "Ctrl+W"})
 	got := s.ok(t, "wait_for", map[string]any{"session": sess, "role": "alert", "until": "appears", "timeoutMs": 30000})
-	alert := decode[[]actElem](t, got["elements"])
+	alert := decode[[]elem](t, got["elements"])
 	if len(alert) == 0 {
 		t.Fatalf("wait_for the Save changes question: %v", got)
 	}
@@ -573,10 +573,10 @@ func TestGeometryGTK4Popover(t *testing.T) {
 		}
 		return false, string(out)
 	})
-	var item actElem
+	var item elem
 	until(t, "the menu's items", func(context.Context) (bool, string) {
 		out := s.ok(t, "find_elements", map[string]any{"session": sess, "name": "Second item", "role": "menu item"})
-		els := decode[[]actElem](t, out["elements"])
+		els := decode[[]elem](t, out["elements"])
 		if len(els) == 0 || els[0].Bounds == nil {
 			return false, fmt.Sprint(out["elements"])
 		}
@@ -614,10 +614,10 @@ func TestGeometryGTK4TwinDialogs(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("xdotool windowactivate: %v %s", err, out)
 	}
-	var opts []actElem
+	var opts []elem
 	until(t, "both dialogs' check boxes", func(context.Context) (bool, string) {
 		out := s.ok(t, "find_elements", map[string]any{"session": sess, "name": "Dialog option", "role": "check box"})
-		opts = decode[[]actElem](t, out["elements"])
+		opts = decode[[]elem](t, out["elements"])
 		return len(opts) == 2, fmt.Sprint(out["elements"])
 	})
 	out := s.ok(t, "find_elements", map[string]any{"session": sess, "name": "Dialog option", "role": "check box"})

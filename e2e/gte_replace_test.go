@@ -30,7 +30,7 @@ func TestEffectsTextEditorReplaceAll(t *testing.T) {
 	s.ok(t, "type_text", map[string]any{"session": sess, "text": "one"})
 	replace := findOne(t, s, sess, map[string]any{"name": "GtkEntry", "role": "text", "states": []string{"editable"}})
 	s.ok(t, "set_value", map[string]any{"session": sess, "element": replace.Ref, "value": "1"})
-	var all actElem
+	var all elem
 	until(t, "Replace All enabled", func(context.Context) (bool, string) {
 		all = findOne(t, s, sess, map[string]any{"name": "Replace All", "nameMatch": "contains", "role": "push button"})
 		return !slices.Contains(all.States, "disabled") && slices.Contains(all.States, "sensitive"), "states " + fmtStates(all.States)

@@ -26,7 +26,7 @@ func TestTaskTextEditorSaveAs(t *testing.T) {
 	s.ok(t, "press_key", map[string]any{"session": sess, "keys": "Ctrl+Shift+S"})
 	got := s.ok(t, "wait_for", map[string]any{"session": sess, "name": "Save As", "nameMatch": "exact",
 		"until": "appears", "timeoutMs": 30000})
-	dialog := decode[[]actElem](t, got["elements"])
+	dialog := decode[[]elem](t, got["elements"])
 	if len(dialog) == 0 {
 		t.Fatalf("wait_for the Save As dialog: %v", got)
 	}

@@ -36,7 +36,7 @@ func TestGTK2GIMP(t *testing.T) {
 	s.ok(t, "invoke", map[string]any{"session": sess, "element": item.Ref})
 	got := s.ok(t, "wait_for", map[string]any{"session": sess, "name": "Create a New Image", "nameMatch": "exact",
 		"until": "appears", "timeoutMs": 30000})
-	dialog := decode[[]actElem](t, got["elements"])
+	dialog := decode[[]elem](t, got["elements"])
 	if len(dialog) == 0 {
 		t.Fatalf("wait_for the New Image dialog: %v", got)
 	}

@@ -68,15 +68,15 @@ func TestHeldShiftRangeSelection(t *testing.T) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "held range", "--rows", "6", "--multi")
 	s := startMCP(t, d, "", "--allow-input")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
-	rows := map[int]actElem{}
+	rows := map[int]elem{}
 	for _, i := range []int{2, 3, 4} {
 		rows[i] = findOne(t, s, sess, map[string]any{"name": fmt.Sprintf("Row %d", i), "nameMatch": "exact", "role": "table cell"})
 	}
-	click := func(el actElem) {
+	click := func(el elem) {
 		s.ok(t, "press", map[string]any{"session": sess, "element": el.Ref})
 		s.ok(t, "release", map[string]any{"session": sess})
 	}
-	selected := func(ctx context.Context, el actElem) bool {
+	selected := func(ctx context.Context, el elem) bool {
 		return liveStates(ctx, d, el.Key).Has(platform.StateSelected)
 	}
 	click(rows[2])

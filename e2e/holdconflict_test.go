@@ -29,16 +29,16 @@ import (
 // AT-SPI reader, the keys and buttons from the X server.
 
 // verticalScrollBar finds the app's vertical scroll bar.
-func verticalScrollBar(t *testing.T, s *mcpServer, sess string) actElem {
+func verticalScrollBar(t *testing.T, s *mcpServer, sess string) elem {
 	t.Helper()
 	out := s.ok(t, "find_elements", map[string]any{"session": sess, "role": "scroll bar"})
-	for _, el := range decode[[]actElem](t, out["elements"]) {
+	for _, el := range decode[[]elem](t, out["elements"]) {
 		if slices.Contains(el.States, "vertical") {
 			return el
 		}
 	}
 	t.Fatalf("no vertical scroll bar among %v", out["elements"])
-	return actElem{}
+	return elem{}
 }
 
 // releaseAfter lets go, when the test ends, of whatever a failure left

@@ -27,7 +27,7 @@ func TestTaskKWriteSaveAs(t *testing.T) {
 	s.ok(t, "press_key", map[string]any{"session": sess, "keys": "Ctrl+N"})
 	got := s.ok(t, "wait_for", map[string]any{"session": sess, "role": "text", "states": []string{"editable", "focused"},
 		"until": "appears", "timeoutMs": 30000})
-	doc := decode[[]actElem](t, got["elements"])
+	doc := decode[[]elem](t, got["elements"])
 	if len(doc) == 0 {
 		t.Fatalf("wait_for the new document: %v", got)
 	}
@@ -46,7 +46,7 @@ func TestTaskKWriteSaveAs(t *testing.T) {
 	}
 	got = s.ok(t, "wait_for", map[string]any{"session": sess, "name": "Save File", "nameMatch": "exact",
 		"role": "dialog", "until": "appears", "timeoutMs": 30000})
-	dialog := decode[[]actElem](t, got["elements"])
+	dialog := decode[[]elem](t, got["elements"])
 	if len(dialog) != 1 {
 		t.Fatalf("wait_for one Save File dialog: %v", got)
 	}

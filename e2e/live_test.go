@@ -114,7 +114,7 @@ type liveChange struct {
 	ParentKey string                     `json:"parentKey"`
 	Index     int                        `json:"index"`
 	Path      []int                      `json:"path"`
-	Element   *actElem                   `json:"element"`
+	Element   *elem                      `json:"element"`
 	Changes   map[string]json.RawMessage `json:"changes"`
 }
 

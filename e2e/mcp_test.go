@@ -236,26 +236,6 @@ func (s *mcpServer) connect(t testing.TB, args map[string]any) string {
 	return session
 }
 
-// mcpElem is an element as the tools return it.
-type mcpElem struct {
-	Ref      string                             `json:"ref"`
-	Role     string                             `json:"role"`
-	Name     string                             `json:"name"`
-	States   []string                           `json:"states"`
-	Bounds   *struct{ X, Y, Width, Height int } `json:"bounds"`
-	Children []*mcpElem                         `json:"children"`
-	Value    *string                            `json:"value"`
-}
-
-func (e *mcpElem) has(state string) bool {
-	for _, s := range e.States {
-		if s == state {
-			return true
-		}
-	}
-	return false
-}
-
 // decode converts part of a result into a typed value.
 func decode[T any](t testing.TB, v any) T {
 	t.Helper()
@@ -351,8 +331,8 @@ func mcpWorkflow(t *testing.T, s *mcpServer, a mcpApp, app *testdesk.App) {
 		find["name"], find["nameMatch"] = "Submit", "exact"
 	}
 	found := s.ok(t, "find_elements", find)
-	buttons := decode[[]*mcpElem](t, found["elements"])
-	var button *mcpElem
+	buttons := decode[[]*elem](t, found["elements"])
+	var button *elem
 	for _, b := range buttons {
 		if b.Ref == "" || !strings.HasPrefix(b.Ref, "a11y:e") {
 			t.Errorf("find_elements: element without an a11y ref: %+v", b)
@@ -367,7 +347,7 @@ func mcpWorkflow(t *testing.T, s *mcpServer, a mcpApp, app *testdesk.App) {
 
 	if a.fixture {
 		entry := s.ok(t, "find_elements", map[string]any{"session": session, "name": "Name", "nameMatch": "exact", "timeoutMs": 60000})
-		els := decode[[]*mcpElem](t, entry["elements"])
+		els := decode[[]*elem](t, entry["elements"])
 		if len(els) == 0 {
 			t.Fatalf("find_elements name Name: %v", entry)
 		}
@@ -390,9 +370,9 @@ func mcpWorkflow(t *testing.T, s *mcpServer, a mcpApp, app *testdesk.App) {
 	b := button.Bounds
 	x, y := b.X+b.Width/2, b.Y+b.Height/2
 	hit := s.ok(t, "hit_test", map[string]any{"session": session, "x": x, "y": y, "timeoutMs": 60000})
-	el := decode[*mcpElem](t, hit["element"])
+	el := decode[*elem](t, hit["element"])
 	inside := el != nil && el.Ref == button.Ref
-	for _, anc := range decode[[]*mcpElem](t, hit["ancestors"]) {
+	for _, anc := range decode[[]*elem](t, hit["ancestors"]) {
 		inside = inside || anc.Ref == button.Ref
 	}
 	if !inside {
@@ -418,14 +398,14 @@ func TestMCPWaitFor(t *testing.T) {
 			}
 
 			got := wait(map[string]any{"name": "Delayed dialog", "nameMatch": "exact", "until": "appears", "timeoutMs": 30000})
-			if got["satisfied"] != true || len(decode[[]*mcpElem](t, got["elements"])) == 0 {
+			if got["satisfied"] != true || len(decode[[]*elem](t, got["elements"])) == 0 {
 				t.Errorf("wait_for Delayed dialog: %v", got)
 			}
 
 			// The label ticks every 300 ms: wait for three ticks past now
 			// (or any later one, so a slow poll cannot miss the moment).
 			ticks := s.ok(t, "find_elements", map[string]any{"session": session, "name": `^Tick \d+$`, "nameMatch": "regex", "role": "label"})
-			els := decode[[]*mcpElem](t, ticks["elements"])
+			els := decode[[]*elem](t, ticks["elements"])
 			if len(els) != 1 {
 				t.Fatalf("find the tick label: %v", ticks)
 			}
@@ -435,7 +415,7 @@ func TestMCPWaitFor(t *testing.T) {
 				alts = append(alts, strconv.Itoa(n))
 			}
 			got = wait(map[string]any{"name": "^Tick (" + strings.Join(alts, "|") + ")$", "nameMatch": "regex", "until": "appears", "timeoutMs": 30000})
-			els = decode[[]*mcpElem](t, got["elements"])
+			els = decode[[]*elem](t, got["elements"])
 			if len(els) != 1 {
 				t.Fatalf("wait_for Tick %d: %v", now+3, got)
 			}
@@ -449,7 +429,7 @@ func TestMCPWaitFor(t *testing.T) {
 			}
 
 			got = wait(map[string]any{"name": "Remember me", "role": "check box", "until": "property", "property": "state", "value": "!checked", "timeoutMs": 30000})
-			if len(decode[[]*mcpElem](t, got["elements"])) != 1 {
+			if len(decode[[]*elem](t, got["elements"])) != 1 {
 				t.Errorf("wait_for the unchecked check box: %v", got)
 			}
 			got = wait(map[string]any{"name": "Remember me", "role": "check box", "until": "property", "property": "state", "value": "enabled", "timeoutMs": 30000})
@@ -692,7 +672,7 @@ func TestMCPConcurrentSessions(t *testing.T) {
 						t.Errorf("round %d, session %s: %v", round, sessions[i], out)
 						continue
 					}
-					root := decode[*mcpElem](t, out["root"])
+					root := decode[*elem](t, out["root"])
 					if out["truncated"] != false || root == nil || len(root.Children) == 0 {
 						t.Errorf("round %d, session %s: truncated %v, root %v", round, sessions[i], out["truncated"], root)
 					}

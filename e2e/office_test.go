@@ -203,46 +203,6 @@ func launchWriter(t testing.TB, d *testdesk.Desk, paragraphs []string) *testdesk
 	return app
 }
 
-// mcpNode is a node of a JSON tree read, with the fields of partial
-// containers.
-type mcpNode struct {
-	Ref             string     `json:"ref"`
-	Role            string     `json:"role"`
-	Name            string     `json:"name"`
-	Value           *string    `json:"value"`
-	ChildCount      int        `json:"childCount"`
-	ChildrenPartial bool       `json:"childrenPartial"`
-	ChildrenRange   *mcpRange  `json:"childrenRange"`
-	Children        []*mcpNode `json:"children"`
-}
-
-type mcpRange struct {
-	Rows        *[2]int `json:"rows"`
-	Columns     *[2]int `json:"columns"`
-	RowCount    *int    `json:"rowCount"`
-	ColumnCount *int    `json:"columnCount"`
-	First       *int    `json:"first"`
-	Count       *int    `json:"count"`
-	MoreBefore  bool    `json:"moreBefore"`
-	MoreAfter   bool    `json:"moreAfter"`
-}
-
-// findNode returns the first node in pre-order that ok accepts.
-func findNode(n *mcpNode, ok func(*mcpNode) bool) *mcpNode {
-	if n == nil {
-		return nil
-	}
-	if ok(n) {
-		return n
-	}
-	for _, k := range n.Children {
-		if f := findNode(k, ok); f != nil {
-			return f
-		}
-	}
-	return nil
-}
-
 func fmtValue(v *string) string {
 	if v == nil {
 		return "no value"
@@ -261,10 +221,10 @@ func cellName(row, col int) string {
 
 // calcGrid reads the tree of a Calc session as JSON and returns its grid
 // and the whole result. A read cut short is read again (see mcpTree).
-func calcGrid(t *testing.T, s *mcpServer, session string) (*mcpNode, map[string]any) {
+func calcGrid(t *testing.T, s *mcpServer, session string) (*elem, map[string]any) {
 	t.Helper()
 	out := wholeTree(t, s, session)
-	grid := findNode(decode[*mcpNode](t, out["root"]), func(n *mcpNode) bool { return n.Role == "table" && strings.HasPrefix(n.Name, "Sheet") })
+	grid := decode[*elem](t, out["root"]).find(func(n *elem) bool { return n.Role == "table" && strings.HasPrefix(n.Name, "Sheet") })
 	if grid == nil {
 		t.Fatalf("no table named Sheet… in Calc's tree")
 	}
@@ -380,8 +340,8 @@ func TestWriterVisibleParagraphs(t *testing.T) {
 	app := launchWriter(t, d, paras)
 	s := startMCP(t, d, "", "--allow-input")
 	session := s.connect(t, map[string]any{"pid": app.Pid})
-	isDoc := func(n *mcpNode) bool { return n.Role == "document text" }
-	doc := findNode(mcpTree(t, s, session), isDoc)
+	isDoc := func(n *elem) bool { return n.Role == "document text" }
+	doc := mcpTree(t, s, session).find(isDoc)
 	if doc == nil {
 		t.Fatal("no document text in Writer's tree")
 	}
@@ -402,7 +362,7 @@ func TestWriterVisibleParagraphs(t *testing.T) {
 	}
 	v := sameAsFresh(t, d, s, session, app.Pid, doc.Role, doc.Name)
 	check(v, false, true)
-	doc = findNode(mcpTree(t, s, session), isDoc)
+	doc = mcpTree(t, s, session).find(isDoc)
 	first, last := text(doc.Children[0].Ref), text(doc.Children[len(doc.Children)-1].Ref)
 	if first != paras[0] || last != paras[len(doc.Children)-1] {
 		t.Fatalf("the document holds %q … %q, want %q … %q", first, last, paras[0], paras[len(doc.Children)-1])
@@ -415,12 +375,12 @@ func TestWriterVisibleParagraphs(t *testing.T) {
 	// At the end of the document: the last paragraphs, more before.
 	s.ok(t, "press_key", map[string]any{"session": session, "keys": "Ctrl+End"})
 	until(t, "the view at the end", func(_ context.Context) (bool, string) {
-		d := findNode(mcpTree(t, s, session), isDoc)
+		d := mcpTree(t, s, session).find(isDoc)
 		return d != nil && d.ChildrenRange != nil && !d.ChildrenRange.MoreAfter, fmt.Sprintf("%+v", d.ChildrenRange)
 	})
 	v = sameAsFresh(t, d, s, session, app.Pid, doc.Role, doc.Name)
 	check(v, true, false)
-	doc = findNode(mcpTree(t, s, session), isDoc)
+	doc = mcpTree(t, s, session).find(isDoc)
 	if last := text(doc.Children[len(doc.Children)-1].Ref); last != paras[total-1] {
 		t.Fatalf("at the end the document's last child holds %q, want %q", last, paras[total-1])
 	}

@@ -43,8 +43,8 @@ func TestTaskBrowserStatusText(t *testing.T) {
 			sess := s.connect(t, map[string]any{"pid": app.Pid})
 			// The status line says what it holds: Firefox's as its value,
 			// Chromium's in a static text child named with it.
-			shows := func(within, text string) []mcpElem {
-				return decode[[]mcpElem](t, s.ok(t, "find_elements", map[string]any{"session": sess, "within": within, "name": text, "nameMatch": "exact"})["elements"])
+			shows := func(within, text string) []elem {
+				return decode[[]elem](t, s.ok(t, "find_elements", map[string]any{"session": sess, "within": within, "name": text, "nameMatch": "exact"})["elements"])
 			}
 			status := findOne(t, s, sess, map[string]any{"role": "status bar"})
 			if found := shows(status.Ref, "nothing done yet"); len(found) != 1 || b.name == "firefox" && (found[0].Ref != status.Ref || found[0].Value == nil) {
@@ -54,12 +54,12 @@ func TestTaskBrowserStatusText(t *testing.T) {
 			s.ok(t, "click", map[string]any{"session": sess, "element": button.Ref})
 			got := s.ok(t, "wait_for", map[string]any{"session": sess, "name": "1 of 3 done", "nameMatch": "exact",
 				"until": "appears", "timeoutMs": 20000})
-			if els := decode[[]actElem](t, got["elements"]); len(els) != 1 {
+			if els := decode[[]elem](t, got["elements"]); len(els) != 1 {
 				t.Fatalf("wait_for the status text: %v", got)
 			}
 			// A search of the whole page by a word of it finds the line,
 			// and what it shows is the text the script wrote.
-			found := decode[[]mcpElem](t, s.ok(t, "find_elements", map[string]any{"session": sess, "name": "done"})["elements"])
+			found := decode[[]elem](t, s.ok(t, "find_elements", map[string]any{"session": sess, "name": "done"})["elements"])
 			var texts []string
 			for _, e := range found {
 				if e.Value != nil {
@@ -128,11 +128,11 @@ func TestTaskEvincePageText(t *testing.T) {
 	defer s.logCost(t, "Evince: find the page's text")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
 	got := s.ok(t, "wait_for", map[string]any{"session": sess, "name": "nine percent", "until": "appears", "timeoutMs": 30000})
-	els := decode[[]mcpElem](t, got["elements"])
+	els := decode[[]elem](t, got["elements"])
 	if len(els) == 0 {
 		t.Fatalf("wait_for the page text: %v", got)
 	}
-	page := decode[[]mcpElem](t, s.ok(t, "find_elements", map[string]any{"session": sess, "name": "Revenue grew"})["elements"])
+	page := decode[[]elem](t, s.ok(t, "find_elements", map[string]any{"session": sess, "name": "Revenue grew"})["elements"])
 	if len(page) != 1 || page[0].Value == nil {
 		t.Fatalf("find_elements {name: Revenue grew}: %+v", page)
 	}

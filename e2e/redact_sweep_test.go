@@ -136,7 +136,7 @@ func TestRedactionEveryTool(t *testing.T) {
 				// The field itself (no table), and every table's first rows.
 				sweep("read_table", map[string]any{"session": sess, "element": pw.Ref, "rows": []int{0, 0}})
 				tables := sweep("find_elements", map[string]any{"session": sess, "interface": "table", "limit": 5})
-				for _, tbl := range decode[[]mcpElem](t, tables["elements"]) {
+				for _, tbl := range decode[[]elem](t, tables["elements"]) {
 					sweep("read_table", map[string]any{"session": sess, "element": tbl.Ref, "rows": []int{0, 99}, "columns": []int{0, 9}})
 				}
 				sweep("get_frameworks", map[string]any{"session": sess})

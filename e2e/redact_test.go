@@ -64,9 +64,9 @@ func TestRedactionHolds(t *testing.T) {
 
 			tree := s.ok(t, "get_a11y_tree", map[string]any{"session": sess, "format": "json", "maxNodes": 100000, "maxBytes": 100000000})
 			keep("tree json", tree)
-			root := decode[*redactElem](t, tree["root"])
-			var redacted []*redactElem
-			root.walk(func(e *redactElem) {
+			root := decode[*elem](t, tree["root"])
+			var redacted []*elem
+			root.walk(func(e, _ *elem) {
 				if e.Redacted {
 					redacted = append(redacted, e)
 				}
@@ -97,8 +97,8 @@ func TestRedactionHolds(t *testing.T) {
 			}
 			// Every editable field, redacted or not: a hidden field the
 			// tree failed to mark must not leak here either.
-			var fields []*redactElem
-			root.walk(func(e *redactElem) {
+			var fields []*elem
+			root.walk(func(e, _ *elem) {
 				if slices.Contains(e.Interfaces, "editabletext") {
 					fields = append(fields, e)
 				}
@@ -127,7 +127,7 @@ func TestRedactionHolds(t *testing.T) {
 				hit := s.ok(t, "hit_test", map[string]any{"session": sess,
 					"x": e.Bounds.X + e.Bounds.Width/2, "y": e.Bounds.Y + e.Bounds.Height/2})
 				keep("hit_test "+e.Ref, hit)
-				if el := decode[*redactElem](t, hit["element"]); el == nil || el.Ref != e.Ref || el.Redacted != e.Redacted {
+				if el := decode[*elem](t, hit["element"]); el == nil || el.Ref != e.Ref || el.Redacted != e.Redacted {
 					t.Errorf("hit_test at the centre of %s: %+v, want that element, redacted %v", e.Ref, el, e.Redacted)
 				}
 			}
@@ -177,28 +177,6 @@ func TestRedactionHolds(t *testing.T) {
 	}
 }
 
-// redactElem is an element as the tree, find and hit test give it.
-type redactElem struct {
-	Ref         string                             `json:"ref"`
-	Role        string                             `json:"role"`
-	Name        string                             `json:"name"`
-	Description string                             `json:"description"`
-	Redacted    bool                               `json:"redacted"`
-	Interfaces  []string                           `json:"interfaces"`
-	Bounds      *struct{ X, Y, Width, Height int } `json:"bounds"`
-	Children    []*redactElem                      `json:"children"`
-}
-
-func (e *redactElem) walk(f func(*redactElem)) {
-	if e == nil {
-		return
-	}
-	f(e)
-	for _, c := range e.Children {
-		c.walk(f)
-	}
-}
-
 // TestRedactionHoldsCLI is the same sweep through the CLI: tree (both
 // formats), find, and props of every editable field.
 func TestRedactionHoldsCLI(t *testing.T) {
@@ -216,12 +194,12 @@ func TestRedactionHoldsCLI(t *testing.T) {
 				outs = append(outs, fmt.Sprintf("%v: %s%s", args, r.stdout, r.stderr))
 				return r.stdout
 			}
-			var tree struct{ Root *redactElem }
+			var tree struct{ Root *elem }
 			if err := json.Unmarshal([]byte(run("tree", "--pid", pid, "--format", "json", "--max-nodes", "100000", "--max-bytes", "100000000", "--timeout-ms", "60000")), &tree); err != nil {
 				t.Fatal(err)
 			}
 			redacted := 0
-			tree.Root.walk(func(e *redactElem) {
+			tree.Root.walk(func(e, _ *elem) {
 				if e.Redacted {
 					redacted++
 				}

@@ -21,27 +21,20 @@ import (
 
 // flatRefs reads the session's whole tree and lists its elements in
 // pre-order.
-func flatRefs(t *testing.T, s *mcpServer, session string) []*mcpElem {
+func flatRefs(t *testing.T, s *mcpServer, session string) []*elem {
 	t.Helper()
 	out := s.ok(t, "get_a11y_tree", map[string]any{"session": session, "format": "json", "timeoutMs": 60000, "maxNodes": 100000, "maxBytes": 100000000})
 	if out["truncated"] != false {
 		t.Fatalf("session %s: the tree was truncated: %v", session, out["truncatedReason"])
 	}
-	var flat []*mcpElem
-	var walk func(e *mcpElem)
-	walk = func(e *mcpElem) {
-		flat = append(flat, e)
-		for _, c := range e.Children {
-			walk(c)
-		}
-	}
-	walk(decode[*mcpElem](t, out["root"]))
+	var flat []*elem
+	decode[*elem](t, out["root"]).walk(func(e, _ *elem) { flat = append(flat, e) })
 	return flat
 }
 
 // refusedEverywhere checks that none of refs resolves in session: each is
 // unknownRef with a message that says to read the tree again.
-func refusedEverywhere(t *testing.T, s *mcpServer, session string, refs []*mcpElem, whose string) {
+func refusedEverywhere(t *testing.T, s *mcpServer, session string, refs []*elem, whose string) {
 	t.Helper()
 	bad := 0
 	for _, e := range refs {
@@ -60,7 +53,7 @@ func refusedEverywhere(t *testing.T, s *mcpServer, session string, refs []*mcpEl
 	}
 }
 
-func disjoint(t *testing.T, what string, a, b []*mcpElem) {
+func disjoint(t *testing.T, what string, a, b []*elem) {
 	t.Helper()
 	seen := map[string]bool{}
 	for _, e := range a {
@@ -157,12 +150,12 @@ func TestRefsScopedAfterEarlierElementGoes(t *testing.T) {
 	})
 
 	found := s.ok(t, "find_elements", map[string]any{"session": session, "within": tree.Ref, "name": "Vegetables", "nameMatch": "exact", "timeoutMs": 60000})
-	els := decode[[]*mcpElem](t, found["elements"])
+	els := decode[[]*elem](t, found["elements"])
 	if len(els) != 1 || els[0].Name != "Vegetables" {
 		t.Errorf("find_elements within %s (Tree) for Vegetables: %v", tree.Ref, found)
 	}
 	sub := s.ok(t, "get_a11y_tree", map[string]any{"session": session, "element": tree.Ref, "format": "json", "timeoutMs": 60000})
-	root := decode[*mcpElem](t, sub["root"])
+	root := decode[*elem](t, sub["root"])
 	if root == nil || root.Ref != tree.Ref || root.Name != "Tree" {
 		t.Errorf("get_a11y_tree element %s (Tree): root %+v", tree.Ref, root)
 	}

@@ -54,16 +54,16 @@ func popupWindow(t *testing.T, d *testdesk.Desk, xc *xgb.Conn, pid int) xWin {
 
 // showingItem waits until a find for args (a role and name) gives a
 // showing element with bounds, and returns the first.
-func showingItem(t *testing.T, s *mcpServer, sess string, args map[string]any) actElem {
+func showingItem(t *testing.T, s *mcpServer, sess string, args map[string]any) elem {
 	t.Helper()
-	var item actElem
+	var item elem
 	until(t, fmt.Sprintf("a showing %v", args), func(context.Context) (bool, string) {
 		a := map[string]any{"session": sess, "states": []string{"showing"}}
 		for k, v := range args {
 			a[k] = v
 		}
 		out := s.ok(t, "find_elements", a)
-		els := decode[[]actElem](t, out["elements"])
+		els := decode[[]elem](t, out["elements"])
 		if len(els) == 0 || els[0].Bounds == nil {
 			return false, fmt.Sprint(out["elements"])
 		}
@@ -162,7 +162,7 @@ func TestScreenshotGIMPImageMenu(t *testing.T) {
 	s.ok(t, "invoke", map[string]any{"session": sess, "element": item.Ref})
 	got := s.ok(t, "wait_for", map[string]any{"session": sess, "name": "Create a New Image", "nameMatch": "exact",
 		"until": "appears", "timeoutMs": 30000})
-	dialog := decode[[]actElem](t, got["elements"])
+	dialog := decode[[]elem](t, got["elements"])
 	if len(dialog) == 0 {
 		t.Fatalf("wait_for the New Image dialog: %v", got)
 	}

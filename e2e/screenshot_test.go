@@ -145,9 +145,9 @@ func redactedFields(t *testing.T, s *mcpServer, sess string) []struct{ X, Y, Wid
 	t.Helper()
 	tree := s.ok(t, "get_a11y_tree", map[string]any{"session": sess, "format": "json", "maxNodes": 100000, "maxBytes": 100000000})
 	var out []struct{ X, Y, Width, Height int }
-	decode[*redactElem](t, tree["root"]).walk(func(e *redactElem) {
+	decode[*elem](t, tree["root"]).walk(func(e, _ *elem) {
 		if e.Redacted && e.Bounds != nil {
-			out = append(out, *e.Bounds)
+			out = append(out, struct{ X, Y, Width, Height int }(*e.Bounds))
 		}
 	})
 	return out
@@ -223,7 +223,7 @@ func TestScreenshot(t *testing.T) {
 	// One element alone: the password field, all grey, the size of its
 	// bounds.
 	pw := s.ok(t, "find_elements", map[string]any{"session": sess, "role": "password text"})
-	pwRef := decode[[]redactElem](t, pw["elements"])[0].Ref
+	pwRef := decode[[]elem](t, pw["elements"])[0].Ref
 	out, one, _ := s.screenshot(t, map[string]any{"session": sess, "element": pwRef})
 	if out["ok"] != true || out["element"] != pwRef || one.Rect.Dx() != fields[0].Width || one.Rect.Dy() != fields[0].Height {
 		t.Errorf("screenshot of %s: %v, image %v; its bounds %+v", pwRef, out["errorCode"], one, fields[0])

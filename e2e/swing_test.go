@@ -70,7 +70,7 @@ func TestTaskSwingSaveAs(t *testing.T) {
 	s.ok(t, "click", map[string]any{"session": sess, "element": item.Ref})
 	got := s.ok(t, "wait_for", map[string]any{"session": sess, "name": "Save notes", "nameMatch": "exact",
 		"role": "dialog", "until": "appears", "timeoutMs": 30000})
-	dialog := decode[[]actElem](t, got["elements"])
+	dialog := decode[[]elem](t, got["elements"])
 	if len(dialog) == 0 {
 		t.Fatalf("wait_for the Save dialog: %v", got)
 	}

@@ -64,10 +64,7 @@ func TestTaskSystemMonitorProcesses(t *testing.T) {
 	tree := startMCP(t, d, "")
 	tsess := tree.connect(t, map[string]any{"pid": app.Pid})
 	ttable := findOne(t, tree, tsess, map[string]any{"role": "tree table", "interface": "table"}).Ref
-	cells := decode[[]struct {
-		mcpElem
-		ChildCount int `json:"childCount"`
-	}](t, tree.ok(t, "find_elements", map[string]any{"session": tsess, "within": ttable, "role": "table cell", "limit": 1000})["elements"])
+	cells := decode[[]elem](t, tree.ok(t, "find_elements", map[string]any{"session": tsess, "within": ttable, "role": "table cell", "limit": 1000})["elements"])
 	valued := map[string]bool{}
 	for _, c := range cells {
 		if c.ChildCount >= 2 && c.Value != nil {

@@ -59,7 +59,7 @@ func saveAs(t *testing.T, s *mcpServer, sess, path string, withElement bool) {
 	t.Helper()
 	got := s.ok(t, "wait_for", map[string]any{"session": sess, "name": "Save As", "nameMatch": "exact",
 		"role": "file chooser", "until": "appears", "timeoutMs": 30000})
-	chooser := decode[[]actElem](t, got["elements"])
+	chooser := decode[[]elem](t, got["elements"])
 	if len(chooser) == 0 {
 		t.Fatalf("wait_for the Save As dialog: %v", got)
 	}
@@ -146,7 +146,7 @@ func TestTaskFirefoxForm(t *testing.T) {
 	// wait for the form, not for a time.
 	got := s.ok(t, "wait_for", map[string]any{"session": sess, "name": "User name", "nameMatch": "exact",
 		"role": "entry", "until": "appears", "timeoutMs": 60000})
-	if len(decode[[]actElem](t, got["elements"])) == 0 {
+	if len(decode[[]elem](t, got["elements"])) == 0 {
 		t.Fatalf("wait_for the User name entry: %v", got)
 	}
 
@@ -202,7 +202,7 @@ func TestTaskConcurrentTyping(t *testing.T) {
 	}
 	type job struct {
 		sess string
-		el   actElem
+		el   elem
 		text string
 	}
 	var jobs []job

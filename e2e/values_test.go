@@ -58,27 +58,6 @@ var valueCases = []valueCase{
 	}, []string{"hunter2-qt-secret"}},
 }
 
-// valueElem is an element of a JSON tree with its value.
-type valueElem struct {
-	Ref            string       `json:"ref"`
-	Role           string       `json:"role"`
-	Name           string       `json:"name"`
-	Redacted       bool         `json:"redacted"`
-	Value          *string      `json:"value"`
-	ValueTruncated bool         `json:"valueTruncated"`
-	Children       []*valueElem `json:"children"`
-}
-
-func (e *valueElem) walk(f func(*valueElem)) {
-	if e == nil {
-		return
-	}
-	f(e)
-	for _, c := range e.Children {
-		c.walk(f)
-	}
-}
-
 // TestValuesInTree reads a GTK 3, a GTK 4 and a Qt 5 form through a real
 // `uiscope mcp`: one get_a11y_tree carries what each control holds (an
 // entry's and a text area's text, a spin button's and a slider's number,
@@ -103,10 +82,10 @@ func TestValuesInTree(t *testing.T) {
 
 			tree := s.ok(t, "get_a11y_tree", map[string]any{"session": sess, "format": "json", "maxNodes": 100000, "maxBytes": 100000000})
 			keep("tree json", tree)
-			root := decode[*valueElem](t, tree["root"])
-			byName := map[[2]string]*valueElem{}
+			root := decode[*elem](t, tree["root"])
+			byName := map[[2]string]*elem{}
 			redacted := 0
-			root.walk(func(e *valueElem) {
+			root.walk(func(e, _ *elem) {
 				if e.Redacted {
 					redacted++
 					if e.Value != nil {
@@ -197,10 +176,10 @@ func TestValuesInBrowsers(t *testing.T) {
 			sess := s.connect(t, map[string]any{"pid": app.Pid})
 			tree := s.ok(t, "get_a11y_tree", map[string]any{"session": sess, "format": "json", "maxNodes": 100000, "maxBytes": 100000000, "timeoutMs": 60000})
 			outline := s.ok(t, "get_a11y_tree", map[string]any{"session": sess, "format": "outline", "maxNodes": 100000, "maxBytes": 100000000, "timeoutMs": 60000})
-			root := decode[*valueElem](t, tree["root"])
+			root := decode[*elem](t, tree["root"])
 			got := map[[2]string]string{}
 			var cells []string
-			root.walk(func(e *valueElem) {
+			root.walk(func(e, _ *elem) {
 				if e.Redacted && e.Value != nil {
 					t.Errorf("redacted %s (%s) has a value", e.Ref, e.Role)
 				}
@@ -249,9 +228,9 @@ func TestValueChangesGTK3(t *testing.T) {
 	s := startMCP(t, d, "", "--allow-input")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
 	tree := s.ok(t, "get_a11y_tree", map[string]any{"session": sess, "format": "json"})
-	root := decode[*valueElem](t, tree["root"])
+	root := decode[*elem](t, tree["root"])
 	refs := map[string]string{}
-	root.walk(func(e *valueElem) { refs[e.Role+" "+e.Name] = e.Ref })
+	root.walk(func(e, _ *elem) { refs[e.Role+" "+e.Name] = e.Ref })
 	entry, spin, pw := refs["text Name"], refs["spin button Count"], refs["password text "]
 	if entry == "" || spin == "" || pw == "" {
 		t.Fatalf("no entry, spin button or password field: %v", refs)

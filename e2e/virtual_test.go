@@ -17,7 +17,7 @@ import (
 // partialView is what a partial container held in one read: its range and
 // its children's "role name" lines, in order.
 type partialView struct {
-	Range    mcpRange
+	Range    childrenRange
 	Children []string
 }
 
@@ -26,9 +26,9 @@ func (v partialView) String() string {
 	return fmt.Sprintf("range %s, %d children %v", b, len(v.Children), v.Children)
 }
 
-func viewOf(t *testing.T, root *mcpNode, role, name string) partialView {
+func viewOf(t *testing.T, root *elem, role, name string) partialView {
 	t.Helper()
-	n := findNode(root, func(n *mcpNode) bool { return n.Role == role && n.Name == name })
+	n := root.find(func(n *elem) bool { return n.Role == role && n.Name == name })
 	if n == nil {
 		t.Fatalf("no %s %q in the tree", role, name)
 	}
@@ -62,20 +62,20 @@ func wholeTree(t *testing.T, s *mcpServer, session string) map[string]any {
 }
 
 // mcpTree is wholeTree's root.
-func mcpTree(t *testing.T, s *mcpServer, session string) *mcpNode {
+func mcpTree(t *testing.T, s *mcpServer, session string) *elem {
 	t.Helper()
-	return decode[*mcpNode](t, wholeTree(t, s, session)["root"])
+	return decode[*elem](t, wholeTree(t, s, session)["root"])
 }
 
 // cliTree reads the app's tree afresh in a new process: no mirror.
-func cliTree(t *testing.T, d *testdesk.Desk, pid int) *mcpNode {
+func cliTree(t *testing.T, d *testdesk.Desk, pid int) *elem {
 	t.Helper()
 	r := runCLI(t, d, 90*time.Second, "tree", "--pid", strconv.Itoa(pid), "--format", "json", "--max-nodes", "100000", "--max-bytes", "100000000", "--timeout-ms", "60000")
 	if r.code != 0 {
 		t.Fatalf("uiscope tree exited %d: %s", r.code, r.stderr)
 	}
 	var out struct {
-		Root *mcpNode `json:"root"`
+		Root *elem `json:"root"`
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
 		t.Fatalf("tree JSON: %v", err)

@@ -17,61 +17,22 @@ import (
 // The visual-mode tests read windows through a real `uiscope mcp` and
 // compare them with what the X server says, read from the test process.
 
-// visElem is a window as get_visual_tree returns it.
-type visElem struct {
-	ID               string         `json:"id"`
-	Ref              string         `json:"ref"`
-	Key              string         `json:"key"`
-	Window           string         `json:"window"`
-	Pid              int            `json:"pid"`
-	Name             string         `json:"name"`
-	Class            string         `json:"class"`
-	Instance         string         `json:"instance"`
-	Bounds           *platform.Rect `json:"bounds"`
-	MapState         string         `json:"mapState"`
-	OverrideRedirect bool           `json:"overrideRedirect"`
-	Frame            bool           `json:"frame"`
-	Client           bool           `json:"client"`
-	A11yRef          string         `json:"a11yRef"`
-	A11yAncestorRef  string         `json:"a11yAncestorRef"`
-	ChildCount       int            `json:"childCount"`
-	Children         []*visElem     `json:"children"`
-}
-
-func (e *visElem) walk(f func(e, parent *visElem)) {
-	var rec func(e, parent *visElem)
-	rec = func(e, parent *visElem) {
-		f(e, parent)
-		for _, c := range e.Children {
-			rec(c, e)
-		}
-	}
-	rec(e, nil)
-}
-
 // visualTree calls get_visual_tree and decodes its root.
-func visualTree(t *testing.T, s *mcpServer, args map[string]any) (*visElem, map[string]any) {
+func visualTree(t *testing.T, s *mcpServer, args map[string]any) (*elem, map[string]any) {
 	t.Helper()
 	if _, ok := args["format"]; !ok {
 		args["format"] = "json"
 	}
 	out := s.ok(t, "get_visual_tree", args)
-	raw, err := json.Marshal(out["root"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	var root visElem
-	if err := json.Unmarshal(raw, &root); err != nil {
-		t.Fatalf("get_visual_tree root: %v\n%.2000s", err, raw)
-	}
+	root := decode[elem](t, out["root"])
 	return &root, out
 }
 
 // clientOf finds the client window (the managed top-level) in a visual tree.
-func clientOf(t *testing.T, root *visElem) *visElem {
+func clientOf(t *testing.T, root *elem) *elem {
 	t.Helper()
-	var found *visElem
-	root.walk(func(e, _ *visElem) {
+	var found *elem
+	root.walk(func(e, _ *elem) {
 		if e.Client && e.MapState == "viewable" && found == nil {
 			found = e
 		}
@@ -101,10 +62,10 @@ func xWindow(t *testing.T, d *testdesk.Desk, id string) platform.Window {
 // checkVisual checks what every visual tree must hold: refs and keys of
 // the visual kind, the frame holding the client, children inside their
 // parents' bounds when viewable.
-func checkVisual(t *testing.T, root *visElem, pid int) {
+func checkVisual(t *testing.T, root *elem, pid int) {
 	t.Helper()
 	seen := map[string]bool{}
-	root.walk(func(e, parent *visElem) {
+	root.walk(func(e, parent *elem) {
 		if !strings.HasPrefix(e.Ref, "visual:e") || e.Ref != "visual:"+e.ID {
 			t.Errorf("window %s: ref %q, id %q; want visual:eN", e.Window, e.Ref, e.ID)
 		}
@@ -163,7 +124,7 @@ func TestVisualTree(t *testing.T) {
 			}
 			// openbox reparents the client into a frame, which the tree
 			// starts from.
-			var frame *visElem
+			var frame *elem
 			for _, top := range root.Children {
 				for _, ch := range top.Children {
 					if ch == client {
@@ -175,15 +136,15 @@ func TestVisualTree(t *testing.T) {
 				t.Errorf("the client %s is not held by a window-manager frame at the top: %+v", client.Window, frame)
 			}
 			inner := 0
-			client.walk(func(e, _ *visElem) { inner++ })
+			client.walk(func(e, _ *elem) { inner++ })
 			if inner-1 < c.inner {
 				t.Errorf("%d windows inside the client, want at least %d", inner-1, c.inner)
 			}
 			// A second read keeps every window's ref.
 			again, _ := visualTree(t, s, map[string]any{"session": sess})
 			refs := map[string]string{}
-			again.walk(func(e, _ *visElem) { refs[e.Key] = e.Ref })
-			root.walk(func(e, _ *visElem) {
+			again.walk(func(e, _ *elem) { refs[e.Key] = e.Ref })
+			root.walk(func(e, _ *elem) {
 				if r, ok := refs[e.Key]; ok && r != e.Ref {
 					t.Errorf("window %s: ref %s, then %s", e.Key, e.Ref, r)
 				}
@@ -265,16 +226,7 @@ func TestVisualCorrelation(t *testing.T) {
 	vis := s.connect(t, map[string]any{"pid": gtk.Pid, "mode": "visual"})
 
 	tree := s.ok(t, "get_a11y_tree", map[string]any{"session": a11y, "format": "json", "depth": 1})
-	var app struct {
-		Children []struct {
-			Ref, Role, Name string
-			Bounds          *platform.Rect
-		}
-	}
-	raw, _ := json.Marshal(tree["root"])
-	if err := json.Unmarshal(raw, &app); err != nil {
-		t.Fatal(err)
-	}
+	app := decode[elem](t, tree["root"])
 	frameRef := ""
 	for _, c := range app.Children {
 		if c.Role == "frame" {
@@ -282,15 +234,11 @@ func TestVisualCorrelation(t *testing.T) {
 		}
 	}
 	if frameRef == "" {
-		t.Fatalf("no frame among the app's top-level elements: %s", raw)
+		t.Fatalf("no frame among the app's top-level elements: %.2000v", tree["root"])
 	}
 	buttons := s.ok(t, "find_elements", map[string]any{"session": a11y, "role": "push button", "states": []string{"showing"}})
-	var btns []actElem
-	raw, _ = json.Marshal(buttons["elements"])
-	if err := json.Unmarshal(raw, &btns); err != nil {
-		t.Fatal(err)
-	}
-	var button *actElem
+	btns := decode[[]elem](t, buttons["elements"])
+	var button *elem
 	for i := range btns {
 		if b := btns[i].Bounds; b != nil && b.Width > 0 && b.Height > 0 && btns[i].Name != "" {
 			button = &btns[i]
@@ -298,7 +246,7 @@ func TestVisualCorrelation(t *testing.T) {
 		}
 	}
 	if button == nil {
-		t.Fatalf("no showing push button with bounds: %s", raw)
+		t.Fatalf("no showing push button with bounds: %.2000v", buttons["elements"])
 	}
 
 	root, out := visualTree(t, s, map[string]any{"session": vis, "correlate": true})
@@ -316,8 +264,8 @@ func TestVisualCorrelation(t *testing.T) {
 	// The window that shows the button: the deepest viewable one holding
 	// its centre.
 	cx, cy := button.Bounds.X+button.Bounds.Width/2, button.Bounds.Y+button.Bounds.Height/2
-	var shows *visElem
-	root.walk(func(e, _ *visElem) {
+	var shows *elem
+	root.walk(func(e, _ *elem) {
 		if e.Pid == gtk.Pid && e.MapState == "viewable" && e.Bounds != nil && e.Bounds.Contains(cx, cy) && !e.Frame {
 			shows = e
 		}
@@ -347,7 +295,7 @@ func TestVisualCorrelation(t *testing.T) {
 	if out["correlationFailed"] != true || ce["errorCode"] != "notAccessible" {
 		t.Errorf("Tk correlation: failed %v, error %v; want correlationFailed with notAccessible", out["correlationFailed"], out["correlationError"])
 	}
-	root.walk(func(e, _ *visElem) {
+	root.walk(func(e, _ *elem) {
 		if e.A11yRef != "" || e.A11yAncestorRef != "" {
 			t.Errorf("Tk window %s has accessible counterparts %q/%q", e.Window, e.A11yRef, e.A11yAncestorRef)
 		}
@@ -372,11 +320,11 @@ func tkTitle(ctx context.Context, d *testdesk.Desk, pid int) string {
 // tkButton finds the Tk fixture's button in its visual tree: Tk gives
 // every widget a window; inside the client the frame holds the label
 // (above) and the button (below).
-func tkButton(t *testing.T, root *visElem) *visElem {
+func tkButton(t *testing.T, root *elem) *elem {
 	t.Helper()
 	client := clientOf(t, root)
-	var leaves []*visElem
-	client.walk(func(e, _ *visElem) {
+	var leaves []*elem
+	client.walk(func(e, _ *elem) {
 		if len(e.Children) == 0 && e != client && e.MapState == "viewable" {
 			leaves = append(leaves, e)
 		}
@@ -486,7 +434,7 @@ func TestVisualCLI(t *testing.T) {
 	}
 	j := runCLI(t, d, 30*time.Second, "tree", "--visual", "--pid", pid, "--format", "json")
 	var out struct {
-		Root *visElem `json:"root"`
+		Root *elem `json:"root"`
 	}
 	if err := json.Unmarshal([]byte(j.stdout), &out); err != nil || out.Root == nil {
 		t.Fatalf("tree --visual --format json: %v\n%s", err, j.stdout)
@@ -531,7 +479,7 @@ func TestVisualPopup(t *testing.T) {
 	}
 	s.ok(t, "click", map[string]any{"session": a11y, "element": combo.Ref})
 
-	var popup *visElem
+	var popup *elem
 	until(t, "the combo's menu in the visual tree", func(ctx context.Context) (bool, string) {
 		root, _ := visualTree(t, s, map[string]any{"session": vis})
 		popup = nil
@@ -573,8 +521,8 @@ func TestVisualCorrelationOwnWindow(t *testing.T) {
 	if out["a11ySession"] != a11y {
 		t.Fatalf("correlated through %v, want %s: %v", out["a11ySession"], a11y, out["correlationError"])
 	}
-	var own *visElem
-	root.walk(func(e, _ *visElem) {
+	var own *elem
+	root.walk(func(e, _ *elem) {
 		if e.A11yRef == submit.Ref {
 			if own != nil {
 				t.Errorf("two windows claim %s: %s and %s", submit.Ref, own.Window, e.Window)

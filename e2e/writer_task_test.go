@@ -51,7 +51,7 @@ func saveAsIn(t *testing.T, s *mcpServer, sess, title, path string) {
 	t.Helper()
 	got := s.ok(t, "wait_for", map[string]any{"session": sess, "name": title, "nameMatch": "exact",
 		"role": "file chooser", "until": "appears", "timeoutMs": 30000})
-	chooser := decode[[]actElem](t, got["elements"])
+	chooser := decode[[]elem](t, got["elements"])
 	if len(chooser) == 0 {
 		t.Fatalf("wait_for the %s dialog: %v", title, got)
 	}
