@@ -24,19 +24,27 @@ import (
 var uiscopeBin string
 
 func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+// run builds the binary into a temporary directory, runs the tests in the
+// shared desktop and removes the directory, returning the exit code (an
+// os.Exit here would skip the removal).
+func run(m *testing.M) int {
 	flag.Parse()
 	if testing.Short() {
 		// Every test here runs uiscope in a sandbox desktop; -short (make
 		// unit) promises a run without one, so none runs and nothing is
 		// built.
 		fmt.Println("e2e: skipped under -short (every test needs the sandbox desktop)")
-		os.Exit(0)
+		return 0
 	}
 	dir, err := os.MkdirTemp("", "uiscope-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+		return 1
 	}
+	defer os.RemoveAll(dir)
 	uiscopeBin = filepath.Join(dir, "uiscope")
 	_, file, _, _ := runtime.Caller(0)
 	build := exec.Command("go", "build", "-o", uiscopeBin, "./cmd/uiscope")
@@ -44,10 +52,9 @@ func TestMain(m *testing.M) {
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building uiscope:", err)
-		os.Exit(1)
+		return 1
 	}
-	defer os.RemoveAll(dir)
-	testdesk.Main(m)
+	return testdesk.Run(m)
 }
 
 // result is one finished uiscope run.

@@ -43,15 +43,23 @@ var (
 	initErr error
 )
 
-// Main runs the tests and tears the shared desktop down after them.
+// Main runs the tests, tears the shared desktop down after them and exits
+// with the tests' code.
 func Main(m *testing.M) {
+	os.Exit(Run(m))
+}
+
+// Run runs the tests and tears the shared desktop down after them,
+// returning the tests' exit code: for a TestMain that has more to clean up
+// before it exits.
+func Run(m *testing.M) int {
 	code := m.Run()
 	if shared != nil {
 		shared.A11y.Close()
 		shared.X.Close()
 		shared.Close()
 	}
-	os.Exit(code)
+	return code
 }
 
 // Shared returns the desktop, starting it on first use. Under -short the
