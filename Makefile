@@ -1,5 +1,6 @@
 # uiscope: make demo (a first look), make test (everything CI runs), make bench
-# (the benchmarks, and docs/performance.md's tables from them).
+# (the benchmarks, and docs/performance.md's tables from them), make golden
+# (rewrite the golden files after a change to what a tool answers).
 # Each target installs the Debian packages it needs (scripts/install-deps.sh;
 # root or sudo) and Go modules through the module proxy.
 
@@ -12,7 +13,7 @@ TESTFLAGS ?= -race -count=1 -timeout 45m
 # answers notSupported until one of their own arrives).
 CROSS_GOOS := windows darwin
 
-.PHONY: all build deps demo test lint cross unit bench fuzz interop clean
+.PHONY: all build deps demo test lint cross unit golden bench fuzz interop clean
 
 all: build
 
@@ -44,6 +45,20 @@ test: deps lint
 # No desktop: -short skips every test that starts one (Xvfb, buses).
 unit:
 	$(GO) test -race -short $(PKGS)
+
+# Golden files (tool schemas, transcripts, the generated tables in the README
+# and docs): every package whose tests take -update (a flag.Bool("update") in
+# a _test.go file) runs its tests with it and rewrites its files; then the
+# change to everything but Go files shows, new files listed with ??. Review
+# it, and commit it with the change that caused it.
+golden:
+	@pkgs=$$(grep -rl --include='*_test.go' 'flag.Bool("update"' . | xargs -r -n1 dirname | sort -u); \
+	test -n "$$pkgs" || { echo 'golden: no package takes -update'; exit 1; }; \
+	echo $(GO) test -count=1 $$pkgs -update; \
+	$(GO) test -count=1 $$pkgs -update
+	@git --no-pager diff --stat -- ':!*.go'
+	@git --no-pager diff -- ':!*.go'
+	@git status --short --untracked-files=all -- ':!*.go' | grep '^??' || true
 
 # The benchmarks into bench.out, then docs/performance.md's latest-run
 # tables rewritten from it (bench/benchtable; a run without results leaves
