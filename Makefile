@@ -13,17 +13,22 @@ TESTFLAGS ?= -race -count=1 -timeout 45m
 # answers notSupported until one of their own arrives).
 CROSS_GOOS := windows darwin
 
-.PHONY: all build deps demo test lint cross unit golden bench fuzz interop clean
+.PHONY: all build deps demo-deps demo test lint cross unit golden bench fuzz interop clean
 
 all: build
 
+# Every Debian package the tests, benchmarks and demo need; demo-deps only
+# the demo's (the sandbox desktop and gtk3-widget-factory).
 deps:
 	@bash scripts/install-deps.sh
+
+demo-deps:
+	@bash scripts/install-deps.sh --demo
 
 build:
 	$(GO) build -o $(BIN) ./cmd/uiscope
 
-demo: deps build
+demo: demo-deps build
 	./$(BIN) demo
 
 lint:

@@ -5,18 +5,28 @@
 # returns at once (no apt-get update). Uses sudo when not root. Progress goes to stderr.
 # Also checks that Go >= 1.26 is on PATH (it is not installed from Debian: Debian's is too old).
 #
-#   scripts/install-deps.sh          install what is missing, then check go
-#   UISCOPE_SKIP_GO_CHECK=1 ...      skip the go check (e.g. a machine that only runs the demo)
+#   scripts/install-deps.sh          everything (make deps, make test): install what is missing, then check go
+#   scripts/install-deps.sh --demo   only what `uiscope demo` needs (make demo): the sandbox desktop
+#                                    and gtk3-widget-factory
+#   UISCOPE_SKIP_GO_CHECK=1 ...      skip the go check (e.g. a machine that only runs a built demo)
 set -euo pipefail
 
-PACKAGES=(
-  # virtual desktop: X server, cookie auth, session bus, AT-SPI bus + registry, window manager
-  xvfb xauth dbus dbus-x11 at-spi2-core libatk-adaptor libglib2.0-bin x11-utils openbox
+# What `uiscope demo` runs: the sandbox desktop (Xvfb, a session bus, the AT-SPI bus and
+# registry, openbox) and its default sample app, gtk3-widget-factory.
+DEMO_PACKAGES=(
+  xvfb dbus at-spi2-core libatk-adaptor openbox
+  gtk-3-examples
+)
+
+# Everything else the tests and benchmarks need.
+TEST_PACKAGES=(
+  # the rest of the virtual desktop's tools: cookie auth, dbus-launch, gsettings/gdbus, xprop
+  xauth dbus-x11 libglib2.0-bin x11-utils
   # setsid/flock (util-linux), ps/pgrep (procps), /usr/bin/time for benchmarks
   util-linux procps time
   # test applications and fixtures; python3-gi and gir1.2-gtk-3.0 also run
   # the consent dialog of uiscope mcp --consent prompt
-  gtk-3-examples gtk-4-examples python3-gi gir1.2-gtk-3.0 gir1.2-gtk-4.0
+  gtk-4-examples python3-gi gir1.2-gtk-3.0 gir1.2-gtk-4.0
   gir1.2-atspi-2.0 python3-pyatspi python3-pyqt5 python3-tk
   # real applications the task tests drive, and xdotool to act as "the user"
   mousepad firefox-esr xdotool
@@ -34,6 +44,12 @@ PACKAGES=(
   # from a script), xterm (Xaw: no accessibility, visual sessions)
   gnome-calculator zenity xterm
 )
+
+case "${1:-}" in
+  "") PACKAGES=("${DEMO_PACKAGES[@]}" "${TEST_PACKAGES[@]}") ;;
+  --demo) PACKAGES=("${DEMO_PACKAGES[@]}") ;;
+  *) printf 'usage: %s [--demo]\n' "$0" >&2; exit 2 ;;
+esac
 GO_MIN_MAJOR=1
 GO_MIN_MINOR=26
 

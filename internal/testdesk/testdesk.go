@@ -95,7 +95,7 @@ func Shared(t testing.TB) *Desk {
 		shared = &Desk{Desktop: d, A11y: a, X: x}
 	})
 	if initErr != nil {
-		t.Fatalf("the sandbox desktop did not start: %v", initErr)
+		t.Fatalf("the sandbox desktop did not start: %v\n(make deps installs what it needs; make unit runs the tests that need no desktop)", initErr)
 	}
 	return shared
 }
