@@ -32,6 +32,23 @@ func findOne(t testing.TB, s *mcpServer, session string, args map[string]any) el
 	return els[0]
 }
 
+// appears waits (wait_for until appears, for 30 s unless args give
+// timeoutMs) for an element matching args in the session and returns the
+// first match; what names it in a failure.
+func appears(t testing.TB, s *mcpServer, session, what string, args map[string]any) elem {
+	t.Helper()
+	args["session"], args["until"] = session, "appears"
+	if _, ok := args["timeoutMs"]; !ok {
+		args["timeoutMs"] = 30000
+	}
+	got := s.ok(t, "wait_for", args)
+	els := decode[[]elem](t, got["elements"])
+	if len(els) == 0 {
+		t.Fatalf("wait_for %s: %v", what, got)
+	}
+	return els[0]
+}
+
 // until polls cond against the live app for up to 20 s.
 func until(t testing.TB, what string, cond func(ctx context.Context) (bool, string)) {
 	t.Helper()

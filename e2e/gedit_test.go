@@ -31,12 +31,8 @@ func TestTaskGeditSaveAndSaveChanges(t *testing.T) {
 	const more = "\nand a third"
 	s.ok(t, "type_text", map[string]any{"session": sess, "element": doc.Ref, "text": more})
 	s.ok(t, "press_key", map[string]any{"session": sess, "keys": "Ctrl+W"})
-	got := s.ok(t, "wait_for", map[string]any{"session": sess, "role": "alert", "until": "appears", "timeoutMs": 30000})
-	alert := decode[[]elem](t, got["elements"])
-	if len(alert) == 0 {
-		t.Fatalf("wait_for the Save changes question: %v", got)
-	}
-	save := findOne(t, s, sess, map[string]any{"within": alert[0].Ref, "name": "Save", "nameMatch": "exact", "role": "push button"})
+	alert := appears(t, s, sess, "the Save changes question", map[string]any{"role": "alert"})
+	save := findOne(t, s, sess, map[string]any{"within": alert.Ref, "name": "Save", "nameMatch": "exact", "role": "push button"})
 	s.ok(t, "click", map[string]any{"session": sess, "element": save.Ref})
 	fileHolds(t, path, lines+more+"\n")
 }

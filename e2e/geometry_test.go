@@ -509,12 +509,8 @@ func TestScreenshotGeditAlert(t *testing.T) {
 	doc := findOne(t, s, sess, map[string]any{"role": "text", "states": []string{"editable", "focused"}})
 	s.ok(t, "type_text", map[string]any{"session": sess, "element": doc.Ref, "text": "unsaved"})
 	s.ok(t, "press_key", map[string]any{"session": sess, "keys": "Ctrl+W"})
-	got := s.ok(t, "wait_for", map[string]any{"session": sess, "role": "alert", "until": "appears", "timeoutMs": 30000})
-	alert := decode[[]elem](t, got["elements"])
-	if len(alert) == 0 {
-		t.Fatalf("wait_for the Save changes question: %v", got)
-	}
-	btn := findOne(t, s, sess, map[string]any{"within": alert[0].Ref, "name": "Cancel", "nameMatch": "exact", "role": "push button"})
+	alert := appears(t, s, sess, "the Save changes question", map[string]any{"role": "alert"})
+	btn := findOne(t, s, sess, map[string]any{"within": alert.Ref, "name": "Cancel", "nameMatch": "exact", "role": "push button"})
 	// The alert's X window, as X says: the one mapped window of gedit's
 	// that is not the main one (title "*Untitled Document 1 - gedit").
 	var alertWin xproto.Window
@@ -536,7 +532,7 @@ func TestScreenshotGeditAlert(t *testing.T) {
 	})
 	out, img, _ := s.screenshot(t, map[string]any{"session": sess, "element": btn.Ref, "annotate": false})
 	checkShot(t, xc, "gedit's alert button", out, img, alertWin)
-	out, img, _ = s.screenshot(t, map[string]any{"session": sess, "element": alert[0].Ref, "annotate": false})
+	out, img, _ = s.screenshot(t, map[string]any{"session": sess, "element": alert.Ref, "annotate": false})
 	checkShot(t, xc, "gedit's alert", out, img, alertWin)
 	s.ok(t, "click", map[string]any{"session": sess, "element": btn.Ref})
 }

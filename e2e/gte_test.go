@@ -24,16 +24,8 @@ func TestTaskTextEditorSaveAs(t *testing.T) {
 	const lines = "text editor's first line\nits second line"
 	s.ok(t, "type_text", map[string]any{"session": sess, "element": doc.Ref, "text": lines})
 	s.ok(t, "press_key", map[string]any{"session": sess, "keys": "Ctrl+Shift+S"})
-	got := s.ok(t, "wait_for", map[string]any{"session": sess, "name": "Save As", "nameMatch": "exact",
-		"until": "appears", "timeoutMs": 30000})
-	dialog := decode[[]elem](t, got["elements"])
-	if len(dialog) == 0 {
-		t.Fatalf("wait_for the Save As dialog: %v", got)
-	}
+	dialog := appears(t, s, sess, "the Save As dialog", map[string]any{"name": "Save As", "nameMatch": "exact"})
 	path := filepath.Join(t.TempDir(), "gte.txt")
-	name := findOne(t, s, sess, map[string]any{"within": dialog[0].Ref, "role": "text", "states": []string{"editable"}})
-	s.ok(t, "set_value", map[string]any{"session": sess, "element": name.Ref, "value": path})
-	save := findOne(t, s, sess, map[string]any{"within": dialog[0].Ref, "name": "Save", "nameMatch": "exact", "role": "push button"})
-	s.ok(t, "click", map[string]any{"session": sess, "element": save.Ref})
+	saveIn(t, s, sess, dialog, path)
 	fileHolds(t, path, lines+"\n")
 }

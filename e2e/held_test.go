@@ -237,10 +237,7 @@ func TestHeldClientKilled(t *testing.T) {
 	if err := client.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	until(t, "no button or key down once the client is gone", func(context.Context) (bool, string) {
-		b, k := buttonsDown(t, d), keysDown(t, d)
-		return len(b) == 0 && len(k) == 0, fmt.Sprintf("buttons %v, keycodes %v", b, k)
-	})
+	untilNothingDown(t, d, "once the client is gone")
 	until(t, "the orphaned server exits", func(context.Context) (bool, string) {
 		return syscall.Kill(serverPid, 0) != nil, "still running"
 	})
@@ -250,7 +247,20 @@ func TestHeldClientKilled(t *testing.T) {
 // button and the key before it exits.
 func TestHeldServerTerminated(t *testing.T) {
 	d := testdesk.Shared(t)
-	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "held term")
+	cmd := holdVolumeAndShift(t, d, "held term")
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	untilNothingDown(t, d, "once the server is terminated")
+}
+
+// holdVolumeAndShift starts `uiscope mcp --allow-input` on a GTK 3 fixture
+// titled title, presses the fixture's Volume slider (button 1 down) and
+// holds Shift through it, and checks that the X server reports both down.
+// It returns the server's command, for the test to end the server.
+func holdVolumeAndShift(t *testing.T, d *testdesk.Desk, title string) *exec.Cmd {
+	t.Helper()
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", title)
 	cmd := exec.Command(uiscopeBin, "mcp", "--allow-input")
 	cmd.Env = d.Env()
 	s := startMCPCmd(t, cmd)
@@ -261,10 +271,14 @@ func TestHeldServerTerminated(t *testing.T) {
 	if b, k := buttonsDown(t, d), keysDown(t, d); !slices.Contains(b, 1) || len(k) == 0 {
 		t.Fatalf("while held the X server reports buttons %v, keycodes %v down", b, k)
 	}
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	until(t, "no button or key down once the server is terminated", func(context.Context) (bool, string) {
+	return cmd
+}
+
+// untilNothingDown waits until the X server reports no button and no key
+// down; when names the moment in a failure.
+func untilNothingDown(t *testing.T, d *testdesk.Desk, when string) {
+	t.Helper()
+	until(t, "no button or key down "+when, func(context.Context) (bool, string) {
 		b, k := buttonsDown(t, d), keysDown(t, d)
 		return len(b) == 0 && len(k) == 0, fmt.Sprintf("buttons %v, keycodes %v", b, k)
 	})

@@ -174,24 +174,11 @@ func TestHeldServerDies(t *testing.T) {
 		t.Run(sig.String(), func(t *testing.T) {
 			d := testdesk.Shared(t)
 			releaseAfter(t, d)
-			app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "held "+sig.String())
-			cmd := exec.Command(uiscopeBin, "mcp", "--allow-input")
-			cmd.Env = d.Env()
-			s := startMCPCmd(t, cmd)
-			sess := s.connect(t, map[string]any{"pid": app.Pid})
-			vol := findOne(t, s, sess, map[string]any{"name": "Volume", "role": "slider"})
-			s.ok(t, "press", map[string]any{"session": sess, "element": vol.Ref})
-			s.ok(t, "key_down", map[string]any{"session": sess, "key": "Shift"})
-			if b, k := buttonsDown(t, d), keysDown(t, d); !slices.Contains(b, 1) || len(k) == 0 {
-				t.Fatalf("while held the X server reports buttons %v, keycodes %v down", b, k)
-			}
+			cmd := holdVolumeAndShift(t, d, "held "+sig.String())
 			if err := syscall.Kill(cmd.Process.Pid, sig); err != nil {
 				t.Fatal(err)
 			}
-			until(t, fmt.Sprintf("no button or key down once the server got %v", sig), func(context.Context) (bool, string) {
-				b, k := buttonsDown(t, d), keysDown(t, d)
-				return len(b) == 0 && len(k) == 0, fmt.Sprintf("buttons %v, keycodes %v", b, k)
-			})
+			untilNothingDown(t, d, fmt.Sprintf("once the server got %v", sig))
 		})
 	}
 }

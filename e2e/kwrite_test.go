@@ -25,14 +25,9 @@ func TestTaskKWriteSaveAs(t *testing.T) {
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
 	// A fresh KWrite shows its welcome page: a new document first.
 	s.ok(t, "press_key", map[string]any{"session": sess, "keys": "Ctrl+N"})
-	got := s.ok(t, "wait_for", map[string]any{"session": sess, "role": "text", "states": []string{"editable", "focused"},
-		"until": "appears", "timeoutMs": 30000})
-	doc := decode[[]elem](t, got["elements"])
-	if len(doc) == 0 {
-		t.Fatalf("wait_for the new document: %v", got)
-	}
+	doc := appears(t, s, sess, "the new document", map[string]any{"role": "text", "states": []string{"editable", "focused"}})
 	const lines = "kwrite's first line\nits second line"
-	s.ok(t, "type_text", map[string]any{"session": sess, "element": doc[0].Ref, "text": lines})
+	s.ok(t, "type_text", map[string]any{"session": sess, "element": doc.Ref, "text": lines})
 
 	// Qt's menu bar holds menu items, not menus.
 	bar := findOne(t, s, sess, map[string]any{"role": "menu bar"})
@@ -44,7 +39,7 @@ func TestTaskKWriteSaveAs(t *testing.T) {
 	if opened, _ := effects["windowsOpened"].([]any); len(opened) == 0 {
 		t.Errorf("the click on Save As... does not say the dialog opened: %v", out)
 	}
-	got = s.ok(t, "wait_for", map[string]any{"session": sess, "name": "Save File", "nameMatch": "exact",
+	got := s.ok(t, "wait_for", map[string]any{"session": sess, "name": "Save File", "nameMatch": "exact",
 		"role": "dialog", "until": "appears", "timeoutMs": 30000})
 	dialog := decode[[]elem](t, got["elements"])
 	if len(dialog) != 1 {

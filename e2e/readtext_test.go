@@ -127,11 +127,7 @@ func TestTaskEvincePageText(t *testing.T) {
 	s := startMCP(t, d, "")
 	defer s.logCost(t, "Evince: find the page's text")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
-	got := s.ok(t, "wait_for", map[string]any{"session": sess, "name": "nine percent", "until": "appears", "timeoutMs": 30000})
-	els := decode[[]elem](t, got["elements"])
-	if len(els) == 0 {
-		t.Fatalf("wait_for the page text: %v", got)
-	}
+	appears(t, s, sess, "the page text", map[string]any{"name": "nine percent"})
 	page := decode[[]elem](t, s.ok(t, "find_elements", map[string]any{"session": sess, "name": "Revenue grew"})["elements"])
 	if len(page) != 1 || page[0].Value == nil {
 		t.Fatalf("find_elements {name: Revenue grew}: %+v", page)

@@ -160,13 +160,8 @@ func TestScreenshotGIMPImageMenu(t *testing.T) {
 	// are enabled.
 	item := findOne(t, s, sess, map[string]any{"name": "New...", "nameMatch": "exact", "role": "menu item"})
 	s.ok(t, "invoke", map[string]any{"session": sess, "element": item.Ref})
-	got := s.ok(t, "wait_for", map[string]any{"session": sess, "name": "Create a New Image", "nameMatch": "exact",
-		"until": "appears", "timeoutMs": 30000})
-	dialog := decode[[]elem](t, got["elements"])
-	if len(dialog) == 0 {
-		t.Fatalf("wait_for the New Image dialog: %v", got)
-	}
-	ok := findOne(t, s, sess, map[string]any{"within": dialog[0].Ref, "name": "OK", "nameMatch": "exact", "role": "push button"})
+	dialog := appears(t, s, sess, "the New Image dialog", map[string]any{"name": "Create a New Image", "nameMatch": "exact"})
+	ok := findOne(t, s, sess, map[string]any{"within": dialog.Ref, "name": "OK", "nameMatch": "exact", "role": "push button"})
 	s.ok(t, "click", map[string]any{"session": sess, "element": ok.Ref})
 	until(t, "GIMP's window shows a new image", func(ctx context.Context) (bool, string) {
 		titles := pidTitles(ctx, d, app.Pid)

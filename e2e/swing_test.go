@@ -68,16 +68,8 @@ func TestTaskSwingSaveAs(t *testing.T) {
 	s.ok(t, "click", map[string]any{"session": sess, "element": menu.Ref})
 	item := findOne(t, s, sess, map[string]any{"name": "Save As...", "nameMatch": "exact", "role": "menu item"})
 	s.ok(t, "click", map[string]any{"session": sess, "element": item.Ref})
-	got := s.ok(t, "wait_for", map[string]any{"session": sess, "name": "Save notes", "nameMatch": "exact",
-		"role": "dialog", "until": "appears", "timeoutMs": 30000})
-	dialog := decode[[]elem](t, got["elements"])
-	if len(dialog) == 0 {
-		t.Fatalf("wait_for the Save dialog: %v", got)
-	}
+	dialog := appears(t, s, sess, "the Save dialog", map[string]any{"name": "Save notes", "nameMatch": "exact", "role": "dialog"})
 	path := filepath.Join(t.TempDir(), "notes.txt")
-	name := findOne(t, s, sess, map[string]any{"within": dialog[0].Ref, "role": "text", "states": []string{"editable"}})
-	s.ok(t, "set_value", map[string]any{"session": sess, "element": name.Ref, "value": path})
-	save := findOne(t, s, sess, map[string]any{"within": dialog[0].Ref, "name": "Save", "nameMatch": "exact", "role": "push button"})
-	s.ok(t, "click", map[string]any{"session": sess, "element": save.Ref})
+	saveIn(t, s, sess, dialog, path)
 	fileHolds(t, path, text)
 }

@@ -57,13 +57,8 @@ func afterText(out map[string]any) (string, bool) {
 // the field; without it, to wherever the app's focus is.
 func saveAs(t *testing.T, s *mcpServer, sess, path string, withElement bool) {
 	t.Helper()
-	got := s.ok(t, "wait_for", map[string]any{"session": sess, "name": "Save As", "nameMatch": "exact",
-		"role": "file chooser", "until": "appears", "timeoutMs": 30000})
-	chooser := decode[[]elem](t, got["elements"])
-	if len(chooser) == 0 {
-		t.Fatalf("wait_for the Save As dialog: %v", got)
-	}
-	name := findOne(t, s, sess, map[string]any{"within": chooser[0].Ref, "role": "text", "states": []string{"editable", "focused"}})
+	chooser := appears(t, s, sess, "the Save As dialog", map[string]any{"name": "Save As", "nameMatch": "exact", "role": "file chooser"})
+	name := findOne(t, s, sess, map[string]any{"within": chooser.Ref, "role": "text", "states": []string{"editable", "focused"}})
 	set := s.ok(t, "set_value", map[string]any{"session": sess, "element": name.Ref, "value": path})
 	if text, ok := afterText(set); !ok || text != path {
 		t.Errorf("set_value's after shows %q (present %v); want the settled %q", text, ok, path)
@@ -73,6 +68,16 @@ func saveAs(t *testing.T, s *mcpServer, sess, path string, withElement bool) {
 		enter["element"] = name.Ref
 	}
 	s.ok(t, "press_key", enter)
+}
+
+// saveIn saves through a file dialog that has a Save button: path into
+// its editable text, then a click on Save.
+func saveIn(t *testing.T, s *mcpServer, sess string, dialog elem, path string) {
+	t.Helper()
+	name := findOne(t, s, sess, map[string]any{"within": dialog.Ref, "role": "text", "states": []string{"editable"}})
+	s.ok(t, "set_value", map[string]any{"session": sess, "element": name.Ref, "value": path})
+	save := findOne(t, s, sess, map[string]any{"within": dialog.Ref, "name": "Save", "nameMatch": "exact", "role": "push button"})
+	s.ok(t, "click", map[string]any{"session": sess, "element": save.Ref})
 }
 
 // TestTaskMousepadSaveAs: type two lines into mousepad, save them through
@@ -144,11 +149,7 @@ func TestTaskFirefoxForm(t *testing.T) {
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
 	// Firefox exports the page's accessible objects after it has loaded:
 	// wait for the form, not for a time.
-	got := s.ok(t, "wait_for", map[string]any{"session": sess, "name": "User name", "nameMatch": "exact",
-		"role": "entry", "until": "appears", "timeoutMs": 60000})
-	if len(decode[[]elem](t, got["elements"])) == 0 {
-		t.Fatalf("wait_for the User name entry: %v", got)
-	}
+	appears(t, s, sess, "the User name entry", map[string]any{"name": "User name", "nameMatch": "exact", "role": "entry", "timeoutMs": 60000})
 
 	user := findOne(t, s, sess, map[string]any{"name": "User name", "nameMatch": "exact", "role": "entry"})
 	const name = "ada.lovelace@example.org"

@@ -49,13 +49,8 @@ func odtParagraphs(path string) ([]string, error) {
 // the path set in its focused name field, then Enter to it.
 func saveAsIn(t *testing.T, s *mcpServer, sess, title, path string) {
 	t.Helper()
-	got := s.ok(t, "wait_for", map[string]any{"session": sess, "name": title, "nameMatch": "exact",
-		"role": "file chooser", "until": "appears", "timeoutMs": 30000})
-	chooser := decode[[]elem](t, got["elements"])
-	if len(chooser) == 0 {
-		t.Fatalf("wait_for the %s dialog: %v", title, got)
-	}
-	name := findOne(t, s, sess, map[string]any{"within": chooser[0].Ref, "role": "text", "states": []string{"editable", "focused"}})
+	chooser := appears(t, s, sess, "the "+title+" dialog", map[string]any{"name": title, "nameMatch": "exact", "role": "file chooser"})
+	name := findOne(t, s, sess, map[string]any{"within": chooser.Ref, "role": "text", "states": []string{"editable", "focused"}})
 	s.ok(t, "set_value", map[string]any{"session": sess, "element": name.Ref, "value": path})
 	s.ok(t, "press_key", map[string]any{"session": sess, "element": name.Ref, "keys": "Enter"})
 }
