@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/uiscope/uiscope/internal/atomicfile"
 	"github.com/uiscope/uiscope/internal/platform"
 	"github.com/uiscope/uiscope/internal/security"
 )
@@ -310,45 +311,30 @@ func redactedBars(t *Tree, area platform.Rect) ([]platform.Rect, error) {
 	return bars, nil
 }
 
-// WriteFileAtomic writes data to path through a temporary file in the same
-// directory, renamed into place once complete: a reader never sees a
-// partial file, and a failure leaves nothing behind. Without overwrite an
-// existing path is refused (the file is linked into place, which fails if
-// the name exists). perm is the file's mode (an agent's screenshots are
-// 0600: they show whatever was on screen).
+// WriteFileAtomic writes data to path as atomicfile.Write does: a reader
+// never sees a partial file, and a failure leaves nothing behind. Without
+// overwrite an existing path is refused (the file is linked into place,
+// which fails if the name exists). perm is the file's mode (an agent's
+// screenshots are 0600: they show whatever was on screen). Its errors are
+// the core's: invalidArgument for a directory it cannot write in or a name
+// that exists, internal for the rest.
 func WriteFileAtomic(path string, data []byte, overwrite bool, perm os.FileMode) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return Errorf(CodeInvalidArgument, "cannot write in %s: %v", Quote(dir), err)
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // after a rename or link, a no-op or the spare name
-	err = f.Chmod(perm)
+	err := atomicfile.Write(path, data, perm, overwrite)
 	if err == nil {
-		_, err = f.Write(data)
+		return nil
 	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return Errorf(CodeInternal, "writing %s: %v", Quote(path), err)
-	}
-	if overwrite {
-		err = os.Rename(tmp, path)
-	} else {
-		err = os.Link(tmp, path)
+	cause := err
+	var ae *atomicfile.Error
+	if errors.As(err, &ae) {
+		cause = ae.Err
+		if ae.Op == atomicfile.OpCreate {
+			return Errorf(CodeInvalidArgument, "cannot write in %s: %v", Quote(filepath.Dir(path)), cause)
+		}
 	}
 	if errors.Is(err, os.ErrExist) {
 		return Errorf(CodeInvalidArgument, "%s exists; screenshots never replace a file: choose a new name", Quote(path))
 	}
-	if err != nil {
-		return Errorf(CodeInternal, "writing %s: %v", Quote(path), err)
-	}
-	return nil
+	return Errorf(CodeInternal, "writing %s: %v", Quote(path), cause)
 }
 
 // cropImage copies a part of img into a new image at the origin.

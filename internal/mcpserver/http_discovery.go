@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/uiscope/uiscope/internal/atomicfile"
 )
 
 // Discovery is the discovery file's content (docs/api.md, "Files").
@@ -56,25 +58,9 @@ func writeDiscovery(dir string, d Discovery, startTime func(pid int) uint64) (st
 	if err != nil {
 		return "", err
 	}
-	f, err := os.CreateTemp(dir, ".tmp-*.json") // 0600
-	if err != nil {
-		return "", err
-	}
-	tmp := f.Name()
-	_, werr := f.Write(append(b, '\n'))
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
 	path := filepath.Join(dir, strconv.Itoa(d.Pid)+".json")
-	if werr == nil {
-		werr = os.Rename(tmp, path)
-	}
-	if werr != nil {
-		os.Remove(tmp)
-		return "", fmt.Errorf("discovery file %s: %w", path, werr)
+	if err := atomicfile.Write(path, append(b, '\n'), 0o600, true); err != nil {
+		return "", fmt.Errorf("discovery file %s: %w", path, err)
 	}
 	return path, nil
 }

@@ -10,13 +10,15 @@ import (
 )
 
 // TestLayers keeps the MCP layer thin: its code imports the core, the
-// policy package (internal/security, no platform code), the MCP SDK (with
-// its JSON schema library) and the standard library, nothing of the
-// platform (internal/platform, procinfo, D-Bus, X11).
+// policy package (internal/security, no platform code), internal/atomicfile
+// (the discovery file), the MCP SDK (with its JSON schema library) and the
+// standard library, nothing of the platform (internal/platform, procinfo,
+// D-Bus, X11).
 func TestLayers(t *testing.T) {
 	allowed := []string{
 		"github.com/uiscope/uiscope/internal/core",
 		"github.com/uiscope/uiscope/internal/security",
+		"github.com/uiscope/uiscope/internal/atomicfile",
 		"github.com/modelcontextprotocol/go-sdk/",
 		"github.com/google/jsonschema-go/",
 	}
@@ -44,7 +46,7 @@ func TestLayers(t *testing.T) {
 				ok = ok || p == a || strings.HasPrefix(p, a)
 			}
 			if !ok {
-				t.Errorf("%s imports %s: the MCP layer may import only internal/core, internal/security, the SDK and the standard library", path, p)
+				t.Errorf("%s imports %s: the MCP layer may import only internal/core, internal/security, internal/atomicfile, the SDK and the standard library", path, p)
 			}
 		}
 	}

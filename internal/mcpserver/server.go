@@ -13,8 +13,8 @@
 // structuredContent). Over stdio, lineTransport frames the lines: a line it
 // cannot decode gets a JSON-RPC error and the server goes on.
 //
-// The package imports the core, the SDK and the standard library only
-// (TestLayers).
+// The package imports the core, the policy package (internal/security),
+// internal/atomicfile, the SDK and the standard library only (TestLayers).
 package mcpserver
 
 import (
