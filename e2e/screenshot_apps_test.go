@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -83,7 +84,7 @@ func checkMarksInside(t *testing.T, what string, out map[string]any, w xWin, mus
 	}
 	shot := decode[shotResult](t, out)
 	if id, _ := strconv.ParseUint(shot.Window, 0, 32); xproto.Window(id) != w.id {
-		t.Errorf("%s: captured window %s, X has the popup as %#x", what, shot.Window, w.id)
+		t.Errorf("%s: captured window %s, X has the window as %#x", what, shot.Window, w.id)
 	}
 	img := platform.Rect{Width: shot.Width, Height: shot.Height}
 	marked := map[string]bool{}
@@ -94,7 +95,7 @@ func checkMarksInside(t *testing.T, what string, out map[string]any, w xWin, mus
 			t.Errorf("%s: mark %s (%s %q) at %v reaches outside the %dx%d image", what, a.Label, a.Role, a.Name, box, img.Width, img.Height)
 		}
 		if notBehind[a.Name] || !want(a.Role, a.Name) {
-			t.Errorf("%s: marks %s %q, which the popup does not show", what, a.Role, a.Name)
+			t.Errorf("%s: marks %s %q, which the window does not show", what, a.Role, a.Name)
 		}
 	}
 	for _, name := range must {
@@ -205,4 +206,44 @@ func TestScreenshotGIMPImageMenu(t *testing.T) {
 	out, img, _ = s.screenshot(t, map[string]any{"session": vis, "element": ref, "annotate": false})
 	checkShot(t, xc, fmt.Sprintf("the visual window %s (%v) in the Image menu", ref, entry["bounds"]), out, img, popup.id)
 	s.ok(t, "press_key", map[string]any{"session": sess, "keys": "Escape"})
+}
+
+// TestScreenshotWriterKeepFormat: issue 17 §3 where it was found, and
+// Writer's save as text. LibreOffice Writer 7.4 saves a document as .txt
+// through its Save As dialog; its "Keep current format" question (an
+// alert named "Question", X title "Confirm File Format") is what a
+// screenshot of one of its buttons captures, as the screen shows it, and
+// screenshot {window} of it marks its own controls only. "Use Text
+// Format" then writes the paragraphs to the file, read byte for byte.
+func TestScreenshotWriterKeepFormat(t *testing.T) {
+	d := testdesk.Shared(t)
+	xc := xclient(t, d)
+	paras := []string{"The first paragraph, saved as text.", "And the second one."}
+	app := launchWriter(t, d, paras)
+	s := startMCP(t, d, "", "--allow-input")
+	defer s.logCost(t, "Writer: Save As .txt, Keep current format")
+	sess := s.connect(t, map[string]any{"pid": app.Pid})
+	path := filepath.Join(t.TempDir(), "saved.txt")
+	s.ok(t, "press_key", map[string]any{"session": sess, "keys": "Ctrl+Shift+S"})
+	saveAsIn(t, s, sess, "Save", path)
+	alert := appears(t, s, sess, "the question", map[string]any{"role": "alert", "name": "Question", "nameMatch": "exact"})
+	dlg := findXWindow(t, d, xc, app.Pid, "Confirm File Format")
+	use := findOne(t, s, sess, map[string]any{"within": alert.Ref, "name": "Use Text Format", "nameMatch": "exact", "role": "push button"})
+
+	out, img, _ := s.screenshot(t, map[string]any{"session": sess, "element": use.Ref, "annotate": false})
+	checkShot(t, xc, "the question's Use Text Format button", out, img, dlg.id)
+	out, img, _ = s.screenshot(t, map[string]any{"session": sess, "element": alert.Ref, "annotate": false})
+	checkShot(t, xc, "the question", out, img, dlg.id)
+	out, img, _ = s.screenshot(t, map[string]any{"session": sess, "window": fmt.Sprintf("%#x", uint32(dlg.id))})
+	checkShotWindow(t, out, img, dlg)
+	// (A mark's name is cut at 40 characters.)
+	inAlert := map[string]bool{"Use Text Format": true, "Use ODF Format": true, "Ask when not saving in ODF or default f…": true}
+	checkMarksInside(t, "the question, annotated", out, dlg, []string{"Use Text Format", "Use ODF Format"},
+		func(_, name string) bool { return inAlert[name] }, nil)
+
+	s.ok(t, "click", map[string]any{"session": sess, "element": use.Ref})
+	// Writer's text export: UTF-8 with a byte order mark, each paragraph
+	// and a line feed.
+	fileHolds(t, path, "\ufeff"+strings.Join(paras, "\n")+"\n")
+	xWindowGone(t, d, app.Pid, "Confirm File Format")
 }
