@@ -93,7 +93,7 @@ func (m *Sessions) Toggle(ctx context.Context, sessionID, ref string) (*ActResul
 	defer t.done()
 	t.once = true
 	was := t.det.Node.States.Has(platform.StateChecked)
-	if role := t.det.Node.Role.String(); was && (role == "radio button" || role == "radio menu item") {
+	if role := t.det.Node.Role; was && (role == platform.RoleRadioButton || role == platform.RoleRadioMenuItem) {
 		// A radio button is unchecked by checking another: toggling a
 		// checked one asks for what already holds.
 		return &ActResult{Element: t.ref, Method: MethodNone, Verified: true, Before: summarize(t.det), Note: "already checked; a radio button is unchecked by checking another in its group"}, nil

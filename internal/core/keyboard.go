@@ -324,7 +324,7 @@ func (m *Sessions) hidden(ctx context.Context, t *target, d *platform.Details) b
 		if err != nil {
 			return false
 		}
-		if r := p.Node.Role.String(); r == "document web" || r == "document frame" {
+		if r := p.Node.Role; r == platform.RoleDocumentWeb || r == platform.RoleDocumentFrame {
 			return !p.Node.States.Has(platform.StateShowing)
 		}
 		key = p.ParentKey

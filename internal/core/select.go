@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/uiscope/uiscope/internal/platform"
@@ -67,10 +66,10 @@ func (m *Sessions) Select(ctx context.Context, sessionID, ref, mode string) (*Ac
 	claim := map[bool]string{true: "selecting it", false: "deselecting it"}[want]
 	// Menu items are chosen by activating them: a GTK 3 combo box's menu
 	// accepts Selection calls and changes nothing.
-	if t.det.Node.Role.String() == "menu item" && want {
+	if t.det.Node.Role == platform.RoleMenuItem && want {
 		// Gecko's options answer their action and change nothing: the
 		// keys at once, not after the action's read-back has waited out.
-		if gecko(t.s.App) {
+		if t.s.App.OptionActionIgnored() {
 			if r, kerr, ok := m.chooseByKeys(ctx, t, claim); ok {
 				if r != nil {
 					r.Note = "Gecko's options do not take their own action, so it was chosen with the keyboard on its combo box"
@@ -131,7 +130,7 @@ func (m *Sessions) chooseByKeys(ctx context.Context, t *target, claim string) (*
 		return nil, nil, false
 	}
 	combo, err := m.desk.Accessibility.Element(ctx, t.s.App, menu.ParentKey)
-	if err != nil || combo.Node.Role.String() != "combo box" {
+	if err != nil || combo.Node.Role != platform.RoleComboBox {
 		return nil, nil, false
 	}
 	// The keys go to the combo box: aim, activate and focus it instead.
@@ -162,10 +161,6 @@ func (m *Sessions) chooseByKeys(ctx context.Context, t *target, claim string) (*
 	return r, err, true
 }
 
-// gecko reports whether an app is Firefox's engine (AT-SPI ToolkitName
-// "Gecko"), whose HTML select options change nothing by their action.
-func gecko(app platform.App) bool { return strings.EqualFold(app.Toolkit, "gecko") }
-
 // chosen is the read-back for an item selected by its action: the item
 // has the selected state, or its container says it is selected, or (a
 // combo box's menu item) the combo box now shows the item's name.
@@ -187,7 +182,7 @@ func (m *Sessions) chosen(ctx context.Context, t *target) func(*platform.Details
 			return false
 		}
 		combo, err := m.desk.Accessibility.Element(ctx, t.s.App, menu.ParentKey)
-		if err != nil || combo.Node.Role.String() != "combo box" {
+		if err != nil || combo.Node.Role != platform.RoleComboBox {
 			return false
 		}
 		if name != "" && combo.Node.Name == name {

@@ -107,6 +107,12 @@ type App struct {
 	Windows        []Window `json:"windows"`
 }
 
+// OptionActionIgnored reports an application whose options of a web
+// page's select answer their own action and change nothing: Gecko
+// (Firefox's engine, AT-SPI ToolkitName "Gecko"). Such an option is chosen
+// with the keyboard on its combo box.
+func (a App) OptionActionIgnored() bool { return strings.EqualFold(a.Toolkit, "gecko") }
+
 // Role is an AT-SPI role number (AtspiRole), the shared vocabulary every
 // backend maps its roles onto (docs/platform.md).
 type Role uint32
