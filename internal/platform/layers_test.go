@@ -40,7 +40,9 @@ func TestLayers(t *testing.T) {
 // (docs/platform.md). The test reads every non-test Go file of the module
 // outside internal/platform and fails on a type assertion, or a type
 // switch case, on a Desktop part (x.Input, m.desk.Actions...) to a type
-// that is not platform's.
+// that is not platform's, and on an interface declared there whose methods
+// take or return platform types (asserted through a variable, which the
+// first check does not see).
 func TestOptionalPartsDeclaredHere(t *testing.T) {
 	parts := desktopParts(t)
 	root := filepath.Join("..", "..")
@@ -81,6 +83,10 @@ func TestOptionalPartsDeclaredHere(t *testing.T) {
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch n := n.(type) {
+			case *ast.InterfaceType:
+				if mentionsPlatform(n) {
+					t.Errorf("%s: an interface over platform types: a part a backend implements is declared in internal/platform beside the others, documented and listed in docs/platform.md", fset.Position(n.Pos()))
+				}
 			case *ast.TypeAssertExpr:
 				check(n.X, n.Type)
 			case *ast.TypeSwitchStmt:
@@ -109,6 +115,27 @@ func TestOptionalPartsDeclaredHere(t *testing.T) {
 	if ours == 0 {
 		t.Fatal("found no type assertion on a Desktop part to a platform type: the scan no longer sees the core's")
 	}
+}
+
+// mentionsPlatform reports an interface one of whose methods takes or
+// returns a platform type (platform.App, platform.Node...): a part of a
+// backend, whoever asserts it.
+func mentionsPlatform(it *ast.InterfaceType) bool {
+	found := false
+	for _, m := range it.Methods.List {
+		if _, ok := m.Type.(*ast.FuncType); !ok {
+			continue // an embedded interface
+		}
+		ast.Inspect(m.Type, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok {
+				if pkg, ok := sel.X.(*ast.Ident); ok && pkg.Name == "platform" {
+					found = true
+				}
+			}
+			return !found
+		})
+	}
+	return found
 }
 
 // desktopParts are the names of Desktop's fields, read from seam.go.
