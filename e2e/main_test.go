@@ -12,8 +12,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"runtime"
+	"syscall"
 	"testing"
 	"time"
 
@@ -38,6 +40,13 @@ func run(m *testing.M) int {
 		// built.
 		fmt.Println("e2e: skipped under -short (every test needs the sandbox desktop)")
 		return 0
+	}
+	if signal.Ignored(syscall.SIGHUP) {
+		// A run under nohup would hand the ignore down to every server it
+		// starts, and the hang-up tests would test nohup instead
+		// (TestServerUnderNohup ignores it itself). A handled signal is
+		// reset to the default in a child.
+		signal.Notify(make(chan os.Signal, 1), syscall.SIGHUP)
 	}
 	dir, err := os.MkdirTemp("", "uiscope-e2e-")
 	if err != nil {

@@ -208,7 +208,7 @@ func (d *Desktop) waitFor(ctx context.Context, what string, watch *Process, try 
 			return nil
 		}
 		if watch != nil && watch.exited() {
-			return fmt.Errorf("%s exited while waiting for %s (%v)%s", watch.Name, what, err, watch.logHint())
+			return fmt.Errorf("%s exited while waiting for %s (%v)%s", watch.Name, what, err, watch.LogHint())
 		}
 		t := time.NewTimer(delay)
 		select {
@@ -221,9 +221,10 @@ func (d *Desktop) waitFor(ctx context.Context, what string, watch *Process, try 
 	}
 }
 
-// logHint quotes the end of a component's log: on a failed start the state
-// dir, and the log with it, is removed.
-func (p *Process) logHint() string {
+// LogHint quotes the end of a process's log ("; NAME said: …", or "" when
+// it logged nothing): on a failed start the state dir, and the log with it,
+// is removed, so a failure message carries it.
+func (p *Process) LogHint() string {
 	if p.LogPath == "" {
 		return ""
 	}
@@ -242,7 +243,7 @@ func watchHint(p *Process) string {
 	if p == nil {
 		return ""
 	}
-	return p.logHint()
+	return p.LogHint()
 }
 
 // componentEnv is what the desktop's own processes run with.
@@ -308,11 +309,11 @@ func (d *Desktop) startX(ctx context.Context) error {
 	}
 	line, err := readLine(ctx, r, d.opts.StepTimeout)
 	if err != nil {
-		return fmt.Errorf("no display number from Xvfb: %v%s", err, p.logHint())
+		return fmt.Errorf("no display number from Xvfb: %v%s", err, p.LogHint())
 	}
 	n, err := strconv.Atoi(line)
 	if err != nil || n < 0 {
-		return fmt.Errorf("bad display number %q from Xvfb%s", line, p.logHint())
+		return fmt.Errorf("bad display number %q from Xvfb%s", line, p.LogHint())
 	}
 	d.displayN, d.Display = n, ":"+line
 	return d.waitFor(ctx, "X server answering on "+d.Display, p, func(ctx context.Context) error {
@@ -342,7 +343,7 @@ func (d *Desktop) startSessionBus(ctx context.Context) error {
 	}
 	addr, err := readLine(ctx, r, d.opts.StepTimeout)
 	if err != nil || addr == "" {
-		return fmt.Errorf("dbus-daemon printed no address: %v%s", err, p.logHint())
+		return fmt.Errorf("dbus-daemon printed no address: %v%s", err, p.LogHint())
 	}
 	d.SessionBus = addr
 	var bus *busConn

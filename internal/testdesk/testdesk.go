@@ -172,8 +172,8 @@ func (d *Desk) ready(t testing.TB, app *App, argv []string) {
 			}
 			app.Bus = a.Bus
 		}
-		if !d.hasWindow(ctx, app.Pid) {
-			return false, "no mapped X window yet"
+		if ok, why := d.window(ctx, app.Pid); !ok {
+			return false, why
 		}
 		wctx, wcancel := context.WithTimeout(ctx, 20*time.Second)
 		root, st, err := d.A11y.Tree(wctx, app.Bus, atspi.TreeOptions{NoDetails: true})
@@ -203,7 +203,7 @@ func (d *Desk) LaunchX(t testing.TB, argv ...string) *App {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	if err := poll(ctx, app, func() (bool, string) {
-		return d.hasWindow(ctx, app.Pid), "no mapped X window yet"
+		return d.window(ctx, app.Pid)
 	}); err != nil {
 		t.Fatalf("launch %v: %v", argv, err)
 	}
@@ -220,17 +220,23 @@ func (d *Desk) start(t testing.TB, argv []string) *App {
 	return &App{Proc: p, Pid: p.Pid()}
 }
 
-func (d *Desk) hasWindow(ctx context.Context, pid int) bool {
+// window reports whether pid has a mapped top level, and if not, what the
+// X server showed instead.
+func (d *Desk) window(ctx context.Context, pid int) (bool, string) {
 	wins, err := d.X.TopLevels(ctx)
 	if err != nil {
-		return false
+		return false, "no mapped X window yet (reading the top levels: " + err.Error() + ")"
 	}
+	unmapped := 0
 	for _, w := range wins {
-		if w.Pid == pid && w.Mapped {
-			return true
+		if w.Pid == pid {
+			if w.Mapped {
+				return true, ""
+			}
+			unmapped++
 		}
 	}
-	return false
+	return false, fmt.Sprintf("no mapped X window yet (%d top levels, %d of the app unmapped)", len(wins), unmapped)
 }
 
 // poll retries cond every 100 ms until it holds, the app exits, or ctx ends.
@@ -246,9 +252,9 @@ func poll(ctx context.Context, app *App, cond func() (bool, string)) error {
 		why = w
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("gave up waiting: %s (log: %s)", why, app.Proc.LogPath)
+			return fmt.Errorf("gave up waiting: %s (log: %s%s)", why, app.Proc.LogPath, app.Proc.LogHint())
 		case <-app.Proc.Done():
-			return fmt.Errorf("exited with status %d before it was ready (log: %s)", app.Proc.ExitCode(), app.Proc.LogPath)
+			return fmt.Errorf("exited with status %d before it was ready (log: %s%s)", app.Proc.ExitCode(), app.Proc.LogPath, app.Proc.LogHint())
 		case <-tick.C:
 		}
 	}
