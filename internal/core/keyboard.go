@@ -270,8 +270,8 @@ func (m *Sessions) withKeyboard(ctx context.Context, t *target, send func(win pl
 	} else if win, err = m.appWindow(ctx, t); err != nil {
 		return err
 	}
-	// The last check before the keys: focus can move while we aim (a
-	// dialog opening, the user clicking elsewhere).
+	// The last check before the keys: focus can move while they are aimed
+	// (a dialog opening, the user clicking elsewhere).
 	if active, err := t.actor.ActiveWindow(ctx); err != nil {
 		return mapActErr(err)
 	} else if active != win.ID {

@@ -1,20 +1,35 @@
 // Package mcpserver is uiscope's MCP surface (docs/api.md): the tool
-// inventory, the handlers, and the output contract.
+// inventory, the handlers and the output contract. The behaviour (reads,
+// waits, actions, identity checks) is the core's; handlers parse
+// arguments, call internal/core and shape its answer.
 //
-// Handlers parse arguments, call internal/core, and shape its answer: the
-// behaviour (reads, waits, actions, identity checks) is the core's. Each
-// tool's success shape is a Go struct; its output schema is derived from it
-// and wrapped with the shared failure branch into {"type":"object","anyOf":
-// [success, failure]} (outputSchemaFor). serveTool runs every handler: it
-// checks the arguments against the input schema itself (a wrongly typed or
-// unknown argument is invalidArgument data, not the SDK's bare error text),
-// turns errors into failure data and panics into internal failures, and
-// writes the one JSON text the result carries twice (text block and
-// structuredContent). Over stdio, lineTransport frames the lines: a line it
-// cannot decode gets a JSON-RPC error and the server goes on.
+// What it holds:
+//   - the server and the inventory (server.go): every feature's tools,
+//     registered only with their toolset's capability;
+//   - a file per feature, named as its file in internal/core (tree.go,
+//     find.go, click.go, table.go, ...): each tool's argument and result
+//     structs, its description and its handler; read.go and act.go hold
+//     what the reading and the acting tools share;
+//   - serveTool (tool.go), which runs every handler: it checks the
+//     arguments against the input schema itself (a wrongly typed or
+//     unknown argument is invalidArgument data), turns errors into failure
+//     data and panics into internal failures, and writes the one JSON text
+//     the result carries twice (text block and structuredContent); each
+//     output schema is derived from the success struct and wrapped with the
+//     failure branch (outputSchemaFor);
+//   - the guard (guard.go): rate limits and the audit record of every call;
+//   - clients (clients.go): who owns a session, over every transport;
+//   - live changes (changes.go): change feeds, session resources and
+//     subscriptions;
+//   - stdio (transport.go, splice.go): one JSON-RPC message a line, a line
+//     it cannot decode answered with a JSON-RPC error while the server goes
+//     on, results spliced into their line;
+//   - streamable HTTP (http*.go): the token, Host and Origin checks,
+//     bounded bodies and connections, the discovery file.
 //
-// The package imports the core, the policy package (internal/security),
-// internal/atomicfile, the SDK and the standard library only (TestLayers).
+// It imports internal/core, internal/security (policy, no platform code),
+// internal/atomicfile, the SDK with its JSON schema library and the
+// standard library: nothing of the platform (TestLayers).
 package mcpserver
 
 import (
