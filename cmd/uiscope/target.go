@@ -13,7 +13,7 @@ import (
 )
 
 // targetFlags adds --pid/--name/--process/--title/--window to a flag set.
-// `find` uses --name for the element's name, as API.md has it, so there
+// `find` uses --name for the element's name, as docs/api.md has it, so there
 // the process name is given with --process only.
 func targetFlags(fs *flag.FlagSet, withName bool) *core.Target {
 	t := &core.Target{}

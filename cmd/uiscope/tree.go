@@ -12,7 +12,7 @@ func init() {
 	register(command{name: "tree", summary: "print one application's accessibility tree", run: runTree})
 }
 
-// treeOutput is `uiscope tree --format json`, as API.md fixes it.
+// treeOutput is `uiscope tree --format json`, as docs/api.md fixes it.
 type treeOutput struct {
 	Target    core.AppSummary `json:"target"`
 	Root      *core.Element   `json:"root"`

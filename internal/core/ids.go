@@ -11,8 +11,8 @@ import (
 // at once: a positional id reused for another element (after the UI
 // changed, in another session, after a reconnect) would make an agent's old
 // ref point at the wrong element. So ids are numbered by durable key, from
-// one counter for the server's whole run (API.md: refs are unique for the
-// run): within a session an element keeps its id while the session
+// one counter for the server's whole run (docs/api.md: refs are unique for
+// the run): within a session an element keeps its id while the session
 // remembers its key, a new element gets a number never handed out before,
 // in any session, and an id whose element is gone, or that another session
 // handed out, is refused rather than reused.

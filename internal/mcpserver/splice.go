@@ -22,7 +22,7 @@ import (
 // instead (splicedResult, a few bytes), and the transport writes the held
 // wireResult in its place when the response leaves (lineConn.Write): one
 // pass over the result's bytes, into the line itself. What is written is
-// byte for byte what the SDK would write (splice_test.go holds it to that,
+// byte for byte what the SDK would write (encode_test.go holds it to that,
 // and fuzzes the text). The HTTP transport is the SDK's: its connections
 // never see a placeholder, because only a lineTransport's requests carry
 // splices in their context (lineTransport.serveContext).
