@@ -9,9 +9,13 @@
 // the MCP tools and agents see one set of words whatever the platform.
 // docs/platform.md describes the seam and how a backend plugs in.
 //
-// Backends live in subpackages: atspi (accessibility over D-Bus), x11
-// (windows and input), linux (the two and /proc joined into one Desktop),
-// fake (an in-memory desktop for tests).
+// Backends live in subpackages:
+//   - atspi: accessibility over D-Bus;
+//   - x11: windows, input, captures;
+//   - linux: the two and /proc joined into one Desktop;
+//   - fake: an in-memory desktop for tests;
+//   - unsupported: every part answering notSupported, for systems without
+//     a backend.
 package platform
 
 import (
