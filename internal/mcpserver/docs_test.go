@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -15,8 +17,8 @@ import (
 	"github.com/uiscope/uiscope/internal/security"
 )
 
-// The generated parts of the docs, rendered from the inventory and kept
-// between markers:
+// The docs' tests: their links (TestDocLinks), and the parts generated
+// from the inventory, kept between markers:
 //   - README.md's tool table (tools:begin … tools:end);
 //   - docs/api.md's argument lists (args:begin … args:end).
 //
@@ -233,6 +235,108 @@ func TestFirstSentence(t *testing.T) {
 	} {
 		if got := firstSentence(in); got != want {
 			t.Errorf("firstSentence(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestDocLinks: every relative link in the repository's Markdown files
+// (the README, the files beside it and docs/) names a file that exists
+// and, after a #, a heading of that file, as GitHub makes its anchors. The
+// README is the lobby: the sections moved out of it stay reachable only
+// while these links hold.
+func TestDocLinks(t *testing.T) {
+	root := filepath.Join("..", "..")
+	var docs []string
+	for _, pattern := range []string{"*.md", filepath.Join("docs", "*.md")} {
+		m, err := filepath.Glob(filepath.Join(root, pattern))
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, m...)
+	}
+	if len(docs) < 2 {
+		t.Fatalf("found %d Markdown files under %s", len(docs), root)
+	}
+	anchors := map[string]map[string]bool{}
+	headingsOf := func(path string) map[string]bool {
+		if a, ok := anchors[path]; ok {
+			return a
+		}
+		a := map[string]bool{}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fenced := false
+		for _, line := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(line, "```") {
+				fenced = !fenced
+			}
+			if h, ok := strings.CutPrefix(strings.TrimLeft(line, "#"), " "); ok && !fenced && strings.HasPrefix(line, "#") {
+				a[anchorOf(h)] = true
+			}
+		}
+		anchors[path] = a
+		return a
+	}
+	links := 0
+	for _, doc := range docs {
+		b, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range mdLink.FindAllStringSubmatch(string(b), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			links++
+			file, anchor, _ := strings.Cut(target, "#")
+			path := doc
+			if file != "" {
+				path = filepath.Join(filepath.Dir(doc), filepath.FromSlash(file))
+			}
+			rel, _ := filepath.Rel(root, doc)
+			if _, err := os.Stat(path); err != nil {
+				t.Errorf("%s links to %s: no such file", rel, target)
+				continue
+			}
+			if anchor != "" && strings.HasSuffix(path, ".md") && !headingsOf(path)[anchor] {
+				t.Errorf("%s links to %s: no such heading", rel, target)
+			}
+		}
+	}
+	if links == 0 {
+		t.Fatal("no relative links found")
+	}
+}
+
+// mdLink matches a Markdown link's target: [text](target).
+var mdLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+
+// anchorOf is the anchor GitHub gives a heading: lower case, punctuation
+// but hyphens dropped, spaces made hyphens.
+func anchorOf(heading string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(heading)) {
+		switch {
+		case r == ' ':
+			b.WriteByte('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func TestAnchorOf(t *testing.T) {
+	for in, want := range map[string]string{
+		"The mirror (MCP sessions on GTK 3 apps and browsers)": "the-mirror-mcp-sessions-on-gtk-3-apps-and-browsers",
+		"Clients, sessions and HTTP":                           "clients-sessions-and-http",
+		"`uiscope tree`":                                       "uiscope-tree",
+	} {
+		if got := anchorOf(in); got != want {
+			t.Errorf("anchorOf(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
