@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -19,34 +20,36 @@ import (
 // depth is asked, with a note saying so, in both formats; the answer
 // decodes.
 func TestTreeDepthCappedByServer(t *testing.T) {
-	var root *platform.Node
-	for i := 999; i >= 0; i-- {
-		n := &platform.Node{Key: fmt.Sprint("d/", i), Role: fakeRole("panel"), Name: fmt.Sprint("level ", i)}
-		if root != nil {
-			n.Children, n.ChildCount = []*platform.Node{root}, 1
+	synctest.Test(t, func(t *testing.T) {
+		var root *platform.Node
+		for i := 999; i >= 0; i-- {
+			n := &platform.Node{Key: fmt.Sprint("d/", i), Role: fakeRole("panel"), Name: fmt.Sprint("level ", i)}
+			if root != nil {
+				n.Children, n.ChildCount = []*platform.Node{root}, 1
+			}
+			root = n
 		}
-		root = n
-	}
-	d := fake.New()
-	d.AddApp(fake.App{Pid: 6161, Name: "deep", Tree: root})
-	srv := New(Config{}, core.NewSessions(d.Platform()))
-	t1, t2 := mcp.NewInMemoryTransports()
-	if _, err := srv.Connect(context.Background(), t1, nil); err != nil {
-		t.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "unit", Version: "1"}, nil).Connect(context.Background(), t2, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	id := mustOK(t, cs, "connect", map[string]any{"pid": 6161})["session"].(string)
-	for _, args := range []map[string]any{
-		{"session": id, "maxNodes": 100000, "maxBytes": core.MaxMaxBytes},
-		{"session": id, "maxNodes": 100000, "maxBytes": core.MaxMaxBytes, "depth": 100000, "format": "json"},
-	} {
-		out := mustOK(t, cs, "get_a11y_tree", args)
-		if out["shown"] != float64(core.MaxDepth+1) || !strings.Contains(fmt.Sprint(out["note"]), "depth cap") {
-			t.Errorf("%v: shown %v, note %q; want %d shown and the cap named", args, out["shown"], out["note"], core.MaxDepth+1)
+		d := fake.New()
+		d.AddApp(fake.App{Pid: 6161, Name: "deep", Tree: root})
+		srv := New(Config{}, core.NewSessions(d.Platform()))
+		t1, t2 := mcp.NewInMemoryTransports()
+		if _, err := srv.Connect(context.Background(), t1, nil); err != nil {
+			t.Fatal(err)
 		}
-	}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "unit", Version: "1"}, nil).Connect(context.Background(), t2, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cs.Close()
+		id := mustOK(t, cs, "connect", map[string]any{"pid": 6161})["session"].(string)
+		for _, args := range []map[string]any{
+			{"session": id, "maxNodes": 100000, "maxBytes": core.MaxMaxBytes},
+			{"session": id, "maxNodes": 100000, "maxBytes": core.MaxMaxBytes, "depth": 100000, "format": "json"},
+		} {
+			out := mustOK(t, cs, "get_a11y_tree", args)
+			if out["shown"] != float64(core.MaxDepth+1) || !strings.Contains(fmt.Sprint(out["note"]), "depth cap") {
+				t.Errorf("%v: shown %v, note %q; want %d shown and the cap named", args, out["shown"], out["note"], core.MaxDepth+1)
+			}
+		}
+	})
 }

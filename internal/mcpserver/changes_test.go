@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"runtime"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -139,59 +140,61 @@ func waitUpdate(t *testing.T, updates chan string, uri string) {
 func TestResourceSubscriptionBothEras(t *testing.T) {
 	for _, era := range eras {
 		t.Run(era.name, func(t *testing.T) {
-			l := newLiveServer()
-			cs, updates, _ := l.client(t, era.version)
-			ctx := context.Background()
-			id := mustOK(t, cs, "connect", map[string]any{"pid": tickerPid})["session"].(string)
-			uri := resourceURI(id, core.ModeA11y)
-			found := false
-			for r, err := range cs.Resources(ctx, nil) {
-				if err != nil {
-					t.Fatal(err)
+			synctest.Test(t, func(t *testing.T) {
+				l := newLiveServer()
+				cs, updates, _ := l.client(t, era.version)
+				ctx := context.Background()
+				id := mustOK(t, cs, "connect", map[string]any{"pid": tickerPid})["session"].(string)
+				uri := resourceURI(id, core.ModeA11y)
+				found := false
+				for r, err := range cs.Resources(ctx, nil) {
+					if err != nil {
+						t.Fatal(err)
+					}
+					found = found || r.URI == uri
 				}
-				found = found || r.URI == uri
-			}
-			if !found {
-				t.Fatalf("resources/list lacks %s", uri)
-			}
-			l.subscribe(t, cs, era.version, uri)
-			first := readTree(t, cs, uri)
-			if !first.Snapshot || len(first.Events) != 3 {
-				t.Fatalf("first read: snapshot=%v %d events", first.Snapshot, len(first.Events))
-			}
-			l.desk.SetTree(tickerPid, tickerTree("Tick 1"))
-			// An update may also come from before the change (the
-			// watcher's first read, whose events the read above took):
-			// read on each until the change is in.
-			for {
-				waitUpdate(t, updates, uri)
-				got := readTree(t, cs, uri)
-				if len(got.Events) == 0 && !got.Snapshot {
-					continue
+				if !found {
+					t.Fatalf("resources/list lacks %s", uri)
 				}
-				if got.Snapshot || len(got.Events) != 1 || got.Events[0].Key != "t/label" ||
-					fmt.Sprint(got.Events[0].Changes["name"]) != "{Tick 0 Tick 1}" {
-					t.Fatalf("after the change: %+v", got)
+				l.subscribe(t, cs, era.version, uri)
+				first := readTree(t, cs, uri)
+				if !first.Snapshot || len(first.Events) != 3 {
+					t.Fatalf("first read: snapshot=%v %d events", first.Snapshot, len(first.Events))
 				}
-				break
-			}
-			if err := cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri}); err != nil {
-				t.Fatalf("unsubscribe: %v", err)
-			}
-			// The session is the MCP client's (clients.go): the test
-			// watches the desktop's side of the watcher.
-			deadline := time.Now().Add(10 * time.Second)
-			for l.desk.Watchers(tickerPid) != 0 && time.Now().Before(deadline) {
-				time.Sleep(time.Millisecond)
-			}
-			if l.desk.Watchers(tickerPid) != 0 {
-				t.Fatal("the watcher outlived the unsubscribe")
-			}
-			// Disconnect removes the resource.
-			mustOK(t, cs, "disconnect", map[string]any{"session": id})
-			if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri}); err == nil {
-				t.Fatal("a disconnected session's resource still reads")
-			}
+				l.desk.SetTree(tickerPid, tickerTree("Tick 1"))
+				// An update may also come from before the change (the
+				// watcher's first read, whose events the read above took):
+				// read on each until the change is in.
+				for {
+					waitUpdate(t, updates, uri)
+					got := readTree(t, cs, uri)
+					if len(got.Events) == 0 && !got.Snapshot {
+						continue
+					}
+					if got.Snapshot || len(got.Events) != 1 || got.Events[0].Key != "t/label" ||
+						fmt.Sprint(got.Events[0].Changes["name"]) != "{Tick 0 Tick 1}" {
+						t.Fatalf("after the change: %+v", got)
+					}
+					break
+				}
+				if err := cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri}); err != nil {
+					t.Fatalf("unsubscribe: %v", err)
+				}
+				// The session is the MCP client's (clients.go): the test
+				// watches the desktop's side of the watcher.
+				deadline := time.Now().Add(10 * time.Second)
+				for l.desk.Watchers(tickerPid) != 0 && time.Now().Before(deadline) {
+					time.Sleep(time.Millisecond)
+				}
+				if l.desk.Watchers(tickerPid) != 0 {
+					t.Fatal("the watcher outlived the unsubscribe")
+				}
+				// Disconnect removes the resource.
+				mustOK(t, cs, "disconnect", map[string]any{"session": id})
+				if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri}); err == nil {
+					t.Fatal("a disconnected session's resource still reads")
+				}
+			})
 		})
 	}
 }
@@ -233,53 +236,55 @@ func TestTreeChangesAndEventsTools(t *testing.T) {
 // cycles, half ended by unsubscribe and the disconnect tool, half by the
 // client's transport closing first, leave no goroutine and no watch.
 func TestSubscriptionsLeaveNothingBehind(t *testing.T) {
-	l := newLiveServer()
-	ctx := context.Background()
-	runtime.GC()
-	before := runtime.NumGoroutine()
-	for i := range 200 {
-		version := eras[i%2].version
-		cs, updates, end := l.client(t, version)
-		id := mustOK(t, cs, "connect", map[string]any{"pid": tickerPid})["session"].(string)
-		uri := resourceURI(id, core.ModeA11y)
-		l.subscribe(t, cs, version, uri)
-		if first := readTree(t, cs, uri); !first.Snapshot {
-			t.Fatalf("cycle %d: the first read is no snapshot", i)
+	synctest.Test(t, func(t *testing.T) {
+		l := newLiveServer()
+		ctx := context.Background()
+		runtime.GC()
+		before := runtime.NumGoroutine()
+		for i := range 200 {
+			version := eras[i%2].version
+			cs, updates, end := l.client(t, version)
+			id := mustOK(t, cs, "connect", map[string]any{"pid": tickerPid})["session"].(string)
+			uri := resourceURI(id, core.ModeA11y)
+			l.subscribe(t, cs, version, uri)
+			if first := readTree(t, cs, uri); !first.Snapshot {
+				t.Fatalf("cycle %d: the first read is no snapshot", i)
+			}
+			l.desk.SetTree(tickerPid, tickerTree(fmt.Sprint("Tick ", i+1)))
+			waitUpdate(t, updates, uri)
+			if i%4 < 2 {
+				if err := cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri}); err != nil {
+					t.Fatal(err)
+				}
+				mustOK(t, cs, "disconnect", map[string]any{"session": id})
+				end()
+			} else {
+				end() // the transport closes with the subscription open
+				deadline := time.Now().Add(10 * time.Second)
+				for l.desk.Watchers(tickerPid) != 0 && time.Now().Before(deadline) {
+					time.Sleep(time.Millisecond)
+				}
+				if l.desk.Watchers(tickerPid) != 0 {
+					t.Fatalf("cycle %d: the watcher outlived its client's transport", i)
+				}
+				// The session closes with its client (clients.go).
+				for l.sessions.Open() != 0 && time.Now().Before(deadline) {
+					time.Sleep(time.Millisecond)
+				}
+				if n := l.sessions.Open(); n != 0 {
+					t.Fatalf("cycle %d: %d sessions outlived their client's transport", i, n)
+				}
+			}
 		}
-		l.desk.SetTree(tickerPid, tickerTree(fmt.Sprint("Tick ", i+1)))
-		waitUpdate(t, updates, uri)
-		if i%4 < 2 {
-			if err := cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri}); err != nil {
-				t.Fatal(err)
-			}
-			mustOK(t, cs, "disconnect", map[string]any{"session": id})
-			end()
-		} else {
-			end() // the transport closes with the subscription open
-			deadline := time.Now().Add(10 * time.Second)
-			for l.desk.Watchers(tickerPid) != 0 && time.Now().Before(deadline) {
-				time.Sleep(time.Millisecond)
-			}
-			if l.desk.Watchers(tickerPid) != 0 {
-				t.Fatalf("cycle %d: the watcher outlived its client's transport", i)
-			}
-			// The session closes with its client (clients.go).
-			for l.sessions.Open() != 0 && time.Now().Before(deadline) {
-				time.Sleep(time.Millisecond)
-			}
-			if n := l.sessions.Open(); n != 0 {
-				t.Fatalf("cycle %d: %d sessions outlived their client's transport", i, n)
-			}
+		deadline := time.Now().Add(10 * time.Second)
+		after := runtime.NumGoroutine()
+		for after > before && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+			after = runtime.NumGoroutine()
 		}
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	after := runtime.NumGoroutine()
-	for after > before && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-		after = runtime.NumGoroutine()
-	}
-	if after > before || l.desk.Watchers(tickerPid) != 0 {
-		buf := make([]byte, 1<<20)
-		t.Fatalf("after 200 cycles: %d goroutines (from %d), %d watches\n%s", after, before, l.desk.Watchers(tickerPid), buf[:runtime.Stack(buf, true)])
-	}
+		if after > before || l.desk.Watchers(tickerPid) != 0 {
+			buf := make([]byte, 1<<20)
+			t.Fatalf("after 200 cycles: %d goroutines (from %d), %d watches\n%s", after, before, l.desk.Watchers(tickerPid), buf[:runtime.Stack(buf, true)])
+		}
+	})
 }

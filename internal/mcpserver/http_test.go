@@ -18,7 +18,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -205,9 +207,79 @@ func httpTestServer(t *testing.T, l *liveServer) (endpoint, token string) {
 	return hs.URL + HTTPPath, token
 }
 
+// pipeHTTPServer serves the live server's handler as httpTestServer does,
+// on in-memory connections (net.Pipe) in place of a socket, and returns
+// the transport that dials them: unlike a socket's, its reads and writes
+// block durably, so the exchange can run in a synctest bubble, where the
+// server's idle and expiry times take no real time.
+func pipeHTTPServer(t *testing.T, l *liveServer) (endpoint, token string, rt *http.Transport) {
+	t.Helper()
+	token, err := newToken()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln := &pipeListener{conns: make(chan net.Conn), done: make(chan struct{})}
+	hs := &http.Server{Handler: newHTTPHandler(l.srv, token, pipePort, false, nil)}
+	go hs.Serve(ln)
+	rt = &http.Transport{DialContext: ln.dial}
+	t.Cleanup(func() {
+		hs.Close()
+		rt.CloseIdleConnections()
+	})
+	return "http://" + ln.Addr().String() + HTTPPath, token, rt
+}
+
+// pipePort is the port pipeHTTPServer's address and Host header name.
+const pipePort = 8123
+
+// pipeListener accepts the server ends of the pipes its dial makes.
+type pipeListener struct {
+	conns chan net.Conn
+	done  chan struct{}
+	once  sync.Once
+}
+
+func (l *pipeListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *pipeListener) Close() error {
+	l.once.Do(func() { close(l.done) })
+	return nil
+}
+
+func (l *pipeListener) Addr() net.Addr {
+	return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: pipePort}
+}
+
+func (l *pipeListener) dial(ctx context.Context, _, _ string) (net.Conn, error) {
+	client, server := net.Pipe()
+	select {
+	case l.conns <- server:
+		return client, nil
+	case <-l.done:
+		client.Close()
+		return nil, net.ErrClosed
+	case <-ctx.Done():
+		client.Close()
+		return nil, ctx.Err()
+	}
+}
+
 func httpClient(t *testing.T, endpoint, token, version string) *mcp.ClientSession {
 	t.Helper()
-	hc := &http.Client{Transport: bearer{token, &http.Transport{}}}
+	return httpClientVia(t, &http.Transport{}, endpoint, token, version)
+}
+
+// httpClientVia is httpClient over the given transport.
+func httpClientVia(t *testing.T, rt http.RoundTripper, endpoint, token, version string) *mcp.ClientSession {
+	t.Helper()
+	hc := &http.Client{Transport: bearer{token, rt}}
 	c := mcp.NewClient(&mcp.Implementation{Name: "unit-http", Version: "1"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -366,63 +438,69 @@ func TestHTTPSubscription(t *testing.T) {
 // client with an MCP session does not (it ends with that). Whether a use
 // keeps a session open is core's TestCloseIdle, on a clock of its own.
 func TestHTTPSessionlessIdle(t *testing.T) {
-	defer func(d time.Duration) { sessionlessIdle = d }(sessionlessIdle)
-	sessionlessIdle = 100 * time.Millisecond
-	l := newLiveServer()
-	endpoint, token := httpTestServer(t, l)
-	gone := httpClient(t, endpoint, token+".gone-0123456789abcdef", "")
-	stays := httpClient(t, endpoint, token, "2025-11-25")
-	idle := mustOK(t, gone, "connect", map[string]any{"pid": tickerPid})["session"].(string)
-	kept := mustOK(t, stays, "connect", map[string]any{"pid": tickerPid})["session"].(string)
-	deadline := time.Now().Add(30 * time.Second)
-	for l.sessions.Open() == 2 && time.Now().Before(deadline) {
-		mustOK(t, stays, "list_apps", nil)
-		time.Sleep(20 * time.Millisecond)
-	}
-	mustFail(t, gone, "get_a11y_tree", map[string]any{"session": idle}, core.CodeUnknownSession)
-	time.Sleep(2 * sessionlessIdle) // idle, well past the time
-	mustOK(t, stays, "get_a11y_tree", map[string]any{"session": kept})
-	if _, err := gone.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: resourceURI(idle, core.ModeA11y)}); err == nil {
-		t.Error("the idle session's resource still reads")
-	}
+	synctest.Test(t, func(t *testing.T) {
+		drainBubble(t)
+		defer func(d time.Duration) { sessionlessIdle = d }(sessionlessIdle)
+		sessionlessIdle = 100 * time.Millisecond
+		l := newLiveServer()
+		endpoint, token, rt := pipeHTTPServer(t, l)
+		gone := httpClientVia(t, rt, endpoint, token+".gone-0123456789abcdef", "")
+		stays := httpClientVia(t, rt, endpoint, token, "2025-11-25")
+		idle := mustOK(t, gone, "connect", map[string]any{"pid": tickerPid})["session"].(string)
+		kept := mustOK(t, stays, "connect", map[string]any{"pid": tickerPid})["session"].(string)
+		deadline := time.Now().Add(30 * time.Second)
+		for l.sessions.Open() == 2 && time.Now().Before(deadline) {
+			mustOK(t, stays, "list_apps", nil)
+			time.Sleep(20 * time.Millisecond)
+		}
+		mustFail(t, gone, "get_a11y_tree", map[string]any{"session": idle}, core.CodeUnknownSession)
+		time.Sleep(2 * sessionlessIdle) // idle, well past the time
+		mustOK(t, stays, "get_a11y_tree", map[string]any{"session": kept})
+		if _, err := gone.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: resourceURI(idle, core.ModeA11y)}); err == nil {
+			t.Error("the idle session's resource still reads")
+		}
+	})
 }
 
 // A sessionless client's held key outlasts its last request by
 // sessionlessHoldIdle: every request it sends (any tool) keeps the hold,
 // and once it is silent the key goes up and its next key_up says why.
 func TestHTTPSessionlessHolds(t *testing.T) {
-	defer func(d time.Duration) { sessionlessHoldIdle = d }(sessionlessHoldIdle)
-	// Long enough that no gap between two requests of a loaded machine
-	// (the race detector, two cores and a desktop busy) reaches it.
-	sessionlessHoldIdle = 5 * time.Second
-	d := fake.New()
-	d.AddApp(fake.App{Pid: tickerPid, Name: "ticker", Tree: tickerTree("Tick 0")})
-	d.SetActive(d.AddWindow(tickerPid, "Ticker", platform.Rect{Width: 400, Height: 300}))
-	m := core.NewSessions(d.Platform())
-	m.Caps = security.Input
-	l := &liveServer{desk: d, sessions: m, srv: New(Config{Caps: security.Input}, m)}
-	endpoint, token := httpTestServer(t, l)
-	c := httpClient(t, endpoint, token+".talker-0123456789abcdef", "")
-	id := mustOK(t, c, "connect", map[string]any{"pid": tickerPid})["session"].(string)
-	mustOK(t, c, "key_down", map[string]any{"session": id, "key": "Shift"})
-	for end := time.Now().Add(2 * sessionlessHoldIdle); time.Now().Before(end); {
-		mustOK(t, c, "list_apps", nil)
-		time.Sleep(50 * time.Millisecond)
-	}
-	if got := d.KeysDown(); len(got) != 1 {
-		t.Fatalf("a client that kept talking lost its hold: keys down %v", got)
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for len(d.KeysDown()) > 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("a silent client's key is still down: %v", d.KeysDown())
+	synctest.Test(t, func(t *testing.T) {
+		drainBubble(t)
+		defer func(d time.Duration) { sessionlessHoldIdle = d }(sessionlessHoldIdle)
+		// Long enough that no gap between two requests of a loaded machine
+		// (the race detector, two cores and a desktop busy) reaches it.
+		sessionlessHoldIdle = 5 * time.Second
+		d := fake.New()
+		d.AddApp(fake.App{Pid: tickerPid, Name: "ticker", Tree: tickerTree("Tick 0")})
+		d.SetActive(d.AddWindow(tickerPid, "Ticker", platform.Rect{Width: 400, Height: 300}))
+		m := core.NewSessions(d.Platform())
+		m.Caps = security.Input
+		l := &liveServer{desk: d, sessions: m, srv: New(Config{Caps: security.Input}, m)}
+		endpoint, token, rt := pipeHTTPServer(t, l)
+		c := httpClientVia(t, rt, endpoint, token+".talker-0123456789abcdef", "")
+		id := mustOK(t, c, "connect", map[string]any{"pid": tickerPid})["session"].(string)
+		mustOK(t, c, "key_down", map[string]any{"session": id, "key": "Shift"})
+		for end := time.Now().Add(2 * sessionlessHoldIdle); time.Now().Before(end); {
+			mustOK(t, c, "list_apps", nil)
+			time.Sleep(50 * time.Millisecond)
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	out := mustFail(t, c, "key_up", map[string]any{"session": id, "key": "Shift"}, core.CodeHoldConflict)
-	if msg, _ := out["error"].(string); !strings.Contains(msg, "sent no request for 5s") {
-		t.Errorf("key_up does not say the hold expired: %q", msg)
-	}
+		if got := d.KeysDown(); len(got) != 1 {
+			t.Fatalf("a client that kept talking lost its hold: keys down %v", got)
+		}
+		deadline := time.Now().Add(30 * time.Second)
+		for len(d.KeysDown()) > 0 {
+			if time.Now().After(deadline) {
+				t.Fatalf("a silent client's key is still down: %v", d.KeysDown())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		out := mustFail(t, c, "key_up", map[string]any{"session": id, "key": "Shift"}, core.CodeHoldConflict)
+		if msg, _ := out["error"].(string); !strings.Contains(msg, "sent no request for 5s") {
+			t.Errorf("key_up does not say the hold expired: %q", msg)
+		}
+	})
 }
 
 // guardedHTTPServer serves the live server as ServeHTTP does: its

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -198,19 +199,21 @@ func inputArgsOf(t *testing.T, name string) []string {
 // TestInputArgsReadOnlyWithoutInput: a tool with input-gated arguments is
 // read-only when the server cannot grant them.
 func TestInputArgsReadOnlyWithoutInput(t *testing.T) {
-	n := 0
-	for _, d := range Inventory(Config{}, core.NewSessions(fakePlatform())) {
-		if len(d.InputArgs) == 0 {
-			continue
+	synctest.Test(t, func(t *testing.T) {
+		n := 0
+		for _, d := range Inventory(Config{}, core.NewSessions(fakePlatform())) {
+			if len(d.InputArgs) == 0 {
+				continue
+			}
+			n++
+			if d.Toolset != ToolsetInspect || !d.Tool.Annotations.ReadOnlyHint {
+				t.Errorf("%s without input capabilities: toolset %s, readOnlyHint %v; want an inspection tool, read-only", d.Tool.Name, d.Toolset, d.Tool.Annotations.ReadOnlyHint)
+			}
 		}
-		n++
-		if d.Toolset != ToolsetInspect || !d.Tool.Annotations.ReadOnlyHint {
-			t.Errorf("%s without input capabilities: toolset %s, readOnlyHint %v; want an inspection tool, read-only", d.Tool.Name, d.Toolset, d.Tool.Annotations.ReadOnlyHint)
+		if n == 0 {
+			t.Fatal("no tool has input-gated arguments (screenshot's path)")
 		}
-	}
-	if n == 0 {
-		t.Fatal("no tool has input-gated arguments (screenshot's path)")
-	}
+	})
 }
 
 // TestToolSchemasGolden snapshots each tool as tools/list shows it.
@@ -264,42 +267,44 @@ func TestToolSchemasGolden(t *testing.T) {
 
 // TestAnnotations: every tool states its annotations explicitly.
 func TestAnnotations(t *testing.T) {
-	check := func(where string, tool *mcp.Tool, toolset string) {
-		a := tool.Annotations
-		if a == nil {
-			t.Errorf("%s %s: no annotations", where, tool.Name)
-			return
-		}
-		if a.Title == "" {
-			t.Errorf("%s %s: no annotations title", where, tool.Name)
-		}
-		if a.OpenWorldHint == nil || !*a.OpenWorldHint {
-			t.Errorf("%s %s: openWorldHint must be set and true", where, tool.Name)
-		}
-		if toolset == ToolsetInspect && len(inputArgsOf(t, tool.Name)) > 0 {
-			// Registered with input capabilities here: it may write a file, so it
-			// is not read-only, and it never replaces one.
-			if a.ReadOnlyHint || (a.DestructiveHint != nil && *a.DestructiveHint) {
-				t.Errorf("%s %s: an inspection tool with input-gated arguments must be neither read-only nor destructive with input capabilities", where, tool.Name)
+	synctest.Test(t, func(t *testing.T) {
+		check := func(where string, tool *mcp.Tool, toolset string) {
+			a := tool.Annotations
+			if a == nil {
+				t.Errorf("%s %s: no annotations", where, tool.Name)
+				return
 			}
-		} else if toolset == ToolsetInspect {
-			if !a.ReadOnlyHint {
-				t.Errorf("%s %s: an inspection tool must be readOnlyHint true", where, tool.Name)
+			if a.Title == "" {
+				t.Errorf("%s %s: no annotations title", where, tool.Name)
 			}
-			if a.DestructiveHint != nil && *a.DestructiveHint {
-				t.Errorf("%s %s: an inspection tool is annotated destructive", where, tool.Name)
+			if a.OpenWorldHint == nil || !*a.OpenWorldHint {
+				t.Errorf("%s %s: openWorldHint must be set and true", where, tool.Name)
 			}
-		} else if a.DestructiveHint == nil || !*a.DestructiveHint || a.ReadOnlyHint {
-			t.Errorf("%s %s: a mutating tool (toolset %s) must be destructiveHint true and not read-only", where, tool.Name, toolset)
+			if toolset == ToolsetInspect && len(inputArgsOf(t, tool.Name)) > 0 {
+				// Registered with input capabilities here: it may write a file, so it
+				// is not read-only, and it never replaces one.
+				if a.ReadOnlyHint || (a.DestructiveHint != nil && *a.DestructiveHint) {
+					t.Errorf("%s %s: an inspection tool with input-gated arguments must be neither read-only nor destructive with input capabilities", where, tool.Name)
+				}
+			} else if toolset == ToolsetInspect {
+				if !a.ReadOnlyHint {
+					t.Errorf("%s %s: an inspection tool must be readOnlyHint true", where, tool.Name)
+				}
+				if a.DestructiveHint != nil && *a.DestructiveHint {
+					t.Errorf("%s %s: an inspection tool is annotated destructive", where, tool.Name)
+				}
+			} else if a.DestructiveHint == nil || !*a.DestructiveHint || a.ReadOnlyHint {
+				t.Errorf("%s %s: a mutating tool (toolset %s) must be destructiveHint true and not read-only", where, tool.Name, toolset)
+			}
 		}
-	}
-	for _, d := range Inventory(Config{Caps: security.Input}, core.NewSessions(fakePlatform())) {
-		check("inventory", d.Tool, d.Toolset)
-	}
-	cs := connectClient(t, Config{Caps: security.Input}, "")
-	for _, tool := range listTools(t, cs) {
-		check("tools/list", tool, toolsetOf(t, tool.Name))
-	}
+		for _, d := range Inventory(Config{Caps: security.Input}, core.NewSessions(fakePlatform())) {
+			check("inventory", d.Tool, d.Toolset)
+		}
+		cs := connectClient(t, Config{Caps: security.Input}, "")
+		for _, tool := range listTools(t, cs) {
+			check("tools/list", tool, toolsetOf(t, tool.Name))
+		}
+	})
 }
 
 // TestEveryToolLiteralHasAnnotations parses the package source: a new
@@ -363,61 +368,65 @@ func TestEveryToolLiteralHasAnnotations(t *testing.T) {
 // TestOutputSchemas: {"type":"object","anyOf":[success, failure]}, never
 // closed.
 func TestOutputSchemas(t *testing.T) {
-	cs := connectClient(t, Config{Caps: security.Input}, "")
-	for _, tool := range listTools(t, cs) {
-		raw, err := json.Marshal(tool.OutputSchema)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var s map[string]any
-		if err := json.Unmarshal(raw, &s); err != nil || s == nil {
-			t.Errorf("%s: outputSchema is not an object: %s", tool.Name, raw)
-			continue
-		}
-		if s["type"] != "object" {
-			t.Errorf("%s: outputSchema top-level type is %v, want \"object\"", tool.Name, s["type"])
-		}
-		if branches, _ := s["anyOf"].([]any); len(branches) != 2 {
-			t.Errorf("%s: outputSchema anyOf has %d branches, want 2 (success, failure)", tool.Name, len(branches))
-		}
-		var walk func(path string, v any)
-		walk = func(path string, v any) {
-			switch v := v.(type) {
-			case map[string]any:
-				for k, x := range v {
-					if k == "additionalProperties" && x == false {
-						t.Errorf("%s: outputSchema closes additionalProperties at %s", tool.Name, path)
+	synctest.Test(t, func(t *testing.T) {
+		cs := connectClient(t, Config{Caps: security.Input}, "")
+		for _, tool := range listTools(t, cs) {
+			raw, err := json.Marshal(tool.OutputSchema)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var s map[string]any
+			if err := json.Unmarshal(raw, &s); err != nil || s == nil {
+				t.Errorf("%s: outputSchema is not an object: %s", tool.Name, raw)
+				continue
+			}
+			if s["type"] != "object" {
+				t.Errorf("%s: outputSchema top-level type is %v, want \"object\"", tool.Name, s["type"])
+			}
+			if branches, _ := s["anyOf"].([]any); len(branches) != 2 {
+				t.Errorf("%s: outputSchema anyOf has %d branches, want 2 (success, failure)", tool.Name, len(branches))
+			}
+			var walk func(path string, v any)
+			walk = func(path string, v any) {
+				switch v := v.(type) {
+				case map[string]any:
+					for k, x := range v {
+						if k == "additionalProperties" && x == false {
+							t.Errorf("%s: outputSchema closes additionalProperties at %s", tool.Name, path)
+						}
+						walk(path+"/"+k, x)
 					}
-					walk(path+"/"+k, x)
-				}
-			case []any:
-				for i, x := range v {
-					walk(fmt.Sprintf("%s/%d", path, i), x)
+				case []any:
+					for i, x := range v {
+						walk(fmt.Sprintf("%s/%d", path, i), x)
+					}
 				}
 			}
+			walk("", s)
 		}
-		walk("", s)
-	}
+	})
 }
 
 // TestInputGate: without input capabilities only inspection tools exist.
 func TestInputGate(t *testing.T) {
 	for _, era := range eras {
 		t.Run(era.name, func(t *testing.T) {
-			cs := connectClient(t, Config{}, era.version)
-			tools := listTools(t, cs)
-			if len(tools) == 0 {
-				t.Fatal("no tools listed")
-			}
-			for _, tool := range tools {
-				if ts := toolsetOf(t, tool.Name); ts != ToolsetInspect {
-					t.Errorf("without input capabilities, %s (toolset %s) is listed", tool.Name, ts)
+			synctest.Test(t, func(t *testing.T) {
+				cs := connectClient(t, Config{}, era.version)
+				tools := listTools(t, cs)
+				if len(tools) == 0 {
+					t.Fatal("no tools listed")
 				}
-			}
-			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "click", Arguments: map[string]any{"session": "s1", "element": "a11y:e1"}})
-			if err == nil && !res.IsError {
-				t.Errorf("an unregistered interaction tool was accepted: %+v", res)
-			}
+				for _, tool := range tools {
+					if ts := toolsetOf(t, tool.Name); ts != ToolsetInspect {
+						t.Errorf("without input capabilities, %s (toolset %s) is listed", tool.Name, ts)
+					}
+				}
+				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "click", Arguments: map[string]any{"session": "s1", "element": "a11y:e1"}})
+				if err == nil && !res.IsError {
+					t.Errorf("an unregistered interaction tool was accepted: %+v", res)
+				}
+			})
 		})
 	}
 	tools := []toolDef{
@@ -572,90 +581,92 @@ func findRef(root map[string]any, role, name string) (ref string, bounds map[str
 func TestWorkflow(t *testing.T) {
 	for _, era := range eras {
 		t.Run(era.name, func(t *testing.T) {
-			cs := connectClient(t, Config{}, era.version)
-			apps := mustOK(t, cs, "list_apps", nil)
-			if list, _ := apps["apps"].([]any); len(list) != 3 {
-				t.Fatalf("list_apps: %v", apps)
-			}
-			conn := mustOK(t, cs, "connect", map[string]any{"pid": os.Getpid()})
-			session, _ := conn["session"].(string)
-			if session == "" || conn["pid"] != float64(os.Getpid()) {
-				t.Fatalf("connect: %v", conn)
-			}
+			synctest.Test(t, func(t *testing.T) {
+				cs := connectClient(t, Config{}, era.version)
+				apps := mustOK(t, cs, "list_apps", nil)
+				if list, _ := apps["apps"].([]any); len(list) != 3 {
+					t.Fatalf("list_apps: %v", apps)
+				}
+				conn := mustOK(t, cs, "connect", map[string]any{"pid": os.Getpid()})
+				session, _ := conn["session"].(string)
+				if session == "" || conn["pid"] != float64(os.Getpid()) {
+					t.Fatalf("connect: %v", conn)
+				}
 
-			outline := mustOK(t, cs, "get_a11y_tree", map[string]any{"session": session})
-			text, _ := outline["outline"].(string)
-			if !strings.Contains(text, "[a11y:e") || !strings.Contains(text, `push button "Submit"`) {
-				t.Errorf("outline:\n%s", text)
-			}
-			if strings.Contains(text, "Password") {
-				t.Errorf("the password field's name is not redacted:\n%s", text)
-			}
+				outline := mustOK(t, cs, "get_a11y_tree", map[string]any{"session": session})
+				text, _ := outline["outline"].(string)
+				if !strings.Contains(text, "[a11y:e") || !strings.Contains(text, `push button "Submit"`) {
+					t.Errorf("outline:\n%s", text)
+				}
+				if strings.Contains(text, "Password") {
+					t.Errorf("the password field's name is not redacted:\n%s", text)
+				}
 
-			tree := mustOK(t, cs, "get_a11y_tree", map[string]any{"session": session, "format": "json"})
-			root, _ := tree["root"].(map[string]any)
-			if root == nil || tree["nodeCount"] != float64(9) || tree["truncated"] != false {
-				t.Fatalf("json tree: %v", tree)
-			}
-			submit, bounds := findRef(root, "push button", "Submit")
-			if submit == "" || bounds == nil {
-				t.Fatalf("no Submit button in %v", root)
-			}
+				tree := mustOK(t, cs, "get_a11y_tree", map[string]any{"session": session, "format": "json"})
+				root, _ := tree["root"].(map[string]any)
+				if root == nil || tree["nodeCount"] != float64(9) || tree["truncated"] != false {
+					t.Fatalf("json tree: %v", tree)
+				}
+				submit, bounds := findRef(root, "push button", "Submit")
+				if submit == "" || bounds == nil {
+					t.Fatalf("no Submit button in %v", root)
+				}
 
-			found := mustOK(t, cs, "find_elements", map[string]any{"session": session, "name": "Name", "nameMatch": "exact"})
-			els, _ := found["elements"].([]any)
-			if len(els) != 1 {
-				t.Fatalf("find_elements Name: %v", found)
-			}
-			nameRef, _ := els[0].(map[string]any)["ref"].(string)
-			byRole := mustOK(t, cs, "find_elements", map[string]any{"session": session, "role": "push button"})
-			if byRole["matched"] != float64(1) {
-				t.Errorf("find_elements role push button: %v", byRole)
-			}
+				found := mustOK(t, cs, "find_elements", map[string]any{"session": session, "name": "Name", "nameMatch": "exact"})
+				els, _ := found["elements"].([]any)
+				if len(els) != 1 {
+					t.Fatalf("find_elements Name: %v", found)
+				}
+				nameRef, _ := els[0].(map[string]any)["ref"].(string)
+				byRole := mustOK(t, cs, "find_elements", map[string]any{"session": session, "role": "push button"})
+				if byRole["matched"] != float64(1) {
+					t.Errorf("find_elements role push button: %v", byRole)
+				}
 
-			props := mustOK(t, cs, "get_element_properties", map[string]any{"session": session, "element": nameRef})
-			p, _ := props["properties"].(map[string]any)
-			if p["role"] != "text" || p["bounds"] == nil || p["name"] != "Name" {
-				t.Errorf("properties: %v", props)
-			}
-			if txt, _ := p["text"].(map[string]any); txt["text"] != "Ada" {
-				t.Errorf("properties text: %v", p["text"])
-			}
+				props := mustOK(t, cs, "get_element_properties", map[string]any{"session": session, "element": nameRef})
+				p, _ := props["properties"].(map[string]any)
+				if p["role"] != "text" || p["bounds"] == nil || p["name"] != "Name" {
+					t.Errorf("properties: %v", props)
+				}
+				if txt, _ := p["text"].(map[string]any); txt["text"] != "Ada" {
+					t.Errorf("properties text: %v", p["text"])
+				}
 
-			fws := mustOK(t, cs, "get_frameworks", map[string]any{"session": session})
-			if list, _ := fws["frameworks"].([]any); len(list) == 0 || list[0].(map[string]any)["name"] != "GTK" {
-				t.Errorf("frameworks: %v", fws)
-			}
+				fws := mustOK(t, cs, "get_frameworks", map[string]any{"session": session})
+				if list, _ := fws["frameworks"].([]any); len(list) == 0 || list[0].(map[string]any)["name"] != "GTK" {
+					t.Errorf("frameworks: %v", fws)
+				}
 
-			x := int(bounds["x"].(float64) + bounds["width"].(float64)/2)
-			y := int(bounds["y"].(float64) + bounds["height"].(float64) - 3)
-			hit := mustOK(t, cs, "hit_test", map[string]any{"session": session, "x": x, "y": y})
-			if el, _ := hit["element"].(map[string]any); el == nil || el["ref"] != submit {
-				t.Errorf("hit_test at %d,%d: %v, want %s", x, y, hit, submit)
-			}
-			inLabel := mustOK(t, cs, "hit_test", map[string]any{"session": session, "x": 35, "y": 210})
-			anc, _ := inLabel["ancestors"].([]any)
-			if len(anc) == 0 || anc[0].(map[string]any)["ref"] != submit {
-				t.Errorf("hit_test on the label: nearest ancestor should be %s: %v", submit, inLabel)
-			}
-			miss := mustOK(t, cs, "hit_test", map[string]any{"session": session, "x": 5000, "y": 5000})
-			if miss["element"] != nil {
-				t.Errorf("hit_test off the app: %v", miss)
-			}
+				x := int(bounds["x"].(float64) + bounds["width"].(float64)/2)
+				y := int(bounds["y"].(float64) + bounds["height"].(float64) - 3)
+				hit := mustOK(t, cs, "hit_test", map[string]any{"session": session, "x": x, "y": y})
+				if el, _ := hit["element"].(map[string]any); el == nil || el["ref"] != submit {
+					t.Errorf("hit_test at %d,%d: %v, want %s", x, y, hit, submit)
+				}
+				inLabel := mustOK(t, cs, "hit_test", map[string]any{"session": session, "x": 35, "y": 210})
+				anc, _ := inLabel["ancestors"].([]any)
+				if len(anc) == 0 || anc[0].(map[string]any)["ref"] != submit {
+					t.Errorf("hit_test on the label: nearest ancestor should be %s: %v", submit, inLabel)
+				}
+				miss := mustOK(t, cs, "hit_test", map[string]any{"session": session, "x": 5000, "y": 5000})
+				if miss["element"] != nil {
+					t.Errorf("hit_test off the app: %v", miss)
+				}
 
-			wait := mustOK(t, cs, "wait_for", map[string]any{"session": session, "name": "Ready", "until": "appears", "timeoutMs": 2000})
-			if wait["satisfied"] != true {
-				t.Errorf("wait_for: %v", wait)
-			}
-			start := time.Now()
-			timeout := mustFail(t, cs, "wait_for", map[string]any{"session": session, "name": "Never", "until": "appears", "timeoutMs": 500}, core.CodeTimeout)
-			if timeout["retryable"] != true || time.Since(start) > 5*time.Second {
-				t.Errorf("wait_for timeout: %v after %v", timeout, time.Since(start))
-			}
+				wait := mustOK(t, cs, "wait_for", map[string]any{"session": session, "name": "Ready", "until": "appears", "timeoutMs": 2000})
+				if wait["satisfied"] != true {
+					t.Errorf("wait_for: %v", wait)
+				}
+				start := time.Now()
+				timeout := mustFail(t, cs, "wait_for", map[string]any{"session": session, "name": "Never", "until": "appears", "timeoutMs": 500}, core.CodeTimeout)
+				if timeout["retryable"] != true || time.Since(start) > 5*time.Second {
+					t.Errorf("wait_for timeout: %v after %v", timeout, time.Since(start))
+				}
 
-			mustOK(t, cs, "disconnect", map[string]any{"session": session})
-			mustFail(t, cs, "get_a11y_tree", map[string]any{"session": session}, core.CodeUnknownSession)
-			mustFail(t, cs, "disconnect", map[string]any{"session": session}, core.CodeUnknownSession)
+				mustOK(t, cs, "disconnect", map[string]any{"session": session})
+				mustFail(t, cs, "get_a11y_tree", map[string]any{"session": session}, core.CodeUnknownSession)
+				mustFail(t, cs, "disconnect", map[string]any{"session": session}, core.CodeUnknownSession)
+			})
 		})
 	}
 }
@@ -663,61 +674,63 @@ func TestWorkflow(t *testing.T) {
 func TestFailures(t *testing.T) {
 	for _, era := range eras {
 		t.Run(era.name, func(t *testing.T) {
-			cs := connectClient(t, Config{}, era.version)
-			session := mustOK(t, cs, "connect", map[string]any{"pid": os.Getpid()})["session"].(string)
-			props := func(ref string) map[string]any { return map[string]any{"session": session, "element": ref} }
+			synctest.Test(t, func(t *testing.T) {
+				cs := connectClient(t, Config{}, era.version)
+				session := mustOK(t, cs, "connect", map[string]any{"pid": os.Getpid()})["session"].(string)
+				props := func(ref string) map[string]any { return map[string]any{"session": session, "element": ref} }
 
-			mustFail(t, cs, "get_a11y_tree", map[string]any{"session": "s999"}, core.CodeUnknownSession)
-			mustFail(t, cs, "get_element_properties", props("a11y:e1"), core.CodeUnknownRef)
-			mustOK(t, cs, "get_a11y_tree", map[string]any{"session": session})
-			mustFail(t, cs, "get_element_properties", props("e12x"), core.CodeMalformedRef)
-			mustFail(t, cs, "get_element_properties", props("visual:e3"), core.CodeWrongTree)
-			mustFail(t, cs, "get_element_properties", props("a11y:e999"), core.CodeUnknownRef)
-			mustFail(t, cs, "get_a11y_tree", map[string]any{"session": session, "depth": -1}, core.CodeInvalidArgument)
-			mustFail(t, cs, "get_a11y_tree", map[string]any{"session": session, "maxNodes": 100000000}, core.CodeInvalidArgument)
-			mustFail(t, cs, "get_a11y_tree", map[string]any{"session": session, "timeoutMs": 0}, core.CodeInvalidArgument)
-			mustFail(t, cs, "get_a11y_tree", map[string]any{"session": session, "format": "xml"}, core.CodeInvalidArgument)
-			mustFail(t, cs, "wait_for", map[string]any{"session": session, "until": "soon"}, core.CodeInvalidArgument)
-			mustFail(t, cs, "connect", map[string]any{"pid": os.Getpid(), "name": fakeApp}, core.CodeInvalidArgument)
-			mustFail(t, cs, "connect", map[string]any{"name": "nothing-like-it"}, core.CodeNotFound)
+				mustFail(t, cs, "get_a11y_tree", map[string]any{"session": "s999"}, core.CodeUnknownSession)
+				mustFail(t, cs, "get_element_properties", props("a11y:e1"), core.CodeUnknownRef)
+				mustOK(t, cs, "get_a11y_tree", map[string]any{"session": session})
+				mustFail(t, cs, "get_element_properties", props("e12x"), core.CodeMalformedRef)
+				mustFail(t, cs, "get_element_properties", props("visual:e3"), core.CodeWrongTree)
+				mustFail(t, cs, "get_element_properties", props("a11y:e999"), core.CodeUnknownRef)
+				mustFail(t, cs, "get_a11y_tree", map[string]any{"session": session, "depth": -1}, core.CodeInvalidArgument)
+				mustFail(t, cs, "get_a11y_tree", map[string]any{"session": session, "maxNodes": 100000000}, core.CodeInvalidArgument)
+				mustFail(t, cs, "get_a11y_tree", map[string]any{"session": session, "timeoutMs": 0}, core.CodeInvalidArgument)
+				mustFail(t, cs, "get_a11y_tree", map[string]any{"session": session, "format": "xml"}, core.CodeInvalidArgument)
+				mustFail(t, cs, "wait_for", map[string]any{"session": session, "until": "soon"}, core.CodeInvalidArgument)
+				mustFail(t, cs, "connect", map[string]any{"pid": os.Getpid(), "name": fakeApp}, core.CodeInvalidArgument)
+				mustFail(t, cs, "connect", map[string]any{"name": "nothing-like-it"}, core.CodeNotFound)
 
-			amb := mustFail(t, cs, "connect", map[string]any{"name": "twin"}, core.CodeAmbiguous)
-			if c, _ := amb["candidates"].([]any); len(c) != 2 {
-				t.Errorf("ambiguous connect: want 2 candidates: %v", amb)
-			} else {
-				for _, x := range c {
-					m := x.(map[string]any)
-					if m["pid"] == nil || m["window"] == "" || m["title"] == "" {
-						t.Errorf("candidate lacks pid/window/title: %v", m)
+				amb := mustFail(t, cs, "connect", map[string]any{"name": "twin"}, core.CodeAmbiguous)
+				if c, _ := amb["candidates"].([]any); len(c) != 2 {
+					t.Errorf("ambiguous connect: want 2 candidates: %v", amb)
+				} else {
+					for _, x := range c {
+						m := x.(map[string]any)
+						if m["pid"] == nil || m["window"] == "" || m["title"] == "" {
+							t.Errorf("candidate lacks pid/window/title: %v", m)
+						}
 					}
 				}
-			}
-			if byTitle := mustOK(t, cs, "connect", map[string]any{"title": "twin two"}); byTitle["pid"] != float64(os.Getppid()) {
-				t.Errorf("connect by title: %v", byTitle)
-			}
-
-			// Arguments of the wrong type, unknown or missing are
-			// invalidArgument data naming the argument.
-			for _, c := range []struct {
-				tool, arg string
-				args      map[string]any
-			}{
-				{"get_a11y_tree", "bogus", map[string]any{"session": session, "bogus": 1}},
-				{"get_a11y_tree", "depth", map[string]any{"session": session, "depth": "deep"}},
-				{"get_a11y_tree", "depth", map[string]any{"session": session, "depth": 1.5}},
-				{"get_a11y_tree", "maxNodes", map[string]any{"session": session, "maxNodes": 1e30}},
-				{"get_a11y_tree", "session", map[string]any{}},
-				{"get_a11y_tree", "session", map[string]any{"session": 7}},
-				{"connect", "pid", map[string]any{"pid": "abc"}},
-				{"find_elements", "states", map[string]any{"session": session, "states": "focused"}},
-				{"find_elements", "states", map[string]any{"session": session, "states": []any{1}}},
-				{"hit_test", "x", map[string]any{"session": session, "x": nil, "y": 3}},
-			} {
-				out := mustFail(t, cs, c.tool, c.args, core.CodeInvalidArgument)
-				if msg, _ := out["error"].(string); !strings.Contains(msg, c.arg) || len(msg) > 300 {
-					t.Errorf("%s %v: the message should name %s, briefly: %q", c.tool, c.args, c.arg, msg)
+				if byTitle := mustOK(t, cs, "connect", map[string]any{"title": "twin two"}); byTitle["pid"] != float64(os.Getppid()) {
+					t.Errorf("connect by title: %v", byTitle)
 				}
-			}
+
+				// Arguments of the wrong type, unknown or missing are
+				// invalidArgument data naming the argument.
+				for _, c := range []struct {
+					tool, arg string
+					args      map[string]any
+				}{
+					{"get_a11y_tree", "bogus", map[string]any{"session": session, "bogus": 1}},
+					{"get_a11y_tree", "depth", map[string]any{"session": session, "depth": "deep"}},
+					{"get_a11y_tree", "depth", map[string]any{"session": session, "depth": 1.5}},
+					{"get_a11y_tree", "maxNodes", map[string]any{"session": session, "maxNodes": 1e30}},
+					{"get_a11y_tree", "session", map[string]any{}},
+					{"get_a11y_tree", "session", map[string]any{"session": 7}},
+					{"connect", "pid", map[string]any{"pid": "abc"}},
+					{"find_elements", "states", map[string]any{"session": session, "states": "focused"}},
+					{"find_elements", "states", map[string]any{"session": session, "states": []any{1}}},
+					{"hit_test", "x", map[string]any{"session": session, "x": nil, "y": 3}},
+				} {
+					out := mustFail(t, cs, c.tool, c.args, core.CodeInvalidArgument)
+					if msg, _ := out["error"].(string); !strings.Contains(msg, c.arg) || len(msg) > 300 {
+						t.Errorf("%s %v: the message should name %s, briefly: %q", c.tool, c.args, c.arg, msg)
+					}
+				}
+			})
 		})
 	}
 }
@@ -725,44 +738,46 @@ func TestFailures(t *testing.T) {
 // TestHugeInputQuotedShort: an error quotes caller input short, however
 // long it was (an 8 MiB name once gave a 16.7 MB answer).
 func TestHugeInputQuotedShort(t *testing.T) {
-	cs := connectClient(t, Config{}, "")
-	session := mustOK(t, cs, "connect", map[string]any{"pid": os.Getpid()})["session"].(string)
-	mustOK(t, cs, "get_a11y_tree", map[string]any{"session": session})
-	huge := strings.Repeat("é", 1<<15) // 64 KiB: an answer that grew with it would be far over the bound
-	for _, c := range []struct {
-		tool string
-		args map[string]any
-	}{
-		{"connect", map[string]any{"name": huge}},
-		{"connect", map[string]any{"title": huge}},
-		{"connect", map[string]any{"window": huge}},
-		{"connect", map[string]any{"pid": os.Getpid(), "mode": huge}},
-		{"find_elements", map[string]any{"session": session, "role": huge}},
-		{"find_elements", map[string]any{"session": session, "states": []string{huge}}},
-		{"find_elements", map[string]any{"session": session, "interface": huge}},
-		{"find_elements", map[string]any{"session": session, "name": "x", "nameMatch": huge}},
-		{"find_elements", map[string]any{"session": session, "within": huge}},
-		{"get_a11y_tree", map[string]any{"session": session, "view": huge}},
-		{"get_a11y_tree", map[string]any{"session": session, "format": huge}},
-		{"get_a11y_tree", map[string]any{"session": session, "element": "a11y:" + huge}},
-		{"get_a11y_tree", map[string]any{"session": huge}},
-		{"get_element_properties", map[string]any{"session": session, "element": huge}},
-		{"get_element_properties", map[string]any{"session": session, "element": "a11y:e1", "names": []string{huge}}},
-		{"wait_for", map[string]any{"session": session, "until": huge}},
-		{"wait_for", map[string]any{"session": session, "until": "property", "property": huge}},
-		{"wait_for", map[string]any{"session": session, "until": "property", "property": "state", "value": huge}},
-		{"disconnect", map[string]any{"session": huge}},
-		{"list_apps", map[string]any{huge: 1}},
-	} {
-		out, res := call(t, cs, c.tool, c.args)
-		if out["ok"] != false {
-			t.Errorf("%s: huge input accepted: %.300v", c.tool, out)
-			continue
+	synctest.Test(t, func(t *testing.T) {
+		cs := connectClient(t, Config{}, "")
+		session := mustOK(t, cs, "connect", map[string]any{"pid": os.Getpid()})["session"].(string)
+		mustOK(t, cs, "get_a11y_tree", map[string]any{"session": session})
+		huge := strings.Repeat("é", 1<<15) // 64 KiB: an answer that grew with it would be far over the bound
+		for _, c := range []struct {
+			tool string
+			args map[string]any
+		}{
+			{"connect", map[string]any{"name": huge}},
+			{"connect", map[string]any{"title": huge}},
+			{"connect", map[string]any{"window": huge}},
+			{"connect", map[string]any{"pid": os.Getpid(), "mode": huge}},
+			{"find_elements", map[string]any{"session": session, "role": huge}},
+			{"find_elements", map[string]any{"session": session, "states": []string{huge}}},
+			{"find_elements", map[string]any{"session": session, "interface": huge}},
+			{"find_elements", map[string]any{"session": session, "name": "x", "nameMatch": huge}},
+			{"find_elements", map[string]any{"session": session, "within": huge}},
+			{"get_a11y_tree", map[string]any{"session": session, "view": huge}},
+			{"get_a11y_tree", map[string]any{"session": session, "format": huge}},
+			{"get_a11y_tree", map[string]any{"session": session, "element": "a11y:" + huge}},
+			{"get_a11y_tree", map[string]any{"session": huge}},
+			{"get_element_properties", map[string]any{"session": session, "element": huge}},
+			{"get_element_properties", map[string]any{"session": session, "element": "a11y:e1", "names": []string{huge}}},
+			{"wait_for", map[string]any{"session": session, "until": huge}},
+			{"wait_for", map[string]any{"session": session, "until": "property", "property": huge}},
+			{"wait_for", map[string]any{"session": session, "until": "property", "property": "state", "value": huge}},
+			{"disconnect", map[string]any{"session": huge}},
+			{"list_apps", map[string]any{huge: 1}},
+		} {
+			out, res := call(t, cs, c.tool, c.args)
+			if out["ok"] != false {
+				t.Errorf("%s: huge input accepted: %.300v", c.tool, out)
+				continue
+			}
+			if n := len(res.Content[0].(*mcp.TextContent).Text); n > 1000 {
+				t.Errorf("%s: a %d-byte answer to a huge argument: %.300s", c.tool, n, res.Content[0].(*mcp.TextContent).Text)
+			}
 		}
-		if n := len(res.Content[0].(*mcp.TextContent).Text); n > 1000 {
-			t.Errorf("%s: a %d-byte answer to a huge argument: %.300s", c.tool, n, res.Content[0].(*mcp.TextContent).Text)
-		}
-	}
+	})
 }
 
 // TestPanicRecovered: a handler that panics answers internal, logs, and the

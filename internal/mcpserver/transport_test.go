@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -79,55 +80,57 @@ func next(t *testing.T, lines <-chan map[string]any) map[string]any {
 // TestLineTransportKeepsServing: every line the SDK could not decode gets
 // its JSON-RPC error, and the requests between them are answered.
 func TestLineTransportKeepsServing(t *testing.T) {
-	const maxLine = 4096
-	send, lines := rawServer(t, maxLine)
-	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
-	if m := next(t, lines); m["id"] != float64(1) || m["result"] == nil {
-		t.Fatalf("initialize: %v", m)
-	}
-	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	bad := []struct {
-		name, line string
-		code       float64
-		id         any
-	}{
-		{"garbage", `this is not json {`, -32700, nil},
-		{"truncated object", `{"jsonrpc":"2.0","id":5,"method":"tools/list"`, -32700, nil},
-		{"invalid UTF-8", "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/list\",\"params\":{\"x\":\"\xff\xfe\"}}", -32700, nil},
-		{"two values", `{"a":1} {"b":2}`, -32700, nil},
-		{"too long", `{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{"pad":"` + strings.Repeat("x", 2*maxLine) + `"}}`, -32700, nil},
-		{"number", `42`, -32600, nil},
-		{"string", `"hello"`, -32600, nil},
-		{"batch", `[{"jsonrpc":"2.0","id":9,"method":"tools/list"}]`, -32600, nil},
-		{"empty batch", `[]`, -32600, nil},
-		{"wrong version", `{"jsonrpc":"1.0","id":10,"method":"tools/list"}`, -32600, float64(10)},
-		{"no method no id", `{"jsonrpc":"2.0"}`, -32600, nil},
-		{"object id", `{"jsonrpc":"2.0","id":{"x":1},"method":"tools/list"}`, -32600, nil},
-	}
-	for i, b := range bad {
-		send(b.line)
-		m := next(t, lines)
-		e, _ := m["error"].(map[string]any)
-		if e == nil || e["code"] != b.code || m["id"] != b.id {
-			t.Errorf("%s: want error %v with id %v, got %v", b.name, b.code, b.id, m)
+	synctest.Test(t, func(t *testing.T) {
+		const maxLine = 4096
+		send, lines := rawServer(t, maxLine)
+		send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+		if m := next(t, lines); m["id"] != float64(1) || m["result"] == nil {
+			t.Fatalf("initialize: %v", m)
 		}
-		if msg, _ := e["message"].(string); len(msg) > 200 {
-			t.Errorf("%s: error message of %d bytes", b.name, len(msg))
+		send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		bad := []struct {
+			name, line string
+			code       float64
+			id         any
+		}{
+			{"garbage", `this is not json {`, -32700, nil},
+			{"truncated object", `{"jsonrpc":"2.0","id":5,"method":"tools/list"`, -32700, nil},
+			{"invalid UTF-8", "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/list\",\"params\":{\"x\":\"\xff\xfe\"}}", -32700, nil},
+			{"two values", `{"a":1} {"b":2}`, -32700, nil},
+			{"too long", `{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{"pad":"` + strings.Repeat("x", 2*maxLine) + `"}}`, -32700, nil},
+			{"number", `42`, -32600, nil},
+			{"string", `"hello"`, -32600, nil},
+			{"batch", `[{"jsonrpc":"2.0","id":9,"method":"tools/list"}]`, -32600, nil},
+			{"empty batch", `[]`, -32600, nil},
+			{"wrong version", `{"jsonrpc":"1.0","id":10,"method":"tools/list"}`, -32600, float64(10)},
+			{"no method no id", `{"jsonrpc":"2.0"}`, -32600, nil},
+			{"object id", `{"jsonrpc":"2.0","id":{"x":1},"method":"tools/list"}`, -32600, nil},
 		}
-		// The server still answers.
-		id := 100 + i
-		send(`{"jsonrpc":"2.0","id":` + jsonInt(id) + `,"method":"tools/list"}`)
-		if m := next(t, lines); m["id"] != float64(id) || m["result"] == nil {
-			t.Fatalf("after %s: want the tools/list answer %d, got %v", b.name, id, m)
+		for i, b := range bad {
+			send(b.line)
+			m := next(t, lines)
+			e, _ := m["error"].(map[string]any)
+			if e == nil || e["code"] != b.code || m["id"] != b.id {
+				t.Errorf("%s: want error %v with id %v, got %v", b.name, b.code, b.id, m)
+			}
+			if msg, _ := e["message"].(string); len(msg) > 200 {
+				t.Errorf("%s: error message of %d bytes", b.name, len(msg))
+			}
+			// The server still answers.
+			id := 100 + i
+			send(`{"jsonrpc":"2.0","id":` + jsonInt(id) + `,"method":"tools/list"}`)
+			if m := next(t, lines); m["id"] != float64(id) || m["result"] == nil {
+				t.Fatalf("after %s: want the tools/list answer %d, got %v", b.name, id, m)
+			}
 		}
-	}
-	// Blank lines and CRLF endings are not errors.
-	send("")
-	send("   \r")
-	send("{\"jsonrpc\":\"2.0\",\"id\":200,\"method\":\"tools/list\"}\r")
-	if m := next(t, lines); m["id"] != float64(200) || m["result"] == nil {
-		t.Fatalf("after blank lines: %v", m)
-	}
+		// Blank lines and CRLF endings are not errors.
+		send("")
+		send("   \r")
+		send("{\"jsonrpc\":\"2.0\",\"id\":200,\"method\":\"tools/list\"}\r")
+		if m := next(t, lines); m["id"] != float64(200) || m["result"] == nil {
+			t.Fatalf("after blank lines: %v", m)
+		}
+	})
 }
 
 func jsonInt(i int) string {
