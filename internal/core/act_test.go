@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/uiscope/uiscope/internal/platform"
@@ -115,6 +116,7 @@ func formSession(t *testing.T, p platform.Desktop) (*Sessions, *Session, *Tree) 
 	t.Helper()
 	m := NewSessions(p)
 	m.Caps = security.Input
+	t.Cleanup(func() { endHolds(m) })
 	ctx := context.Background()
 	s, err := m.Connect(ctx, Target{Pid: editorPid}, "")
 	if err != nil {
@@ -160,22 +162,24 @@ func TestSuccessIsReadBack(t *testing.T) {
 	t.Cleanup(func() { settleCap, changeTime = oldCap, oldChange })
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			m, s, tr := formSession(t, formDesk().Platform())
-			if r, err := c.do(m, s, tr); err != nil || r.After == nil {
-				t.Fatalf("with a toolkit that does what it is asked: %+v, %v", r, err)
-			}
+			synctest.Test(t, func(t *testing.T) {
+				m, s, tr := formSession(t, formDesk().Platform())
+				if r, err := c.do(m, s, tr); err != nil || r.After == nil {
+					t.Fatalf("with a toolkit that does what it is asked: %+v, %v", r, err)
+				}
 
-			p := formDesk().Platform()
-			p.Actions = inertActions{p.Actions}
-			m, s, tr = formSession(t, p)
-			r, err := c.do(m, s, tr)
-			if err == nil {
-				t.Fatalf("ok although nothing changed: %+v", r)
-			}
-			wantErrCode(t, c.name, err, CodeNoEffect)
-			if msg := err.Error(); !strings.Contains(msg, c.holds) {
-				t.Errorf("the failure does not say what the element holds (%q): %s", c.holds, msg)
-			}
+				p := formDesk().Platform()
+				p.Actions = inertActions{p.Actions}
+				m, s, tr = formSession(t, p)
+				r, err := c.do(m, s, tr)
+				if err == nil {
+					t.Fatalf("ok although nothing changed: %+v", r)
+				}
+				wantErrCode(t, c.name, err, CodeNoEffect)
+				if msg := err.Error(); !strings.Contains(msg, c.holds) {
+					t.Errorf("the failure does not say what the element holds (%q): %s", c.holds, msg)
+				}
+			})
 		})
 	}
 }

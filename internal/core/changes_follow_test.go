@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/uiscope/uiscope/internal/platform/fake"
@@ -266,40 +267,42 @@ func TestFollowReadsAtMostEveryGap(t *testing.T) {
 // baseline (a dialog opened at once was lost that way, while a loaded
 // machine took its time over the first read).
 func TestEventsSeeWhatFollowsTheFirstCall(t *testing.T) {
-	for i := range 5 {
-		d := liveDesk("Tick 0")
-		m, s := liveSession(t, d)
-		// A slow application: every tree read takes a while to begin.
-		d.SetHook(func(ctx context.Context, c fake.Call) error {
-			if c.Name == "Tree" {
-				select {
-				case <-time.After(50 * time.Millisecond):
-				case <-ctx.Done():
+	synctest.Test(t, func(t *testing.T) {
+		for i := range 5 {
+			d := liveDesk("Tick 0")
+			m, s := liveSession(t, d)
+			// A slow application: every tree read takes a while to begin.
+			d.SetHook(func(ctx context.Context, c fake.Call) error {
+				if c.Name == "Tree" {
+					select {
+					case <-time.After(50 * time.Millisecond):
+					case <-ctx.Done():
+					}
 				}
+				return nil
+			})
+			if _, started, err := m.Events(context.Background(), s, nil, 100); err != nil || !started {
+				t.Fatalf("first get_events: started=%v %v", started, err)
 			}
-			return nil
-		})
-		if _, started, err := m.Events(context.Background(), s, nil, 100); err != nil || !started {
-			t.Fatalf("first get_events: started=%v %v", started, err)
-		}
-		d.SetTree(livePid, appTree(fmt.Sprintf("Tick %d", i+1)))
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			r, _, err := m.Events(context.Background(), s, nil, 100)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(r.Events) > 0 {
-				if e := r.Events[0]; e.Type != EventNameChanged || *e.New != fmt.Sprintf("Tick %d", i+1) {
-					t.Fatalf("round %d: %+v", i, r.Events)
+			d.SetTree(livePid, appTree(fmt.Sprintf("Tick %d", i+1)))
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				r, _, err := m.Events(context.Background(), s, nil, 100)
+				if err != nil {
+					t.Fatal(err)
 				}
-				break
+				if len(r.Events) > 0 {
+					if e := r.Events[0]; e.Type != EventNameChanged || *e.New != fmt.Sprintf("Tick %d", i+1) {
+						t.Fatalf("round %d: %+v", i, r.Events)
+					}
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("round %d: the rename made after the first get_events was never an event", i)
+				}
+				time.Sleep(5 * time.Millisecond)
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("round %d: the rename made after the first get_events was never an event", i)
-			}
-			time.Sleep(5 * time.Millisecond)
+			_ = m.Disconnect(context.Background(), s.ID)
 		}
-		_ = m.Disconnect(context.Background(), s.ID)
-	}
+	})
 }

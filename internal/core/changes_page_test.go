@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"github.com/uiscope/uiscope/internal/platform"
 )
@@ -123,74 +124,78 @@ func pageAll(t *testing.T, f *Feed, budget int) (evs []Change, snapshot bool, pa
 // out exactly the events an unpaged feed does, in the same order, for
 // random trees and random changes, each page within the budget.
 func TestFeedPagesEqualWhole(t *testing.T) {
-	for seed := range uint64(30) {
-		r := rand.New(rand.NewPCG(seed, 7))
-		var idsA, idsB IDs
-		whole, paged := NewFeed(""), NewFeed("")
-		budget := 200 + r.IntN(4000)
-		root := randomKeyedTree(r, 50+r.IntN(400))
-		fresh := 0
-		sawPages := false
-		for step := range 6 {
-			whole.Update(numbered(&idsA, root))
-			paged.Update(numbered(&idsB, root))
-			want := whole.Take()
-			got, snap, pages := pageAll(t, paged, budget)
-			if snap != want.Snapshot {
-				t.Fatalf("seed %d step %d: snapshot %v, want %v", seed, step, snap, want.Snapshot)
+	synctest.Test(t, func(t *testing.T) {
+		for seed := range uint64(30) {
+			r := rand.New(rand.NewPCG(seed, 7))
+			var idsA, idsB IDs
+			whole, paged := NewFeed(""), NewFeed("")
+			budget := 200 + r.IntN(4000)
+			root := randomKeyedTree(r, 50+r.IntN(400))
+			fresh := 0
+			sawPages := false
+			for step := range 6 {
+				whole.Update(numbered(&idsA, root))
+				paged.Update(numbered(&idsB, root))
+				want := whole.Take()
+				got, snap, pages := pageAll(t, paged, budget)
+				if snap != want.Snapshot {
+					t.Fatalf("seed %d step %d: snapshot %v, want %v", seed, step, snap, want.Snapshot)
+				}
+				if g, w := eventsJSON(t, got), eventsJSON(t, want.Events); !slices.Equal(g, w) {
+					t.Fatalf("seed %d step %d: %d paged events differ from the %d of the whole patch", seed, step, len(g), len(w))
+				}
+				sawPages = sawPages || pages > 1
+				root = mutate(r, root, &fresh)
 			}
-			if g, w := eventsJSON(t, got), eventsJSON(t, want.Events); !slices.Equal(g, w) {
-				t.Fatalf("seed %d step %d: %d paged events differ from the %d of the whole patch", seed, step, len(g), len(w))
+			if !sawPages && seed == 0 {
+				t.Fatalf("seed %d: the budget never split a patch: the test tests nothing", seed)
 			}
-			sawPages = sawPages || pages > 1
-			root = mutate(r, root, &fresh)
 		}
-		if !sawPages && seed == 0 {
-			t.Fatalf("seed %d: the budget never split a patch: the test tests nothing", seed)
-		}
-	}
+	})
 }
 
 // TestFeedPagesWithChangesBetween: changes made while a reader pages come
 // after the held-back events, so the pages are the first tree's snapshot
 // and then the patch to the second, nothing lost, nothing twice.
 func TestFeedPagesWithChangesBetween(t *testing.T) {
-	for seed := range uint64(30) {
-		r := rand.New(rand.NewPCG(seed, 11))
-		var idsA, idsB IDs
-		whole, paged := NewFeed(""), NewFeed("")
-		budget := 300 + r.IntN(2000)
-		root := randomKeyedTree(r, 100+r.IntN(300))
-		fresh := 0
-		var want []Change
-		whole.Update(numbered(&idsA, root))
-		want = append(want, whole.Take().Events...)
-		paged.Update(numbered(&idsB, root))
-		first := paged.TakeBytes(budget)
-		if !first.Snapshot || !first.More {
-			t.Fatalf("seed %d: first page snapshot=%v more=%v, want a snapshot with more", seed, first.Snapshot, first.More)
-		}
-		got := slices.Clone(first.Events)
-		for range 3 {
-			root = mutate(r, root, &fresh)
+	synctest.Test(t, func(t *testing.T) {
+		for seed := range uint64(30) {
+			r := rand.New(rand.NewPCG(seed, 11))
+			var idsA, idsB IDs
+			whole, paged := NewFeed(""), NewFeed("")
+			budget := 300 + r.IntN(2000)
+			root := randomKeyedTree(r, 100+r.IntN(300))
+			fresh := 0
+			var want []Change
 			whole.Update(numbered(&idsA, root))
 			want = append(want, whole.Take().Events...)
 			paged.Update(numbered(&idsB, root))
-			p := paged.TakeBytes(budget)
-			if p.Snapshot {
-				t.Fatalf("seed %d: a later page says snapshot", seed)
+			first := paged.TakeBytes(budget)
+			if !first.Snapshot || !first.More {
+				t.Fatalf("seed %d: first page snapshot=%v more=%v, want a snapshot with more", seed, first.Snapshot, first.More)
 			}
-			got = append(got, p.Events...)
-			if !p.More {
-				break
+			got := slices.Clone(first.Events)
+			for range 3 {
+				root = mutate(r, root, &fresh)
+				whole.Update(numbered(&idsA, root))
+				want = append(want, whole.Take().Events...)
+				paged.Update(numbered(&idsB, root))
+				p := paged.TakeBytes(budget)
+				if p.Snapshot {
+					t.Fatalf("seed %d: a later page says snapshot", seed)
+				}
+				got = append(got, p.Events...)
+				if !p.More {
+					break
+				}
+			}
+			rest, _, _ := pageAll(t, paged, budget)
+			got = append(got, rest...)
+			if g, w := eventsJSON(t, got), eventsJSON(t, want); !slices.Equal(g, w) {
+				t.Fatalf("seed %d: %d paged events differ from the %d taken whole", seed, len(g), len(w))
 			}
 		}
-		rest, _, _ := pageAll(t, paged, budget)
-		got = append(got, rest...)
-		if g, w := eventsJSON(t, got), eventsJSON(t, want); !slices.Equal(g, w) {
-			t.Fatalf("seed %d: %d paged events differ from the %d taken whole", seed, len(g), len(w))
-		}
-	}
+	})
 }
 
 // TestFeedOversizedEventComesAlone: an event larger than the budget is
@@ -226,29 +231,31 @@ func TestFeedOversizedEventComesAlone(t *testing.T) {
 // count against MaxPendingChanges, and changes past the cap still turn
 // the queue into a fresh snapshot.
 func TestFeedCapWhilePaging(t *testing.T) {
-	var ids IDs
-	f := NewFeed("")
-	f.Update(numbered(&ids, appTree("Tick 0")))
-	if p := f.TakeBytes(MinMaxBytes / 10); !p.Snapshot || !p.More {
-		t.Fatalf("first page snapshot=%v more=%v, want a snapshot page with more", p.Snapshot, p.More)
-	}
-	many := func(prefix string, n int) []*platform.Node {
-		var out []*platform.Node
-		for i := range n {
-			out = append(out, kd(fmt.Sprint(prefix, i), "label", ""))
+	synctest.Test(t, func(t *testing.T) {
+		var ids IDs
+		f := NewFeed("")
+		f.Update(numbered(&ids, appTree("Tick 0")))
+		if p := f.TakeBytes(MinMaxBytes / 10); !p.Snapshot || !p.More {
+			t.Fatalf("first page snapshot=%v more=%v, want a snapshot page with more", p.Snapshot, p.More)
 		}
-		return out
-	}
-	f.Update(numbered(&ids, appTree("Tick 1", many("a", MaxPendingChanges/2)...)))
-	if f.Overflows() != 0 {
-		t.Fatal("half the cap overflowed")
-	}
-	f.Update(numbered(&ids, appTree("Tick 2", many("b", MaxPendingChanges)...)))
-	if f.Overflows() != 1 {
-		t.Fatalf("overflows %d after more changes than the cap, want 1", f.Overflows())
-	}
-	p := f.TakeBytes(MaxMaxBytes)
-	if !p.Snapshot || p.More || len(p.Events) != MaxPendingChanges+5 {
-		t.Fatalf("after the cap: snapshot=%v more=%v events=%d, want a whole snapshot of %d", p.Snapshot, p.More, len(p.Events), MaxPendingChanges+5)
-	}
+		many := func(prefix string, n int) []*platform.Node {
+			var out []*platform.Node
+			for i := range n {
+				out = append(out, kd(fmt.Sprint(prefix, i), "label", ""))
+			}
+			return out
+		}
+		f.Update(numbered(&ids, appTree("Tick 1", many("a", MaxPendingChanges/2)...)))
+		if f.Overflows() != 0 {
+			t.Fatal("half the cap overflowed")
+		}
+		f.Update(numbered(&ids, appTree("Tick 2", many("b", MaxPendingChanges)...)))
+		if f.Overflows() != 1 {
+			t.Fatalf("overflows %d after more changes than the cap, want 1", f.Overflows())
+		}
+		p := f.TakeBytes(MaxMaxBytes)
+		if !p.Snapshot || p.More || len(p.Events) != MaxPendingChanges+5 {
+			t.Fatalf("after the cap: snapshot=%v more=%v events=%d, want a whole snapshot of %d", p.Snapshot, p.More, len(p.Events), MaxPendingChanges+5)
+		}
+	})
 }

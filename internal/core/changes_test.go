@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"github.com/uiscope/uiscope/internal/platform"
 )
@@ -170,35 +171,37 @@ func TestFeedRedactedNamesNeverShow(t *testing.T) {
 }
 
 func TestFeedCapBecomesSnapshot(t *testing.T) {
-	var ids IDs
-	f := NewFeed("")
-	rows := func(prefix string) *platform.Node {
-		var kids []*platform.Node
-		for i := range 4000 {
-			kids = append(kids, kd(fmt.Sprint("r", i), "label", fmt.Sprint(prefix, i)))
+	synctest.Test(t, func(t *testing.T) {
+		var ids IDs
+		f := NewFeed("")
+		rows := func(prefix string) *platform.Node {
+			var kids []*platform.Node
+			for i := range 4000 {
+				kids = append(kids, kd(fmt.Sprint("r", i), "label", fmt.Sprint(prefix, i)))
+			}
+			return kd("app", "application", "app", kids...)
 		}
-		return kd("app", "application", "app", kids...)
-	}
-	f.Update(numbered(&ids, rows("a")))
-	f.Take()
-	f.Update(numbered(&ids, rows("b"))) // 4,000 pending
-	f.Update(numbered(&ids, rows("c"))) // 8,000
-	if n := f.Pending(); n != 8000 {
-		t.Fatalf("pending %d, want 8000", n)
-	}
-	f.Update(numbered(&ids, rows("d"))) // 12,000: past the cap
-	p := f.Take()
-	if !p.Snapshot || len(p.Events) != 4001 || f.Overflows() != 1 {
-		t.Fatalf("past the cap: snapshot=%v, %d events, %d overflows; want a snapshot of the 4001 elements", p.Snapshot, len(p.Events), f.Overflows())
-	}
-	if e := p.Events[4000]; e.Element.Name != "d3999" {
-		t.Fatalf("the snapshot is not of the latest read: %+v", e.Element)
-	}
-	// After the snapshot the feed goes on with changes.
-	f.Update(numbered(&ids, rows("e")))
-	if p := f.Take(); p.Snapshot || len(p.Events) != 4000 {
-		t.Fatalf("after the snapshot: snapshot=%v, %d events", p.Snapshot, len(p.Events))
-	}
+		f.Update(numbered(&ids, rows("a")))
+		f.Take()
+		f.Update(numbered(&ids, rows("b"))) // 4,000 pending
+		f.Update(numbered(&ids, rows("c"))) // 8,000
+		if n := f.Pending(); n != 8000 {
+			t.Fatalf("pending %d, want 8000", n)
+		}
+		f.Update(numbered(&ids, rows("d"))) // 12,000: past the cap
+		p := f.Take()
+		if !p.Snapshot || len(p.Events) != 4001 || f.Overflows() != 1 {
+			t.Fatalf("past the cap: snapshot=%v, %d events, %d overflows; want a snapshot of the 4001 elements", p.Snapshot, len(p.Events), f.Overflows())
+		}
+		if e := p.Events[4000]; e.Element.Name != "d3999" {
+			t.Fatalf("the snapshot is not of the latest read: %+v", e.Element)
+		}
+		// After the snapshot the feed goes on with changes.
+		f.Update(numbered(&ids, rows("e")))
+		if p := f.Take(); p.Snapshot || len(p.Events) != 4000 {
+			t.Fatalf("after the snapshot: snapshot=%v, %d events", p.Snapshot, len(p.Events))
+		}
+	})
 }
 
 func TestFeedViewChangeAndTruncatedReads(t *testing.T) {

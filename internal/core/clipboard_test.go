@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/uiscope/uiscope/internal/platform"
@@ -71,61 +72,63 @@ func clipboardEditor(t *testing.T) (safetyDesk, *Sessions, *Session, *Tree) {
 // Paste; --allow-clipboard lets them through, and without --apps they
 // were never refused.
 func TestClipboardRefusedWithApps(t *testing.T) {
-	d, m, s, tr := clipboardEditor(t)
-	ctx := context.Background()
-	body, paste := refOf(t, tr, "Body"), refOf(t, tr, "_Paste")
-	refused := func(what string, err error) {
-		t.Helper()
-		if e := AsError(err); e == nil || e.Code != security.CodeClipboardNotAllowed {
-			t.Errorf("%s: %v, want clipboardNotAllowed", what, err)
+	synctest.Test(t, func(t *testing.T) {
+		d, m, s, tr := clipboardEditor(t)
+		ctx := context.Background()
+		body, paste := refOf(t, tr, "Body"), refOf(t, tr, "_Paste")
+		refused := func(what string, err error) {
+			t.Helper()
+			if e := AsError(err); e == nil || e.Code != security.CodeClipboardNotAllowed {
+				t.Errorf("%s: %v, want clipboardNotAllowed", what, err)
+			}
 		}
-	}
-	_, err := m.Press(ctx, s.ID, body, nil, 2)
-	refused("press button 2", err)
-	_, err = m.Press(ctx, s.ID, paste, nil, 1)
-	refused("press on _Paste", err)
-	_, err = m.Click(ctx, s.ID, paste)
-	refused("click _Paste", err)
-	_, err = m.Invoke(ctx, s.ID, paste, "")
-	refused("invoke _Paste", err)
-	for _, k := range []string{"Ctrl+V", "Ctrl+Shift+V", "Shift+Insert"} {
-		_, err = m.PressKey(ctx, s.ID, body, k)
-		refused("press_key "+k, err)
-	}
-	if _, err := m.KeyDown(ctx, s.ID, "Ctrl"); err != nil {
-		t.Fatal(err)
-	}
-	_, err = m.TypeText(ctx, s.ID, body, "v")
-	refused("type_text v with Ctrl held", err)
-	_, err = m.PressKey(ctx, s.ID, body, "v")
-	refused("press_key v with Ctrl held", err)
-	_, err = m.KeyDown(ctx, s.ID, "v")
-	refused("key_down v with Ctrl held", err)
-	if _, err := m.KeyUp(ctx, s.ID, "Ctrl"); err != nil {
-		t.Fatal(err)
-	}
-	if len(d.Clicks()) != 0 || len(d.ButtonsDown()) != 0 || len(d.Keys(d.editorWin)) != 0 || d.Typed(d.editorWin) != "" {
-		t.Errorf("refused, yet sent: clicks %v, buttons %v, keys %v, typed %q", d.Clicks(), d.ButtonsDown(), d.Keys(d.editorWin), d.Typed(d.editorWin))
-	}
-	// Typing a v alone, and Ctrl+C, are not pastes.
-	if _, err := m.PressKey(ctx, s.ID, body, "Ctrl+C"); err != nil {
-		t.Errorf("press_key Ctrl+C: %v", err)
-	}
+		_, err := m.Press(ctx, s.ID, body, nil, 2)
+		refused("press button 2", err)
+		_, err = m.Press(ctx, s.ID, paste, nil, 1)
+		refused("press on _Paste", err)
+		_, err = m.Click(ctx, s.ID, paste)
+		refused("click _Paste", err)
+		_, err = m.Invoke(ctx, s.ID, paste, "")
+		refused("invoke _Paste", err)
+		for _, k := range []string{"Ctrl+V", "Ctrl+Shift+V", "Shift+Insert"} {
+			_, err = m.PressKey(ctx, s.ID, body, k)
+			refused("press_key "+k, err)
+		}
+		if _, err := m.KeyDown(ctx, s.ID, "Ctrl"); err != nil {
+			t.Fatal(err)
+		}
+		_, err = m.TypeText(ctx, s.ID, body, "v")
+		refused("type_text v with Ctrl held", err)
+		_, err = m.PressKey(ctx, s.ID, body, "v")
+		refused("press_key v with Ctrl held", err)
+		_, err = m.KeyDown(ctx, s.ID, "v")
+		refused("key_down v with Ctrl held", err)
+		if _, err := m.KeyUp(ctx, s.ID, "Ctrl"); err != nil {
+			t.Fatal(err)
+		}
+		if len(d.Clicks()) != 0 || len(d.ButtonsDown()) != 0 || len(d.Keys(d.editorWin)) != 0 || d.Typed(d.editorWin) != "" {
+			t.Errorf("refused, yet sent: clicks %v, buttons %v, keys %v, typed %q", d.Clicks(), d.ButtonsDown(), d.Keys(d.editorWin), d.Typed(d.editorWin))
+		}
+		// Typing a v alone, and Ctrl+C, are not pastes.
+		if _, err := m.PressKey(ctx, s.ID, body, "Ctrl+C"); err != nil {
+			t.Errorf("press_key Ctrl+C: %v", err)
+		}
 
-	m.AllowClipboard = true
-	if _, err := m.PressKey(ctx, s.ID, body, "Ctrl+V"); err != nil {
-		t.Errorf("press_key Ctrl+V with --allow-clipboard: %v", err)
-	}
-	if _, err := m.Invoke(ctx, s.ID, paste, ""); err != nil {
-		t.Errorf("invoke _Paste with --allow-clipboard: %v", err)
-	}
-	if _, err := m.Press(ctx, s.ID, body, nil, 2); err != nil {
-		t.Errorf("press button 2 with --allow-clipboard: %v", err)
-	} else if _, err := m.Release(ctx, s.ID, 2); err != nil {
-		t.Fatal(err)
-	}
-	m.AllowClipboard, m.Allow = false, nil
-	if _, err := m.PressKey(ctx, s.ID, body, "Shift+Insert"); err != nil {
-		t.Errorf("press_key Shift+Insert without --apps: %v", err)
-	}
+		m.AllowClipboard = true
+		if _, err := m.PressKey(ctx, s.ID, body, "Ctrl+V"); err != nil {
+			t.Errorf("press_key Ctrl+V with --allow-clipboard: %v", err)
+		}
+		if _, err := m.Invoke(ctx, s.ID, paste, ""); err != nil {
+			t.Errorf("invoke _Paste with --allow-clipboard: %v", err)
+		}
+		if _, err := m.Press(ctx, s.ID, body, nil, 2); err != nil {
+			t.Errorf("press button 2 with --allow-clipboard: %v", err)
+		} else if _, err := m.Release(ctx, s.ID, 2); err != nil {
+			t.Fatal(err)
+		}
+		m.AllowClipboard, m.Allow = false, nil
+		if _, err := m.PressKey(ctx, s.ID, body, "Shift+Insert"); err != nil {
+			t.Errorf("press_key Shift+Insert without --apps: %v", err)
+		}
+	})
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/uiscope/uiscope/internal/platform"
@@ -235,66 +236,68 @@ func keyMatrix() []keyCase {
 // through. Super is held with desktop keys allowed, then the rule is
 // turned on: the one way Super can be down when a call comes.
 func TestDesktopKeysMatrix(t *testing.T) {
-	// The cases that go through wait for the app to settle: the fake's
-	// quiet time short, the matrix counts keys, not time.
-	oldQuiet := quietTime
-	quietTime = 5 * time.Millisecond
-	t.Cleanup(func() { quietTime = oldQuiet })
-	ctx := context.Background()
-	cases := keyMatrix()
-	covered := map[string]bool{}
-	for _, c := range cases {
-		covered[c.path] = true
-	}
-	for _, p := range keyPaths {
-		if !covered[p] {
-			t.Errorf("the matrix has no case for %s", p)
+	synctest.Test(t, func(t *testing.T) {
+		// The cases that go through wait for the app to settle: the fake's
+		// quiet time short, the matrix counts keys, not time.
+		oldQuiet := quietTime
+		quietTime = 5 * time.Millisecond
+		t.Cleanup(func() { quietTime = oldQuiet })
+		ctx := context.Background()
+		cases := keyMatrix()
+		covered := map[string]bool{}
+		for _, c := range cases {
+			covered[c.path] = true
 		}
-	}
-	for _, c := range cases {
-		d := fake.New()
-		d.AddApp(fake.App{Pid: editorPid, Name: "browser", Toolkit: "Gecko", Tree: keysPageTree(0)})
-		win := d.AddWindow(editorPid, "Page", platform.Rect{Width: 800, Height: 600})
-		d.SetActive(win)
-		p := d.Platform()
-		p.Input = &pageKeys{Input: p.Input, d: d}
-		m, s, tr := formSession(t, p)
-		m.AllowDesktopKeys = true
-		for _, h := range c.held {
-			if _, err := m.KeyDown(ctx, s.ID, h); err != nil {
-				t.Fatalf("%s: key_down %s: %v", c, h, err)
+		for _, p := range keyPaths {
+			if !covered[p] {
+				t.Errorf("the matrix has no case for %s", p)
 			}
 		}
-		m.AllowDesktopKeys = false
-		keys, typed, down := d.Keys(win), d.Typed(win), d.KeysDown()
-		err := send(ctx, m, s, tr, t, c.path, c.arg)
-		switch {
-		case c.refused && err == nil:
-			t.Errorf("%s: went through, want refused", c)
-		case c.refused:
-			if e := AsError(err); e.Code != CodeInvalidArgument {
-				t.Errorf("%s: %v, want invalidArgument", c, err)
-			} else if _, perr := platform.ParseChord(c.arg); (perr == nil || c.path == "type_text" || c.path == "set_value" || c.path == "select") &&
-				!strings.Contains(e.Msg, "--allow-desktop-keys") {
-				t.Errorf("%s: the refusal does not say how to allow it: %s", c, e.Msg)
+		for _, c := range cases {
+			d := fake.New()
+			d.AddApp(fake.App{Pid: editorPid, Name: "browser", Toolkit: "Gecko", Tree: keysPageTree(0)})
+			win := d.AddWindow(editorPid, "Page", platform.Rect{Width: 800, Height: 600})
+			d.SetActive(win)
+			p := d.Platform()
+			p.Input = &pageKeys{Input: p.Input, d: d}
+			m, s, tr := formSession(t, p)
+			m.AllowDesktopKeys = true
+			for _, h := range c.held {
+				if _, err := m.KeyDown(ctx, s.ID, h); err != nil {
+					t.Fatalf("%s: key_down %s: %v", c, h, err)
+				}
 			}
-			if got := d.Keys(win); !slices.Equal(got, keys) {
-				t.Errorf("%s: refused, but chords were sent: %q after %q", c, got, keys)
+			m.AllowDesktopKeys = false
+			keys, typed, down := d.Keys(win), d.Typed(win), d.KeysDown()
+			err := send(ctx, m, s, tr, t, c.path, c.arg)
+			switch {
+			case c.refused && err == nil:
+				t.Errorf("%s: went through, want refused", c)
+			case c.refused:
+				if e := AsError(err); e.Code != CodeInvalidArgument {
+					t.Errorf("%s: %v, want invalidArgument", c, err)
+				} else if _, perr := platform.ParseChord(c.arg); (perr == nil || c.path == "type_text" || c.path == "set_value" || c.path == "select") &&
+					!strings.Contains(e.Msg, "--allow-desktop-keys") {
+					t.Errorf("%s: the refusal does not say how to allow it: %s", c, e.Msg)
+				}
+				if got := d.Keys(win); !slices.Equal(got, keys) {
+					t.Errorf("%s: refused, but chords were sent: %q after %q", c, got, keys)
+				}
+				if got := d.Typed(win); got != typed {
+					t.Errorf("%s: refused, but %q was typed", c, strings.TrimPrefix(got, typed))
+				}
+				if got := d.KeysDown(); !slices.Equal(got, down) {
+					t.Errorf("%s: refused, but keys %v are down (were %v)", c, got, down)
+				}
+			case err != nil:
+				t.Errorf("%s: %v, want it to go through", c, err)
 			}
-			if got := d.Typed(win); got != typed {
-				t.Errorf("%s: refused, but %q was typed", c, strings.TrimPrefix(got, typed))
+			if err := m.Disconnect(ctx, s.ID); err != nil {
+				t.Fatal(err)
 			}
-			if got := d.KeysDown(); !slices.Equal(got, down) {
-				t.Errorf("%s: refused, but keys %v are down (were %v)", c, got, down)
-			}
-		case err != nil:
-			t.Errorf("%s: %v, want it to go through", c, err)
 		}
-		if err := m.Disconnect(ctx, s.ID); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Logf("%d cases", len(cases))
+		t.Logf("%d cases", len(cases))
+	})
 }
 
 // TestDesktopKeysPointer: with Alt or Super held (any spelling), pointer
@@ -303,66 +306,68 @@ func TestDesktopKeysMatrix(t *testing.T) {
 // without an action, the wheel, a held button. Shift and Ctrl held are the
 // app's, and an action sends no pointer input.
 func TestDesktopKeysPointer(t *testing.T) {
-	oldQuiet := quietTime
-	quietTime = 5 * time.Millisecond
-	t.Cleanup(func() { quietTime = oldQuiet })
-	ctx := context.Background()
-	pointer := map[string]func(m *Sessions, s *Session, tr *Tree) error{
-		"click": func(m *Sessions, s *Session, tr *Tree) error {
-			_, err := m.Click(ctx, s.ID, refOf(t, tr, "Pointer only"))
-			return err
-		},
-		"scroll": func(m *Sessions, s *Session, tr *Tree) error {
-			_, err := m.Scroll(ctx, s.ID, refOf(t, tr, "Body"), "down", 1)
-			return err
-		},
-		"press": func(m *Sessions, s *Session, tr *Tree) error {
-			_, err := m.Press(ctx, s.ID, refOf(t, tr, "Pointer only"), nil, 1)
-			return err
-		},
-	}
-	for _, tc := range []struct {
-		held    []string
-		refused bool
-	}{
-		{[]string{"Alt"}, true}, {[]string{"alt_r"}, true}, {[]string{"Ctrl", "Alt"}, true}, {[]string{"Shift", "ALT"}, true},
-		{[]string{"Super"}, true}, {[]string{"Meta"}, true}, {[]string{"win"}, true}, {[]string{"Super_R"}, true},
-		{[]string{"Shift"}, false}, {[]string{"Ctrl"}, false}, {[]string{"Control_R", "Shift_L"}, false}, {[]string{"a"}, false}, {nil, false},
-	} {
-		for name, send := range pointer {
-			d := newSafetyDesk()
-			m, s, tr := connectEditor(t, d)
-			m.AllowDesktopKeys = true
-			for _, h := range tc.held {
-				if _, err := m.KeyDown(ctx, s.ID, h); err != nil {
-					t.Fatalf("key_down %s: %v", h, err)
+	synctest.Test(t, func(t *testing.T) {
+		oldQuiet := quietTime
+		quietTime = 5 * time.Millisecond
+		t.Cleanup(func() { quietTime = oldQuiet })
+		ctx := context.Background()
+		pointer := map[string]func(m *Sessions, s *Session, tr *Tree) error{
+			"click": func(m *Sessions, s *Session, tr *Tree) error {
+				_, err := m.Click(ctx, s.ID, refOf(t, tr, "Pointer only"))
+				return err
+			},
+			"scroll": func(m *Sessions, s *Session, tr *Tree) error {
+				_, err := m.Scroll(ctx, s.ID, refOf(t, tr, "Body"), "down", 1)
+				return err
+			},
+			"press": func(m *Sessions, s *Session, tr *Tree) error {
+				_, err := m.Press(ctx, s.ID, refOf(t, tr, "Pointer only"), nil, 1)
+				return err
+			},
+		}
+		for _, tc := range []struct {
+			held    []string
+			refused bool
+		}{
+			{[]string{"Alt"}, true}, {[]string{"alt_r"}, true}, {[]string{"Ctrl", "Alt"}, true}, {[]string{"Shift", "ALT"}, true},
+			{[]string{"Super"}, true}, {[]string{"Meta"}, true}, {[]string{"win"}, true}, {[]string{"Super_R"}, true},
+			{[]string{"Shift"}, false}, {[]string{"Ctrl"}, false}, {[]string{"Control_R", "Shift_L"}, false}, {[]string{"a"}, false}, {nil, false},
+		} {
+			for name, send := range pointer {
+				d := newSafetyDesk()
+				m, s, tr := connectEditor(t, d)
+				m.AllowDesktopKeys = true
+				for _, h := range tc.held {
+					if _, err := m.KeyDown(ctx, s.ID, h); err != nil {
+						t.Fatalf("key_down %s: %v", h, err)
+					}
 				}
-			}
-			m.AllowDesktopKeys = false
-			clicks := len(d.Clicks())
-			err := send(m, s, tr)
-			switch {
-			case tc.refused && err == nil:
-				t.Errorf("held %v, %s: went through, want refused", tc.held, name)
-			case tc.refused:
-				if e := AsError(err); e.Code != CodeInvalidArgument || !strings.Contains(e.Msg, "--allow-desktop-keys") {
-					t.Errorf("held %v, %s: %v, want invalidArgument saying how to allow it", tc.held, name, err)
+				m.AllowDesktopKeys = false
+				clicks := len(d.Clicks())
+				err := send(m, s, tr)
+				switch {
+				case tc.refused && err == nil:
+					t.Errorf("held %v, %s: went through, want refused", tc.held, name)
+				case tc.refused:
+					if e := AsError(err); e.Code != CodeInvalidArgument || !strings.Contains(e.Msg, "--allow-desktop-keys") {
+						t.Errorf("held %v, %s: %v, want invalidArgument saying how to allow it", tc.held, name, err)
+					}
+					if got := d.Clicks(); len(got) != clicks || len(d.ButtonsDown()) != 0 {
+						t.Errorf("held %v, %s: refused, but the pointer was used: clicks %v, buttons %v down", tc.held, name, got, d.ButtonsDown())
+					}
+				case err != nil:
+					t.Errorf("held %v, %s: %v, want it to go through", tc.held, name, err)
 				}
-				if got := d.Clicks(); len(got) != clicks || len(d.ButtonsDown()) != 0 {
-					t.Errorf("held %v, %s: refused, but the pointer was used: clicks %v, buttons %v down", tc.held, name, got, d.ButtonsDown())
-				}
-			case err != nil:
-				t.Errorf("held %v, %s: %v, want it to go through", tc.held, name, err)
 			}
 		}
-	}
-	// An action sends no pointer input: it goes through with Alt held.
-	d := newSafetyDesk()
-	m, s, tr := connectEditor(t, d)
-	if _, err := m.KeyDown(ctx, s.ID, "Alt"); err != nil {
-		t.Fatal(err)
-	}
-	if r, err := m.Click(ctx, s.ID, refOf(t, tr, "Save")); err != nil || r.Method != MethodAction {
-		t.Errorf("click by action with Alt held: %+v, %v", r, err)
-	}
+		// An action sends no pointer input: it goes through with Alt held.
+		d := newSafetyDesk()
+		m, s, tr := connectEditor(t, d)
+		if _, err := m.KeyDown(ctx, s.ID, "Alt"); err != nil {
+			t.Fatal(err)
+		}
+		if r, err := m.Click(ctx, s.ID, refOf(t, tr, "Save")); err != nil || r.Method != MethodAction {
+			t.Errorf("click by action with Alt held: %+v, %v", r, err)
+		}
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"github.com/uiscope/uiscope/internal/platform"
 )
@@ -127,49 +128,51 @@ func TestEditableRedacted(t *testing.T) {
 // answers with what the app holds after; ids that do not name a property
 // of the element now are refused, each with its own code.
 func TestSetPropertyOnTheFake(t *testing.T) {
-	d := formDesk()
-	m, s, tr := formSession(t, d.Platform())
-	ctx := context.Background()
-	name, cb := refOf(t, tr, "Name"), refOf(t, tr, "Remember")
-	p, err := m.EditableProperties(ctx, s.ID, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ds, _ := byName(t, p)
-	r, err := m.SetProperty(ctx, s.ID, name, ds["text"].DescriptorID, "Ada", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Value.Value != "Ada" || d.Text(editorPid, "name") != "Ada" {
-		t.Errorf("set text: read back %+v, the app holds %q", r.Value, d.Text(editorPid, "name"))
-	}
-	if _, err := m.SetProperty(ctx, s.ID, name, ds["text"].DescriptorID, nil, true); err != nil || d.Text(editorPid, "name") != "" {
-		t.Errorf("clear text: %v, the app holds %q", err, d.Text(editorPid, "name"))
-	}
-	if _, err := m.SetProperty(ctx, s.ID, name, ds["text"].DescriptorID, true, false); AsError(err).Code != CodeInvalidArgument {
-		t.Errorf("a boolean for a string: %v", err)
-	}
-	pc, err := m.EditableProperties(ctx, s.ID, cb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dc, _ := byName(t, pc)
-	for _, c := range []struct {
-		ref, id, code string
-	}{
-		{name, "pffffffffffffffff", CodeUnknownDescriptor},
-		{name, dc["checked"].DescriptorID, CodeDescriptorMismatch},
-	} {
-		if _, err := m.SetProperty(ctx, s.ID, c.ref, c.id, "x", false); AsError(err).Code != c.code {
-			t.Errorf("%s on %s: %v, want %s", c.id, c.ref, err, c.code)
+	synctest.Test(t, func(t *testing.T) {
+		d := formDesk()
+		m, s, tr := formSession(t, d.Platform())
+		ctx := context.Background()
+		name, cb := refOf(t, tr, "Name"), refOf(t, tr, "Remember")
+		p, err := m.EditableProperties(ctx, s.ID, name)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if _, err := m.SetProperty(ctx, s.ID, cb, dc["checked"].DescriptorID, nil, true); AsError(err).Code != CodeNotClearable {
-		t.Errorf("clearing a check box: %v", err)
-	}
+		ds, _ := byName(t, p)
+		r, err := m.SetProperty(ctx, s.ID, name, ds["text"].DescriptorID, "Ada", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Value.Value != "Ada" || d.Text(editorPid, "name") != "Ada" {
+			t.Errorf("set text: read back %+v, the app holds %q", r.Value, d.Text(editorPid, "name"))
+		}
+		if _, err := m.SetProperty(ctx, s.ID, name, ds["text"].DescriptorID, nil, true); err != nil || d.Text(editorPid, "name") != "" {
+			t.Errorf("clear text: %v, the app holds %q", err, d.Text(editorPid, "name"))
+		}
+		if _, err := m.SetProperty(ctx, s.ID, name, ds["text"].DescriptorID, true, false); AsError(err).Code != CodeInvalidArgument {
+			t.Errorf("a boolean for a string: %v", err)
+		}
+		pc, err := m.EditableProperties(ctx, s.ID, cb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dc, _ := byName(t, pc)
+		for _, c := range []struct {
+			ref, id, code string
+		}{
+			{name, "pffffffffffffffff", CodeUnknownDescriptor},
+			{name, dc["checked"].DescriptorID, CodeDescriptorMismatch},
+		} {
+			if _, err := m.SetProperty(ctx, s.ID, c.ref, c.id, "x", false); AsError(err).Code != c.code {
+				t.Errorf("%s on %s: %v, want %s", c.id, c.ref, err, c.code)
+			}
+		}
+		if _, err := m.SetProperty(ctx, s.ID, cb, dc["checked"].DescriptorID, nil, true); AsError(err).Code != CodeNotClearable {
+			t.Errorf("clearing a check box: %v", err)
+		}
 
-	m.Caps = 0
-	if _, err := m.SetProperty(ctx, s.ID, name, ds["text"].DescriptorID, "x", false); AsError(err).Code != CodeInputNotAllowed {
-		t.Errorf("without input: %v", err)
-	}
+		m.Caps = 0
+		if _, err := m.SetProperty(ctx, s.ID, name, ds["text"].DescriptorID, "x", false); AsError(err).Code != CodeInputNotAllowed {
+			t.Errorf("without input: %v", err)
+		}
+	})
 }

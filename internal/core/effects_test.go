@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/uiscope/uiscope/internal/platform"
@@ -59,78 +60,84 @@ func connectLate(t *testing.T, run func(d safetyDesk)) (*Sessions, *Session, *Tr
 // delivered, unverified, with the window in its effects, and answered
 // without waiting out the reply's deadline.
 func TestLateReplyWithWindow(t *testing.T) {
-	m, s, tr, _ := connectLate(t, func(d safetyDesk) {
-		d.AddWindow(editorPid, "Save File", platform.Rect{X: 100, Y: 100, Width: 300, Height: 200})
+	synctest.Test(t, func(t *testing.T) {
+		m, s, tr, _ := connectLate(t, func(d safetyDesk) {
+			d.AddWindow(editorPid, "Save File", platform.Rect{X: 100, Y: 100, Width: 300, Height: 200})
+		})
+		start := time.Now()
+		r, err := m.ClickWait(context.Background(), s.ID, refOf(t, tr, "Save"), MaxReplyWait)
+		if err != nil {
+			t.Fatalf("click: %v", err)
+		}
+		if r.Verified || len(r.Effects.WindowsOpened) != 1 || r.Effects.WindowsOpened[0].Title != "Save File" {
+			t.Errorf("click: verified %v, effects %+v; want unverified, the window \"Save File\" opened", r.Verified, r.Effects)
+		}
+		if took := time.Since(start); took >= MaxReplyWait {
+			t.Errorf("the click waited %v, the whole reply deadline, though a window opened", took)
+		}
 	})
-	start := time.Now()
-	r, err := m.ClickWait(context.Background(), s.ID, refOf(t, tr, "Save"), MaxReplyWait)
-	if err != nil {
-		t.Fatalf("click: %v", err)
-	}
-	if r.Verified || len(r.Effects.WindowsOpened) != 1 || r.Effects.WindowsOpened[0].Title != "Save File" {
-		t.Errorf("click: verified %v, effects %+v; want unverified, the window \"Save File\" opened", r.Verified, r.Effects)
-	}
-	if took := time.Since(start); took >= MaxReplyWait {
-		t.Errorf("the click waited %v, the whole reply deadline, though a window opened", took)
-	}
 }
 
 // An action not answered in time after which nothing changed is
 // effectUnknown, never a retryable timeout; one answered in time is
 // verified.
 func TestLateReplyWithoutEffect(t *testing.T) {
-	m, s, tr, answer := connectLate(t, func(safetyDesk) {})
-	_, err := m.InvokeWait(context.Background(), s.ID, refOf(t, tr, "Save"), "", 50*time.Millisecond)
-	e := AsError(err)
-	if e == nil || e.Code != CodeEffectUnknown || e.Retryable {
-		t.Fatalf("invoke without a reply or an effect: %v; want effectUnknown, not retryable", err)
-	}
-	answer.Store(true)
-	r, err := m.InvokeWait(context.Background(), s.ID, refOf(t, tr, "Save"), "", time.Second)
-	if err != nil || !r.Verified {
-		t.Fatalf("invoke answered at once: %+v, %v; want verified", r, err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		m, s, tr, answer := connectLate(t, func(safetyDesk) {})
+		_, err := m.InvokeWait(context.Background(), s.ID, refOf(t, tr, "Save"), "", 50*time.Millisecond)
+		e := AsError(err)
+		if e == nil || e.Code != CodeEffectUnknown || e.Retryable {
+			t.Fatalf("invoke without a reply or an effect: %v; want effectUnknown, not retryable", err)
+		}
+		answer.Store(true)
+		r, err := m.InvokeWait(context.Background(), s.ID, refOf(t, tr, "Save"), "", time.Second)
+		if err != nil || !r.Verified {
+			t.Fatalf("invoke answered at once: %+v, %v; want verified", r, err)
+		}
+	})
 }
 
 // An observed action answers with the tree changes it caused, refs
 // included; an action not observed carries none.
 func TestObservedChanges(t *testing.T) {
-	d := fake.New()
-	shown := states("enabled", "sensitive", "showing", "visible")
-	cb := &platform.Node{Key: "cb", Role: safetyRole("check box"), Name: "Remember me", States: shown | states("checkable"),
-		Bounds: &platform.Rect{X: 10, Y: 10, Width: 100, Height: 20}, Interfaces: []string{"component", "action"}, Actions: []string{"toggle"}}
-	frame := &platform.Node{Key: "frame", Role: safetyRole("frame"), Name: "Form", States: shown, Bounds: &platform.Rect{Width: 400, Height: 300},
-		Interfaces: []string{"component"}, ChildCount: 1, Children: []*platform.Node{cb}}
-	d.AddApp(fake.App{Pid: editorPid, Name: "form", Tree: &platform.Node{Key: "root", Role: platform.RoleApplication, Name: "form", ChildCount: 1, Children: []*platform.Node{frame}}})
-	d.SetActive(d.AddWindow(editorPid, "Form", platform.Rect{Width: 400, Height: 300}))
-	m := NewSessions(d.Platform())
-	m.Caps = security.Input
-	ctx := context.Background()
-	s, err := m.Connect(ctx, Target{Pid: editorPid}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, _, err := m.Fetch(ctx, s, 5*time.Second, platform.TreeOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref := refOf(t, tr, "Remember me")
-	r, err := m.Toggle(ctx, s.ID, ref)
-	if err != nil || r.Changes != nil {
-		t.Fatalf("toggle, not observed: %+v, %v; want no changes", r, err)
-	}
-	r, err = m.Toggle(WithObserve(ctx, 0), s.ID, ref)
-	if err != nil || r.Changes == nil {
-		t.Fatalf("toggle, observed: %+v, %v; want changes", r, err)
-	}
-	var got []string
-	for _, c := range *r.Changes {
-		got = append(got, c.Type+" "+c.Ref)
-		if c.Type == ChangeChanged && c.Key == "cb" && c.Ref == ref {
-			if _, ok := c.Changes["states"]; ok {
-				return
+	synctest.Test(t, func(t *testing.T) {
+		d := fake.New()
+		shown := states("enabled", "sensitive", "showing", "visible")
+		cb := &platform.Node{Key: "cb", Role: safetyRole("check box"), Name: "Remember me", States: shown | states("checkable"),
+			Bounds: &platform.Rect{X: 10, Y: 10, Width: 100, Height: 20}, Interfaces: []string{"component", "action"}, Actions: []string{"toggle"}}
+		frame := &platform.Node{Key: "frame", Role: safetyRole("frame"), Name: "Form", States: shown, Bounds: &platform.Rect{Width: 400, Height: 300},
+			Interfaces: []string{"component"}, ChildCount: 1, Children: []*platform.Node{cb}}
+		d.AddApp(fake.App{Pid: editorPid, Name: "form", Tree: &platform.Node{Key: "root", Role: platform.RoleApplication, Name: "form", ChildCount: 1, Children: []*platform.Node{frame}}})
+		d.SetActive(d.AddWindow(editorPid, "Form", platform.Rect{Width: 400, Height: 300}))
+		m := NewSessions(d.Platform())
+		m.Caps = security.Input
+		ctx := context.Background()
+		s, err := m.Connect(ctx, Target{Pid: editorPid}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, _, err := m.Fetch(ctx, s, 5*time.Second, platform.TreeOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref := refOf(t, tr, "Remember me")
+		r, err := m.Toggle(ctx, s.ID, ref)
+		if err != nil || r.Changes != nil {
+			t.Fatalf("toggle, not observed: %+v, %v; want no changes", r, err)
+		}
+		r, err = m.Toggle(WithObserve(ctx, 0), s.ID, ref)
+		if err != nil || r.Changes == nil {
+			t.Fatalf("toggle, observed: %+v, %v; want changes", r, err)
+		}
+		var got []string
+		for _, c := range *r.Changes {
+			got = append(got, c.Type+" "+c.Ref)
+			if c.Type == ChangeChanged && c.Key == "cb" && c.Ref == ref {
+				if _, ok := c.Changes["states"]; ok {
+					return
+				}
 			}
 		}
-	}
-	t.Errorf("toggle, observed: changes %v; want the check box's states changed, under its ref %s", got, ref)
+		t.Errorf("toggle, observed: changes %v; want the check box's states changed, under its ref %s", got, ref)
+	})
 }

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/uiscope/uiscope/internal/platform"
@@ -15,56 +16,60 @@ import (
 // a set_value whose text call the toolkit ignored does not fall back to
 // typing; pointer and semantic actions work.
 func TestInteractWithoutKeyboard(t *testing.T) {
-	d := newSafetyDesk()
-	m, s, tr := connectEditor(t, d)
-	m.Caps = security.Interact
-	ctx := context.Background()
-	save, body := refOf(t, tr, "Save"), refOf(t, tr, "Body")
-	before := len(d.Calls())
-	_, err := m.TypeText(ctx, s.ID, body, "secret")
-	wantErrCode(t, "type_text without keyboard", err, CodeInputNotAllowed)
-	_, err = m.TypeText(ctx, s.ID, "", "secret")
-	wantErrCode(t, "type_text to the app without keyboard", err, CodeInputNotAllowed)
-	_, err = m.PressKey(ctx, s.ID, "", "Enter")
-	wantErrCode(t, "press_key without keyboard", err, CodeInputNotAllowed)
-	if got := d.Calls()[before:]; len(got) != 0 {
-		t.Errorf("calls reached the desktop past the keyboard gate: %+v", got)
-	}
-
-	d.SetHook(func(_ context.Context, c fake.Call) error {
-		if c.Name == "SetText" {
-			return platform.ErrNoEffect
+	synctest.Test(t, func(t *testing.T) {
+		d := newSafetyDesk()
+		m, s, tr := connectEditor(t, d)
+		m.Caps = security.Interact
+		ctx := context.Background()
+		save, body := refOf(t, tr, "Save"), refOf(t, tr, "Body")
+		before := len(d.Calls())
+		_, err := m.TypeText(ctx, s.ID, body, "secret")
+		wantErrCode(t, "type_text without keyboard", err, CodeInputNotAllowed)
+		_, err = m.TypeText(ctx, s.ID, "", "secret")
+		wantErrCode(t, "type_text to the app without keyboard", err, CodeInputNotAllowed)
+		_, err = m.PressKey(ctx, s.ID, "", "Enter")
+		wantErrCode(t, "press_key without keyboard", err, CodeInputNotAllowed)
+		if got := d.Calls()[before:]; len(got) != 0 {
+			t.Errorf("calls reached the desktop past the keyboard gate: %+v", got)
 		}
-		return nil
-	})
-	_, err = m.SetValue(ctx, s.ID, body, "typed-instead")
-	wantErrCode(t, "set_value needing keystrokes without keyboard", err, CodeInputNotAllowed)
-	d.SetHook(nil)
-	if d.Typed(d.editorWin) != "" || len(d.Keys(d.editorWin)) != 0 {
-		t.Error("keys were sent without the keyboard capability")
-	}
 
-	if _, err := m.Click(ctx, s.ID, save); err != nil {
-		t.Errorf("click with interact granted: %v", err)
-	}
-	if _, err := m.SetValue(ctx, s.ID, body, "semantic"); err != nil {
-		t.Errorf("a semantic set_value with interact granted: %v", err)
-	}
+		d.SetHook(func(_ context.Context, c fake.Call) error {
+			if c.Name == "SetText" {
+				return platform.ErrNoEffect
+			}
+			return nil
+		})
+		_, err = m.SetValue(ctx, s.ID, body, "typed-instead")
+		wantErrCode(t, "set_value needing keystrokes without keyboard", err, CodeInputNotAllowed)
+		d.SetHook(nil)
+		if d.Typed(d.editorWin) != "" || len(d.Keys(d.editorWin)) != 0 {
+			t.Error("keys were sent without the keyboard capability")
+		}
+
+		if _, err := m.Click(ctx, s.ID, save); err != nil {
+			t.Errorf("click with interact granted: %v", err)
+		}
+		if _, err := m.SetValue(ctx, s.ID, body, "semantic"); err != nil {
+			t.Errorf("a semantic set_value with interact granted: %v", err)
+		}
+	})
 }
 
 // TestKeyboardWithoutInteract: keys alone go; clicks are refused.
 func TestKeyboardWithoutInteract(t *testing.T) {
-	d := newSafetyDesk()
-	m, s, tr := connectEditor(t, d)
-	m.Caps = security.Keyboard
-	ctx := context.Background()
-	_, err := m.Click(ctx, s.ID, refOf(t, tr, "Save"))
-	wantErrCode(t, "click without interact", err, CodeInputNotAllowed)
-	_, err = m.WindowAction(ctx, s.ID, "close")
-	wantErrCode(t, "window_action without interact", err, CodeInputNotAllowed)
-	if _, err := m.PressKey(ctx, s.ID, "", "Enter"); err != nil {
-		t.Errorf("press_key with keyboard granted: %v", err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		d := newSafetyDesk()
+		m, s, tr := connectEditor(t, d)
+		m.Caps = security.Keyboard
+		ctx := context.Background()
+		_, err := m.Click(ctx, s.ID, refOf(t, tr, "Save"))
+		wantErrCode(t, "click without interact", err, CodeInputNotAllowed)
+		_, err = m.WindowAction(ctx, s.ID, "close")
+		wantErrCode(t, "window_action without interact", err, CodeInputNotAllowed)
+		if _, err := m.PressKey(ctx, s.ID, "", "Enter"); err != nil {
+			t.Errorf("press_key with keyboard granted: %v", err)
+		}
+	})
 }
 
 // TestAllowlist: an app the list does not allow is neither listed nor

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"testing"
+	"testing/synctest"
 
 	"github.com/uiscope/uiscope/internal/platform"
 )
@@ -61,19 +62,21 @@ func TestHoldNames(t *testing.T) {
 // TestDesktopKeysAllowed: with --allow-desktop-keys the same keys go
 // through, held or in the chord.
 func TestDesktopKeysAllowed(t *testing.T) {
-	d := newSafetyDesk()
-	m, s, tr := connectEditor(t, d)
-	m.AllowDesktopKeys = true
-	ctx := context.Background()
-	for _, k := range []string{"Super", "Meta+d", "Alt+Tab", "Ctrl+Alt+t"} {
-		if _, err := m.PressKey(ctx, s.ID, "", k); err != nil {
-			t.Errorf("press_key %s with desktop keys allowed: %v", k, err)
+	synctest.Test(t, func(t *testing.T) {
+		d := newSafetyDesk()
+		m, s, tr := connectEditor(t, d)
+		m.AllowDesktopKeys = true
+		ctx := context.Background()
+		for _, k := range []string{"Super", "Meta+d", "Alt+Tab", "Ctrl+Alt+t"} {
+			if _, err := m.PressKey(ctx, s.ID, "", k); err != nil {
+				t.Errorf("press_key %s with desktop keys allowed: %v", k, err)
+			}
 		}
-	}
-	if _, err := m.KeyDown(ctx, s.ID, "Alt"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := m.TypeText(ctx, s.ID, refOf(t, tr, "Body"), "\t"); err != nil && AsError(err).Code == CodeInvalidArgument {
-		t.Errorf("type_text Tab with Alt held and desktop keys allowed: %v", err)
-	}
+		if _, err := m.KeyDown(ctx, s.ID, "Alt"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.TypeText(ctx, s.ID, refOf(t, tr, "Body"), "\t"); err != nil && AsError(err).Code == CodeInvalidArgument {
+			t.Errorf("type_text Tab with Alt held and desktop keys allowed: %v", err)
+		}
+	})
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"github.com/uiscope/uiscope/internal/platform"
 )
@@ -194,65 +195,67 @@ func TestSessionCap(t *testing.T) {
 // map never grows past maxKeys; a forgotten element's old ref is
 // unknownRef, never another element, and the element gets a new ref.
 func TestKeysForgotten(t *testing.T) {
-	m := NewSessions(platform.Desktop{Accessibility: nullDesktop{t}})
-	s := openSession(t, m)
-	first := read(s, app("", "a", "b"), false)
-	refB := refOf(t, first, "B")
-	for range keyReads {
-		read(s, app("", "a"), false)
-	}
-	if _, ok := s.ids.byKey["b"]; ok {
-		t.Errorf("b, unseen for %d reads, is still remembered", keyReads)
-	}
-	// Truncated reads do not count: a ref stays while they miss it.
-	mid := read(s, app("", "a", "c"), false)
-	refC := refOf(t, mid, "C")
-	for range 2 * keyReads {
-		read(s, app("", "a"), true)
-	}
-	if n, _, _, err := s.Resolve(refC); err != nil || n.Name != "C" {
-		t.Errorf("%s after truncated reads without C: %v %v", refC, n, err)
-	}
-	if again := read(s, app("", "a", "c"), false); refOf(t, again, "C") != refC {
-		t.Errorf("C lost its ref to truncated reads that missed it: %s, was %s", refOf(t, again, "C"), refC)
-	}
-	back := read(s, app("", "a", "b"), false)
-	if got := refOf(t, back, "B"); got == refB {
-		t.Errorf("B came back with its forgotten ref %s", got)
-	}
-	if n, _, _, err := s.Resolve(refB); AsError(err).Code != CodeUnknownRef {
-		t.Errorf("B's forgotten ref %s: %v %v, want unknownRef", refB, n, err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		m := NewSessions(platform.Desktop{Accessibility: nullDesktop{t}})
+		s := openSession(t, m)
+		first := read(s, app("", "a", "b"), false)
+		refB := refOf(t, first, "B")
+		for range keyReads {
+			read(s, app("", "a"), false)
+		}
+		if _, ok := s.ids.byKey["b"]; ok {
+			t.Errorf("b, unseen for %d reads, is still remembered", keyReads)
+		}
+		// Truncated reads do not count: a ref stays while they miss it.
+		mid := read(s, app("", "a", "c"), false)
+		refC := refOf(t, mid, "C")
+		for range 2 * keyReads {
+			read(s, app("", "a"), true)
+		}
+		if n, _, _, err := s.Resolve(refC); err != nil || n.Name != "C" {
+			t.Errorf("%s after truncated reads without C: %v %v", refC, n, err)
+		}
+		if again := read(s, app("", "a", "c"), false); refOf(t, again, "C") != refC {
+			t.Errorf("C lost its ref to truncated reads that missed it: %s, was %s", refOf(t, again, "C"), refC)
+		}
+		back := read(s, app("", "a", "b"), false)
+		if got := refOf(t, back, "B"); got == refB {
+			t.Errorf("B came back with its forgotten ref %s", got)
+		}
+		if n, _, _, err := s.Resolve(refB); AsError(err).Code != CodeUnknownRef {
+			t.Errorf("B's forgotten ref %s: %v %v, want unknownRef", refB, n, err)
+		}
 
-	// The size cap: reads of disjoint sets of keys, each read a fresh
-	// quarter of maxKeys, within keyReads.
-	var ids IDs
-	quarter := maxKeys / 4
-	handed := map[string]bool{}
-	for r := range 6 {
-		kids := make([]*platform.Node, quarter)
-		for i := range kids {
-			kids[i] = node(fmt.Sprintf("r%d-%d", r, i), fmt.Sprintf("N%d-%d", r, i))
-		}
-		tr := NewTree(node("root", "app", kids...), KindA11y)
-		ids.Number(tr)
-		if ids.Keys() > maxKeys {
-			t.Fatalf("read %d: %d keys remembered, more than %d", r, ids.Keys(), maxKeys)
-		}
-		for i := 1; i < tr.Len(); i++ { // all but the root are new
-			ref := tr.RefString(i)
-			if handed[ref] {
-				t.Fatalf("read %d: %s handed out again", r, ref)
+		// The size cap: reads of disjoint sets of keys, each read a fresh
+		// quarter of maxKeys, within keyReads.
+		var ids IDs
+		quarter := maxKeys / 4
+		handed := map[string]bool{}
+		for r := range 6 {
+			kids := make([]*platform.Node, quarter)
+			for i := range kids {
+				kids[i] = node(fmt.Sprintf("r%d-%d", r, i), fmt.Sprintf("N%d-%d", r, i))
 			}
-			handed[ref] = true
+			tr := NewTree(node("root", "app", kids...), KindA11y)
+			ids.Number(tr)
+			if ids.Keys() > maxKeys {
+				t.Fatalf("read %d: %d keys remembered, more than %d", r, ids.Keys(), maxKeys)
+			}
+			for i := 1; i < tr.Len(); i++ { // all but the root are new
+				ref := tr.RefString(i)
+				if handed[ref] {
+					t.Fatalf("read %d: %s handed out again", r, ref)
+				}
+				handed[ref] = true
+			}
 		}
-	}
-	if _, ok := ids.byKey["r5-0"]; !ok {
-		t.Errorf("a key of the last read was forgotten")
-	}
-	if _, ok := ids.byKey["r0-0"]; ok {
-		t.Errorf("the oldest keys were kept past the cap")
-	}
+		if _, ok := ids.byKey["r5-0"]; !ok {
+			t.Errorf("a key of the last read was forgotten")
+		}
+		if _, ok := ids.byKey["r0-0"]; ok {
+			t.Errorf("the oldest keys were kept past the cap")
+		}
+	})
 }
 
 // TestIDsNumberFreshInOrder: a tree's new elements are numbered in

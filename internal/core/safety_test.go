@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/uiscope/uiscope/internal/platform"
@@ -68,6 +69,7 @@ func connectEditor(t *testing.T, d safetyDesk) (*Sessions, *Session, *Tree) {
 	t.Helper()
 	m := NewSessions(d.Platform())
 	m.Caps = security.Input
+	t.Cleanup(func() { endHolds(m) })
 	ctx := context.Background()
 	s, err := m.Connect(ctx, Target{Pid: editorPid}, "")
 	if err != nil {
@@ -91,50 +93,54 @@ func wantErrCode(t *testing.T, what string, err error, code string) {
 // application's window covers is refused with errorCode covered, and no
 // click is sent; the same click with nothing on top lands.
 func TestClickCoveredByAnotherWindow(t *testing.T) {
-	d := newSafetyDesk()
-	m, s, tr := connectEditor(t, d)
-	ref := refOf(t, tr, "Pointer only")
-	ctx := context.Background()
+	synctest.Test(t, func(t *testing.T) {
+		d := newSafetyDesk()
+		m, s, tr := connectEditor(t, d)
+		ref := refOf(t, tr, "Pointer only")
+		ctx := context.Background()
 
-	// Another app's window kept above the others (a popup, an "always on
-	// top" window) covers the button's centre (140,115), however the
-	// editor is raised.
-	cover := d.AddWindow(otherPid, "Always on top", platform.Rect{X: 120, Y: 90, Width: 200, Height: 100})
-	d.SetAbove(cover, true)
+		// Another app's window kept above the others (a popup, an "always on
+		// top" window) covers the button's centre (140,115), however the
+		// editor is raised.
+		cover := d.AddWindow(otherPid, "Always on top", platform.Rect{X: 120, Y: 90, Width: 200, Height: 100})
+		d.SetAbove(cover, true)
 
-	_, err := m.Click(ctx, s.ID, ref)
-	wantErrCode(t, "click on a covered point", err, CodeCovered)
-	if c := d.Clicks(); len(c) != 0 {
-		t.Fatalf("a covered click was sent anyway: %+v", c)
-	}
+		_, err := m.Click(ctx, s.ID, ref)
+		wantErrCode(t, "click on a covered point", err, CodeCovered)
+		if c := d.Clicks(); len(c) != 0 {
+			t.Fatalf("a covered click was sent anyway: %+v", c)
+		}
 
-	// Uncovered, the same click is sent, at the centre, to the editor.
-	d.WindowAction(ctx, platform.Window{ID: cover}, "close")
-	r, err := m.Click(ctx, s.ID, ref)
-	if err != nil {
-		t.Fatalf("click with nothing on top: %v", err)
-	}
-	if r.Method != MethodPointer {
-		t.Errorf("method %q, want %q (the button has no action)", r.Method, MethodPointer)
-	}
-	if c := d.Clicks(); len(c) != 1 || c[0].X != 140 || c[0].Y != 115 || c[0].Window != d.editorWin {
-		t.Errorf("clicks %+v, want one at 140,115 on the editor's window %s", c, d.editorWin)
-	}
+		// Uncovered, the same click is sent, at the centre, to the editor.
+		d.WindowAction(ctx, platform.Window{ID: cover}, "close")
+		r, err := m.Click(ctx, s.ID, ref)
+		if err != nil {
+			t.Fatalf("click with nothing on top: %v", err)
+		}
+		if r.Method != MethodPointer {
+			t.Errorf("method %q, want %q (the button has no action)", r.Method, MethodPointer)
+		}
+		if c := d.Clicks(); len(c) != 1 || c[0].X != 140 || c[0].Y != 115 || c[0].Window != d.editorWin {
+			t.Errorf("clicks %+v, want one at 140,115 on the editor's window %s", c, d.editorWin)
+		}
+	})
 }
 
 // TestClickOnOwnPopup: a window of the same application on top (its menu)
 // is the application: the click goes through.
 func TestClickOnOwnPopup(t *testing.T) {
-	d := newSafetyDesk()
-	m, s, tr := connectEditor(t, d)
-	menu := d.AddWindow(editorPid, "", platform.Rect{X: 120, Y: 90, Width: 200, Height: 100})
-	d.SetAbove(menu, true)
-	if _, err := m.Click(context.Background(), s.ID, refOf(t, tr, "Pointer only")); err != nil {
-		t.Fatalf("click under the app's own popup: %v", err)
-	}
-	if c := d.Clicks(); len(c) != 1 || c[0].Window != menu {
-		t.Errorf("clicks %+v, want one on the popup %s", c, menu)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		d := newSafetyDesk()
+		m, s, tr := connectEditor(t, d)
+		menu := d.AddWindow(editorPid, "", platform.Rect{X: 120, Y: 90, Width: 200, Height: 100})
+		d.SetAbove(menu, true)
+		if _, err := m.Click(context.Background(), s.ID, refOf(t, tr, "Pointer only")); err != nil {
+			t.Fatalf("click under the app's own popup: %v", err)
+		}
+		if c := d.Clicks(); len(c) != 1 || c[0].Window != menu {
+			t.Errorf("clicks %+v, want one on the popup %s", c, menu)
+		}
+	})
 }
 
 // TestTypingStopsWhenFocusMoves: another window taking the focus while
@@ -196,37 +202,39 @@ func TestActionsReturnByTheirDeadline(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			d := newSafetyDesk()
-			m, s, tr := connectEditor(t, d)
-			if c.stuck == "" {
-				d.Freeze(editorPid, true)
-			} else {
-				d.SetHook(func(ctx context.Context, call fake.Call) error {
-					if call.Name == c.stuck {
-						<-ctx.Done()
-						return fmt.Errorf("%w: %v", platform.ErrTimeout, ctx.Err())
-					}
-					return nil
-				})
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-			defer cancel()
-			done := make(chan error, 1)
-			go func() {
-				_, err := c.act(ctx, m, s, tr)
-				done <- err
-			}()
-			select {
-			case err := <-done:
-				wantErrCode(t, c.name, err, CodeTimeout)
-				if !AsError(err).Retryable {
-					t.Errorf("%s: a timeout should be retryable", c.name)
+			synctest.Test(t, func(t *testing.T) {
+				d := newSafetyDesk()
+				m, s, tr := connectEditor(t, d)
+				if c.stuck == "" {
+					d.Freeze(editorPid, true)
+				} else {
+					d.SetHook(func(ctx context.Context, call fake.Call) error {
+						if call.Name == c.stuck {
+							<-ctx.Done()
+							return fmt.Errorf("%w: %v", platform.ErrTimeout, ctx.Err())
+						}
+						return nil
+					})
 				}
-			case <-time.After(time.Minute):
-				// Not a timing assertion: a minute past a 200 ms deadline
-				// means the deadline was ignored.
-				t.Fatalf("%s did not return a minute after its deadline", c.name)
-			}
+				ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+				defer cancel()
+				done := make(chan error, 1)
+				go func() {
+					_, err := c.act(ctx, m, s, tr)
+					done <- err
+				}()
+				select {
+				case err := <-done:
+					wantErrCode(t, c.name, err, CodeTimeout)
+					if !AsError(err).Retryable {
+						t.Errorf("%s: a timeout should be retryable", c.name)
+					}
+				case <-time.After(time.Minute):
+					// Not a timing assertion: a minute past a 200 ms deadline
+					// means the deadline was ignored.
+					t.Fatalf("%s did not return a minute after its deadline", c.name)
+				}
+			})
 		})
 	}
 }

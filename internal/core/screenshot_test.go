@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/uiscope/uiscope/internal/platform"
@@ -378,47 +379,49 @@ func TestScreenshotPathBounded(t *testing.T) {
 }
 
 func TestScreenshotFailures(t *testing.T) {
-	m, s, d := newShotSessions(t)
-	m.Caps = security.Input
-	if _, err := m.WindowAction(context.Background(), s.ID, "minimize"); err != nil {
-		t.Fatal(err)
-	}
-	_, err := m.Screenshot(context.Background(), s, ScreenshotRequest{})
-	if e := AsError(err); e.Code != CodeWindowHidden || !strings.Contains(e.Msg, "minimized") {
-		t.Errorf("minimized window: %v, want windowHidden saying minimized", err)
-	}
-	if _, err := m.WindowAction(context.Background(), s.ID, "restore"); err != nil {
-		t.Fatal(err)
-	}
-	// A frozen app: its tree cannot be read, so no image (its hidden
-	// fields could not be found), by the deadline.
-	d.Freeze(shotPid, true)
-	ms := 300
-	start := time.Now()
-	_, err = m.Screenshot(context.Background(), s, ScreenshotRequest{TimeoutMs: &ms})
-	if e := AsError(err); e.Code != CodeTimeout || !e.Retryable || !strings.Contains(e.Msg, "no image") {
-		t.Errorf("frozen app: %v, want a retryable timeout saying no image is returned", err)
-	}
-	if el := time.Since(start); el > 5*time.Second {
-		t.Errorf("frozen app: answered after %v", el)
-	}
-	d.Freeze(shotPid, false)
-	// A redacted field that is showing without bounds cannot be covered.
-	tr := NewTree(&platform.Node{Key: "r", Children: []*platform.Node{{Key: "p", Role: platform.RolePasswordText, States: states("showing")}}}, KindA11y)
-	if _, err := redactedBars(tr, shotWin); err == nil {
-		t.Errorf("a showing password field without bounds was accepted")
-	}
-	// GTK 4 sets no showing state; a password field whose window could
-	// not be told may be on screen all the same.
-	tr = NewTree(&platform.Node{Key: "r", Children: []*platform.Node{{Key: "p", Role: platform.RolePasswordText, BoundsUnknown: true}}}, KindA11y)
-	if _, err := redactedBars(tr, shotWin); err == nil {
-		t.Errorf("a password field with unknown bounds was accepted")
-	}
-	desk := m.Desktop()
-	desk.Pixels = nil
-	if _, err := NewSessions(desk).Screenshot(context.Background(), s, ScreenshotRequest{}); !errors.Is(err, err) || AsError(err).Code != CodeNotSupported {
-		t.Errorf("no Pixels part: %v, want notSupported", err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		m, s, d := newShotSessions(t)
+		m.Caps = security.Input
+		if _, err := m.WindowAction(context.Background(), s.ID, "minimize"); err != nil {
+			t.Fatal(err)
+		}
+		_, err := m.Screenshot(context.Background(), s, ScreenshotRequest{})
+		if e := AsError(err); e.Code != CodeWindowHidden || !strings.Contains(e.Msg, "minimized") {
+			t.Errorf("minimized window: %v, want windowHidden saying minimized", err)
+		}
+		if _, err := m.WindowAction(context.Background(), s.ID, "restore"); err != nil {
+			t.Fatal(err)
+		}
+		// A frozen app: its tree cannot be read, so no image (its hidden
+		// fields could not be found), by the deadline.
+		d.Freeze(shotPid, true)
+		ms := 300
+		start := time.Now()
+		_, err = m.Screenshot(context.Background(), s, ScreenshotRequest{TimeoutMs: &ms})
+		if e := AsError(err); e.Code != CodeTimeout || !e.Retryable || !strings.Contains(e.Msg, "no image") {
+			t.Errorf("frozen app: %v, want a retryable timeout saying no image is returned", err)
+		}
+		if el := time.Since(start); el > 5*time.Second {
+			t.Errorf("frozen app: answered after %v", el)
+		}
+		d.Freeze(shotPid, false)
+		// A redacted field that is showing without bounds cannot be covered.
+		tr := NewTree(&platform.Node{Key: "r", Children: []*platform.Node{{Key: "p", Role: platform.RolePasswordText, States: states("showing")}}}, KindA11y)
+		if _, err := redactedBars(tr, shotWin); err == nil {
+			t.Errorf("a showing password field without bounds was accepted")
+		}
+		// GTK 4 sets no showing state; a password field whose window could
+		// not be told may be on screen all the same.
+		tr = NewTree(&platform.Node{Key: "r", Children: []*platform.Node{{Key: "p", Role: platform.RolePasswordText, BoundsUnknown: true}}}, KindA11y)
+		if _, err := redactedBars(tr, shotWin); err == nil {
+			t.Errorf("a password field with unknown bounds was accepted")
+		}
+		desk := m.Desktop()
+		desk.Pixels = nil
+		if _, err := NewSessions(desk).Screenshot(context.Background(), s, ScreenshotRequest{}); !errors.Is(err, err) || AsError(err).Code != CodeNotSupported {
+			t.Errorf("no Pixels part: %v, want notSupported", err)
+		}
+	})
 }
 
 func errText(err error) string {

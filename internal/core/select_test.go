@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/uiscope/uiscope/internal/platform"
@@ -14,29 +15,31 @@ import (
 // asked for the focus again before keys go to it (a browser keeps a page
 // element's focused state while its address bar has the keys).
 func TestFocusAskedAgain(t *testing.T) {
-	d, _ := webDesk()
-	m, s, tr := formSession(t, d.Platform())
-	ctx := context.Background()
-	ref := refOf(t, tr, "Full name")
-	if _, err := m.Focus(ctx, s.ID, ref); err != nil {
-		t.Fatal(err)
-	}
-	grabs := func() int {
-		n := 0
-		for _, c := range d.Calls() {
-			if c.Name == "GrabFocus" {
-				n++
-			}
+	synctest.Test(t, func(t *testing.T) {
+		d, _ := webDesk()
+		m, s, tr := formSession(t, d.Platform())
+		ctx := context.Background()
+		ref := refOf(t, tr, "Full name")
+		if _, err := m.Focus(ctx, s.ID, ref); err != nil {
+			t.Fatal(err)
 		}
-		return n
-	}
-	before := grabs()
-	if _, err := m.TypeText(ctx, s.ID, ref, "x"); err != nil {
-		t.Fatal(err)
-	}
-	if grabs() == before {
-		t.Errorf("type_text into an element that said it was focused did not ask for the focus again")
-	}
+		grabs := func() int {
+			n := 0
+			for _, c := range d.Calls() {
+				if c.Name == "GrabFocus" {
+					n++
+				}
+			}
+			return n
+		}
+		before := grabs()
+		if _, err := m.TypeText(ctx, s.ID, ref, "x"); err != nil {
+			t.Fatal(err)
+		}
+		if grabs() == before {
+			t.Errorf("type_text into an element that said it was focused did not ask for the focus again")
+		}
+	})
 }
 
 // selectPageTree: a web page's HTML select as both browsers give it, a
@@ -109,23 +112,25 @@ func TestSelectOptionGecko(t *testing.T) {
 		{"Chromium", true},
 	} {
 		t.Run(tc.toolkit, func(t *testing.T) {
-			d := fake.New()
-			d.AddApp(fake.App{Pid: editorPid, Name: "browser", Toolkit: tc.toolkit, Tree: selectPageTree(0, false)})
-			d.SetActive(d.AddWindow(editorPid, "Page", platform.Rect{Width: 800, Height: 600}))
-			p := d.Platform()
-			p.Input = &comboKeys{Input: p.Input, d: d}
-			m, s, tr := formSession(t, p)
-			r, err := m.Select(context.Background(), s.ID, refOf(t, tr, "Green"), "")
-			if err != nil {
-				t.Fatalf("select: %v", err)
-			}
-			if r.Method != MethodKeyboard || r.After == nil || !slices.Contains(r.After.States, "selected") {
-				t.Errorf("select: %+v, after %+v; want the keyboard, the option selected", r, r.After)
-			}
-			acted := slices.ContainsFunc(d.Calls(), func(c fake.Call) bool { return c.Name == "DoAction" })
-			if acted != tc.wantAction {
-				t.Errorf("the option's action was tried: %v, want %v (calls %v)", acted, tc.wantAction, d.Calls())
-			}
+			synctest.Test(t, func(t *testing.T) {
+				d := fake.New()
+				d.AddApp(fake.App{Pid: editorPid, Name: "browser", Toolkit: tc.toolkit, Tree: selectPageTree(0, false)})
+				d.SetActive(d.AddWindow(editorPid, "Page", platform.Rect{Width: 800, Height: 600}))
+				p := d.Platform()
+				p.Input = &comboKeys{Input: p.Input, d: d}
+				m, s, tr := formSession(t, p)
+				r, err := m.Select(context.Background(), s.ID, refOf(t, tr, "Green"), "")
+				if err != nil {
+					t.Fatalf("select: %v", err)
+				}
+				if r.Method != MethodKeyboard || r.After == nil || !slices.Contains(r.After.States, "selected") {
+					t.Errorf("select: %+v, after %+v; want the keyboard, the option selected", r, r.After)
+				}
+				acted := slices.ContainsFunc(d.Calls(), func(c fake.Call) bool { return c.Name == "DoAction" })
+				if acted != tc.wantAction {
+					t.Errorf("the option's action was tried: %v, want %v (calls %v)", acted, tc.wantAction, d.Calls())
+				}
+			})
 		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/uiscope/uiscope/internal/platform"
@@ -35,55 +36,61 @@ func (a *textApp) Element(context.Context, platform.App, string) (*platform.Deta
 }
 
 func TestSettleWaitsForTheAskedText(t *testing.T) {
-	app := &textApp{text: "/t"}
-	m := settleSessions(app)
-	changes := make(chan struct{}, 1)
-	// The app completes the text a little later, announcing each step.
-	go func() {
-		for _, s := range []string{"/tm", "/tmp/fi", "/tmp/file.txt"} {
-			time.Sleep(20 * time.Millisecond)
-			app.set(s)
-			select {
-			case changes <- struct{}{}:
-			default:
+	synctest.Test(t, func(t *testing.T) {
+		app := &textApp{text: "/t"}
+		m := settleSessions(app)
+		changes := make(chan struct{}, 1)
+		// The app completes the text a little later, announcing each step.
+		go func() {
+			for _, s := range []string{"/tm", "/tmp/fi", "/tmp/file.txt"} {
+				time.Sleep(20 * time.Millisecond)
+				app.set(s)
+				select {
+				case changes <- struct{}{}:
+				default:
+				}
 			}
+		}()
+		d, held := m.settle(context.Background(), &Session{}, "k", changes, textIs("/tmp/file.txt"))
+		if !held || d == nil || d.Text.Text != "/tmp/file.txt" {
+			t.Fatalf("settle: held %v, read %+v; want the whole text", held, d)
 		}
-	}()
-	d, held := m.settle(context.Background(), &Session{}, "k", changes, textIs("/tmp/file.txt"))
-	if !held || d == nil || d.Text.Text != "/tmp/file.txt" {
-		t.Fatalf("settle: held %v, read %+v; want the whole text", held, d)
-	}
+	})
 }
 
 func TestSettleGivesUpAtTheDeadline(t *testing.T) {
-	app := &textApp{text: "something else"}
-	m := settleSessions(app)
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
-	d, held := m.settle(ctx, &Session{}, "k", nil, textIs("never"))
-	if held {
-		t.Fatalf("settle claims %q holds", "never")
-	}
-	if d == nil || d.Text.Text != "something else" {
-		t.Errorf("settle's last read: %+v, want what the element holds", d)
-	}
-	if ctx.Err() == nil {
-		t.Errorf("settle returned before its deadline without the text")
-	}
+	synctest.Test(t, func(t *testing.T) {
+		app := &textApp{text: "something else"}
+		m := settleSessions(app)
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer cancel()
+		d, held := m.settle(ctx, &Session{}, "k", nil, textIs("never"))
+		if held {
+			t.Fatalf("settle claims %q holds", "never")
+		}
+		if d == nil || d.Text.Text != "something else" {
+			t.Errorf("settle's last read: %+v, want what the element holds", d)
+		}
+		if ctx.Err() == nil {
+			t.Errorf("settle returned before its deadline without the text")
+		}
+	})
 }
 
 // TestSettleOnAGoneElement: an action that made its element go (the OK
 // button of the dialog it closed) is settled once the app is quiet, with
 // nothing to read; an effect asked of a gone element did not show.
 func TestSettleOnAGoneElement(t *testing.T) {
-	app := &textApp{gone: true}
-	m := settleSessions(app)
-	if d, held := m.settle(context.Background(), &Session{}, "k", nil, nil); !held || d != nil {
-		t.Errorf("settle after the element went: %+v, %v; want nothing read and settled", d, held)
-	}
-	if _, held := m.settle(context.Background(), &Session{}, "k", nil, textIs("x")); held {
-		t.Errorf("settle says a gone element holds the text")
-	}
+	synctest.Test(t, func(t *testing.T) {
+		app := &textApp{gone: true}
+		m := settleSessions(app)
+		if d, held := m.settle(context.Background(), &Session{}, "k", nil, nil); !held || d != nil {
+			t.Errorf("settle after the element went: %+v, %v; want nothing read and settled", d, held)
+		}
+		if _, held := m.settle(context.Background(), &Session{}, "k", nil, textIs("x")); held {
+			t.Errorf("settle says a gone element holds the text")
+		}
+	})
 }
 
 func TestValueIsWithinIncrement(t *testing.T) {
@@ -179,22 +186,24 @@ func (q quietDesk) Fingerprint(context.Context, platform.App) (uint64, error) {
 // TestSettleHoldsStillWithoutEvents: an app that changes without a single
 // event is read back only once its changes have stopped.
 func TestSettleHoldsStillWithoutEvents(t *testing.T) {
-	app := &textApp{text: "one two one two"}
-	m := NewSessions(platform.Desktop{Accessibility: quietDesk{elementDesk{app}}})
-	changes := make(chan struct{}) // never fires
-	started := make(chan struct{})
-	go func() {
-		<-started
-		// After the quiet time, when settle without events would read.
-		time.Sleep(quietTime)
-		for _, s := range []string{"1 two one two", "1 two 1 two"} {
-			time.Sleep(stillTime / 3)
-			app.set(s)
+	synctest.Test(t, func(t *testing.T) {
+		app := &textApp{text: "one two one two"}
+		m := NewSessions(platform.Desktop{Accessibility: quietDesk{elementDesk{app}}})
+		changes := make(chan struct{}) // never fires
+		started := make(chan struct{})
+		go func() {
+			<-started
+			// After the quiet time, when settle without events would read.
+			time.Sleep(quietTime)
+			for _, s := range []string{"1 two one two", "1 two 1 two"} {
+				time.Sleep(stillTime / 3)
+				app.set(s)
+			}
+		}()
+		close(started)
+		d, held := m.settle(context.Background(), &Session{}, "k", changes, nil)
+		if !held || d == nil || d.Text.Text != "1 two 1 two" {
+			t.Fatalf("settle: held %v, read %+v; want the text after the last change", held, d)
 		}
-	}()
-	close(started)
-	d, held := m.settle(context.Background(), &Session{}, "k", changes, nil)
-	if !held || d == nil || d.Text.Text != "1 two 1 two" {
-		t.Fatalf("settle: held %v, read %+v; want the text after the last change", held, d)
-	}
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/uiscope/uiscope/internal/platform"
@@ -161,56 +162,58 @@ func TestReadTableRedactsAndCaps(t *testing.T) {
 // with what to do; a frozen app fails by the deadline; another session's
 // ref is refused.
 func TestReadTableEdges(t *testing.T) {
-	d, m, s, tr := sheetDesk(t)
-	r, err := readTable(t, m, s, TableRequest{Element: refOf(t, tr, "Files"), Rows: []int{1, 1 << 40}, Columns: []int{1, 5}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Range.Rows != [2]int{1, 2} || r.Range.Columns != [2]int{1, 1} || !r.Complete ||
-		len(r.ColumnHeaders) != 1 || r.ColumnHeaders[0] != "Size" || !strings.Contains(r.Note, "ends at row 2") {
-		t.Errorf("clamped read: %+v", r)
-	}
-	refused := []struct {
-		name string
-		req  TableRequest
-		code string
-		says string
-	}{
-		{"rows past the end", TableRequest{Element: refOf(t, tr, "Files"), Rows: []int{3, 9}}, CodeInvalidArgument, "[0, 2]"},
-		{"columns past the end", TableRequest{Element: refOf(t, tr, "Files"), Rows: []int{0, 1}, Columns: []int{2, 2}}, CodeInvalidArgument, "[0, 1]"},
-		{"too wide", TableRequest{Element: refOf(t, tr, "Wide"), Rows: []int{0, 0}}, CodeInvalidArgument, "pass columns"},
-		{"no table", TableRequest{Element: refOf(t, tr, "OK"), Rows: []int{0, 0}}, CodeNotSupported, `interface "table"`},
-		{"unknown ref", TableRequest{Element: "a11y:e999999", Rows: []int{0, 0}}, CodeUnknownRef, ""},
-	}
-	for _, c := range refused {
-		_, err := readTable(t, m, s, c.req)
-		if e := AsError(err); e == nil || e.Code != c.code || !strings.Contains(e.Msg, c.says) {
-			t.Errorf("%s: %v, want %s saying %q", c.name, err, c.code, c.says)
+	synctest.Test(t, func(t *testing.T) {
+		d, m, s, tr := sheetDesk(t)
+		r, err := readTable(t, m, s, TableRequest{Element: refOf(t, tr, "Files"), Rows: []int{1, 1 << 40}, Columns: []int{1, 5}})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
+		if r.Range.Rows != [2]int{1, 2} || r.Range.Columns != [2]int{1, 1} || !r.Complete ||
+			len(r.ColumnHeaders) != 1 || r.ColumnHeaders[0] != "Size" || !strings.Contains(r.Note, "ends at row 2") {
+			t.Errorf("clamped read: %+v", r)
+		}
+		refused := []struct {
+			name string
+			req  TableRequest
+			code string
+			says string
+		}{
+			{"rows past the end", TableRequest{Element: refOf(t, tr, "Files"), Rows: []int{3, 9}}, CodeInvalidArgument, "[0, 2]"},
+			{"columns past the end", TableRequest{Element: refOf(t, tr, "Files"), Rows: []int{0, 1}, Columns: []int{2, 2}}, CodeInvalidArgument, "[0, 1]"},
+			{"too wide", TableRequest{Element: refOf(t, tr, "Wide"), Rows: []int{0, 0}}, CodeInvalidArgument, "pass columns"},
+			{"no table", TableRequest{Element: refOf(t, tr, "OK"), Rows: []int{0, 0}}, CodeNotSupported, `interface "table"`},
+			{"unknown ref", TableRequest{Element: "a11y:e999999", Rows: []int{0, 0}}, CodeUnknownRef, ""},
+		}
+		for _, c := range refused {
+			_, err := readTable(t, m, s, c.req)
+			if e := AsError(err); e == nil || e.Code != c.code || !strings.Contains(e.Msg, c.says) {
+				t.Errorf("%s: %v, want %s saying %q", c.name, err, c.code, c.says)
+			}
+		}
 
-	// A ref of another session is refused, never read.
-	s2, err := m.Connect(context.Background(), Target{Pid: sheetPid}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := m.Fetch(context.Background(), s2, 5*time.Second, platform.TreeOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := readTable(t, m, s2, TableRequest{Element: refOf(t, tr, "Sheet1"), Rows: []int{0, 0}}); AsError(err).Code != CodeUnknownRef {
-		t.Errorf("session 1's ref in session 2: %v, want unknownRef", err)
-	}
+		// A ref of another session is refused, never read.
+		s2, err := m.Connect(context.Background(), Target{Pid: sheetPid}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := m.Fetch(context.Background(), s2, 5*time.Second, platform.TreeOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := readTable(t, m, s2, TableRequest{Element: refOf(t, tr, "Sheet1"), Rows: []int{0, 0}}); AsError(err).Code != CodeUnknownRef {
+			t.Errorf("session 1's ref in session 2: %v, want unknownRef", err)
+		}
 
-	d.Freeze(sheetPid, true)
-	ms := 150
-	start := time.Now()
-	_, err = readTable(t, m, s, TableRequest{Element: refOf(t, tr, "Sheet1"), Rows: []int{0, 9}, TimeoutMs: &ms})
-	if e := AsError(err); e == nil || e.Code != CodeTimeout || !e.Retryable {
-		t.Errorf("frozen app: %v, want a retryable timeout", err)
-	}
-	if el := time.Since(start); el > 5*time.Second {
-		t.Errorf("a 150 ms read of a frozen app took %v", el)
-	}
+		d.Freeze(sheetPid, true)
+		ms := 150
+		start := time.Now()
+		_, err = readTable(t, m, s, TableRequest{Element: refOf(t, tr, "Sheet1"), Rows: []int{0, 9}, TimeoutMs: &ms})
+		if e := AsError(err); e == nil || e.Code != CodeTimeout || !e.Retryable {
+			t.Errorf("frozen app: %v, want a retryable timeout", err)
+		}
+		if el := time.Since(start); el > 5*time.Second {
+			t.Errorf("a 150 ms read of a frozen app took %v", el)
+		}
+	})
 }
 
 // TestReadTableTextBudget: rows of long cells stop at the text budget, and

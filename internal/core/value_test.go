@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"testing/synctest"
 
 	"github.com/uiscope/uiscope/internal/platform"
 	"github.com/uiscope/uiscope/internal/platform/fake"
@@ -47,29 +48,31 @@ func webDesk() (*fake.Desktop, platform.WindowID) {
 // succeeds on the read-back; a line break is refused for a single-line
 // field before any key.
 func TestSetValueTypesWithoutEditableText(t *testing.T) {
-	d, win := webDesk()
-	m, s, tr := formSession(t, d.Platform())
-	ctx := context.Background()
-	ref := refOf(t, tr, "Full name")
-	for _, v := range []string{"Ada Lovelace", ""} {
-		r, err := m.SetValue(ctx, s.ID, ref, v)
-		if err != nil {
-			t.Fatalf("set_value %q: %v", v, err)
+	synctest.Test(t, func(t *testing.T) {
+		d, win := webDesk()
+		m, s, tr := formSession(t, d.Platform())
+		ctx := context.Background()
+		ref := refOf(t, tr, "Full name")
+		for _, v := range []string{"Ada Lovelace", ""} {
+			r, err := m.SetValue(ctx, s.ID, ref, v)
+			if err != nil {
+				t.Fatalf("set_value %q: %v", v, err)
+			}
+			if r.Method != MethodKeyboard || r.After == nil || r.After.Text == nil || *r.After.Text != v {
+				t.Errorf("set_value %q: %+v (after %+v)", v, r, r.After)
+			}
+			if got := d.Text(editorPid, "name"); got != v {
+				t.Errorf("set_value %q: the field holds %q", v, got)
+			}
 		}
-		if r.Method != MethodKeyboard || r.After == nil || r.After.Text == nil || *r.After.Text != v {
-			t.Errorf("set_value %q: %+v (after %+v)", v, r, r.After)
+		if keys := d.Keys(win); !slices.Contains(keys, "Ctrl+a") {
+			t.Errorf("keys sent %q: no Ctrl+A to replace the text", keys)
 		}
-		if got := d.Text(editorPid, "name"); got != v {
-			t.Errorf("set_value %q: the field holds %q", v, got)
+		typed := d.Typed(win)
+		_, err := m.SetValue(ctx, s.ID, ref, "two\nlines")
+		wantErrCode(t, "set_value with a line break", err, CodeInvalidArgument)
+		if d.Typed(win) != typed {
+			t.Errorf("keys were typed for a refused value: %q", d.Typed(win))
 		}
-	}
-	if keys := d.Keys(win); !slices.Contains(keys, "Ctrl+a") {
-		t.Errorf("keys sent %q: no Ctrl+A to replace the text", keys)
-	}
-	typed := d.Typed(win)
-	_, err := m.SetValue(ctx, s.ID, ref, "two\nlines")
-	wantErrCode(t, "set_value with a line break", err, CodeInvalidArgument)
-	if d.Typed(win) != typed {
-		t.Errorf("keys were typed for a refused value: %q", d.Typed(win))
-	}
+	})
 }

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"testing"
+	"testing/synctest"
 
 	"github.com/uiscope/uiscope/internal/platform"
 	"github.com/uiscope/uiscope/internal/platform/fake"
@@ -15,68 +16,70 @@ import (
 // another application's window covers the point; semantic actions are
 // refused before anything is sent.
 func TestVisualActions(t *testing.T) {
-	ctx := context.Background()
-	d := fake.New()
-	const tkPid, otherPid = 40, 41
-	d.AddApp(fake.App{Pid: tkPid, Name: "tk", StartTime: 7})
-	d.AddApp(fake.App{Pid: otherPid, Name: "other", StartTime: 8, Tree: &platform.Node{Key: "o", Role: platform.RoleApplication}})
-	top := d.AddWindow(tkPid, "tk app", platform.Rect{X: 100, Y: 100, Width: 300, Height: 200})
-	button := d.AddChild(top, platform.Rect{X: 150, Y: 150, Width: 60, Height: 30})
-	cover := d.AddWindow(otherPid, "cover", platform.Rect{X: 140, Y: 140, Width: 100, Height: 100})
-	d.SetAbove(cover, true)
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		d := fake.New()
+		const tkPid, otherPid = 40, 41
+		d.AddApp(fake.App{Pid: tkPid, Name: "tk", StartTime: 7})
+		d.AddApp(fake.App{Pid: otherPid, Name: "other", StartTime: 8, Tree: &platform.Node{Key: "o", Role: platform.RoleApplication}})
+		top := d.AddWindow(tkPid, "tk app", platform.Rect{X: 100, Y: 100, Width: 300, Height: 200})
+		button := d.AddChild(top, platform.Rect{X: 150, Y: 150, Width: 60, Height: 30})
+		cover := d.AddWindow(otherPid, "cover", platform.Rect{X: 140, Y: 140, Width: 100, Height: 100})
+		d.SetAbove(cover, true)
 
-	m := NewSessions(d.Platform())
-	m.Caps = security.Input
-	if _, err := m.Connect(ctx, Target{Pid: tkPid}, ModeA11y); AsError(err).Code != CodeNotAccessible {
-		t.Fatalf("a11y session on an app without a tree: %v", err)
-	}
-	s, err := m.Connect(ctx, Target{Pid: tkPid}, ModeVisual)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := m.ReadVisual(ctx, s, VisualRequest{Depth: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pos, ok := r.Tree.ByKey("fake:" + button.String())
-	if !ok {
-		t.Fatalf("the button window is not in the visual tree")
-	}
-	ref := r.Tree.RefString(pos)
-
-	_, err = m.Click(ctx, s.ID, ref)
-	if e := AsError(err); e == nil || e.Code != CodeCovered {
-		t.Errorf("click on a covered window: %v, want covered", err)
-	}
-	for _, call := range []func() (*ActResult, error){
-		func() (*ActResult, error) { return m.Toggle(ctx, s.ID, ref) },
-		func() (*ActResult, error) { return m.Invoke(ctx, s.ID, ref, "") },
-		func() (*ActResult, error) { return m.SetValue(ctx, s.ID, ref, "x") },
-		func() (*ActResult, error) { return m.Select(ctx, s.ID, ref, "replace") },
-	} {
-		if _, err := call(); AsError(err).Code != CodeNotSupported {
-			t.Errorf("a semantic action in a visual session: %v, want notSupported", err)
+		m := NewSessions(d.Platform())
+		m.Caps = security.Input
+		if _, err := m.Connect(ctx, Target{Pid: tkPid}, ModeA11y); AsError(err).Code != CodeNotAccessible {
+			t.Fatalf("a11y session on an app without a tree: %v", err)
 		}
-	}
-	if n := len(d.Clicks()); n != 0 {
-		t.Fatalf("%d clicks sent while refusing", n)
-	}
+		s, err := m.Connect(ctx, Target{Pid: tkPid}, ModeVisual)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := m.ReadVisual(ctx, s, VisualRequest{Depth: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pos, ok := r.Tree.ByKey("fake:" + button.String())
+		if !ok {
+			t.Fatalf("the button window is not in the visual tree")
+		}
+		ref := r.Tree.RefString(pos)
 
-	d.SetAbove(cover, false)
-	res, err := m.Click(ctx, s.ID, ref)
-	if err != nil {
-		t.Fatal(err)
-	}
-	clicks := d.Clicks()
-	if len(clicks) != 1 || clicks[0].X != 180 || clicks[0].Y != 165 || clicks[0].Window != top {
-		t.Errorf("clicks %+v; want one at the button's centre 180,165 on window %s", clicks, top)
-	}
-	if res.Method != MethodPointer || res.Element != ref || res.After == nil {
-		t.Errorf("result %+v", res)
-	}
-	if d.Active() != top {
-		t.Errorf("active window %s after the click, want %s", d.Active(), top)
-	}
+		_, err = m.Click(ctx, s.ID, ref)
+		if e := AsError(err); e == nil || e.Code != CodeCovered {
+			t.Errorf("click on a covered window: %v, want covered", err)
+		}
+		for _, call := range []func() (*ActResult, error){
+			func() (*ActResult, error) { return m.Toggle(ctx, s.ID, ref) },
+			func() (*ActResult, error) { return m.Invoke(ctx, s.ID, ref, "") },
+			func() (*ActResult, error) { return m.SetValue(ctx, s.ID, ref, "x") },
+			func() (*ActResult, error) { return m.Select(ctx, s.ID, ref, "replace") },
+		} {
+			if _, err := call(); AsError(err).Code != CodeNotSupported {
+				t.Errorf("a semantic action in a visual session: %v, want notSupported", err)
+			}
+		}
+		if n := len(d.Clicks()); n != 0 {
+			t.Fatalf("%d clicks sent while refusing", n)
+		}
+
+		d.SetAbove(cover, false)
+		res, err := m.Click(ctx, s.ID, ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clicks := d.Clicks()
+		if len(clicks) != 1 || clicks[0].X != 180 || clicks[0].Y != 165 || clicks[0].Window != top {
+			t.Errorf("clicks %+v; want one at the button's centre 180,165 on window %s", clicks, top)
+		}
+		if res.Method != MethodPointer || res.Element != ref || res.After == nil {
+			t.Errorf("result %+v", res)
+		}
+		if d.Active() != top {
+			t.Errorf("active window %s after the click, want %s", d.Active(), top)
+		}
+	})
 }
 
 // TestVisualSessionOfAnotherClient: another client's visual session is

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/uiscope/uiscope/internal/platform"
@@ -74,45 +75,49 @@ func waitSession(t *testing.T, d *waitDesk) (*Sessions, *Session) {
 // match (before, 1,000 matches cost up to 1,000 reads of the handler's
 // whole context).
 func TestWaitOneDeadline(t *testing.T) {
-	d := &waitDesk{n: 1000, frozen: true}
-	m, s := waitSession(t, d)
-	const timeout = 300 * time.Millisecond
-	start := time.Now()
-	done := make(chan error, 1)
-	go func() {
-		_, err := m.WaitFor(context.Background(), s, WaitRequest{Query: Query{Role: "text"}, Until: UntilProperty, Property: "text", Value: "guess", Timeout: timeout})
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		if e := AsError(err); e == nil || e.Code != CodeTimeout || !e.Retryable {
-			t.Errorf("want a retryable timeout, got %v", err)
+	synctest.Test(t, func(t *testing.T) {
+		d := &waitDesk{n: 1000, frozen: true}
+		m, s := waitSession(t, d)
+		const timeout = 300 * time.Millisecond
+		start := time.Now()
+		done := make(chan error, 1)
+		go func() {
+			_, err := m.WaitFor(context.Background(), s, WaitRequest{Query: Query{Role: "text"}, Until: UntilProperty, Property: "text", Value: "guess", Timeout: timeout})
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if e := AsError(err); e == nil || e.Code != CodeTimeout || !e.Retryable {
+				t.Errorf("want a retryable timeout, got %v", err)
+			}
+		case <-time.After(30 * timeout):
+			t.Fatalf("the wait with a %v timeout had not returned after %v (%d element reads so far)", timeout, time.Since(start), d.reads.Load())
 		}
-	case <-time.After(30 * timeout):
-		t.Fatalf("the wait with a %v timeout had not returned after %v (%d element reads so far)", timeout, time.Since(start), d.reads.Load())
-	}
-	if n := d.reads.Load(); n > 2*MaxLiveReadsPerPoll {
-		t.Errorf("%d live reads for a %v wait", n, timeout)
-	}
+		if n := d.reads.Load(); n > 2*MaxLiveReadsPerPoll {
+			t.Errorf("%d live reads for a %v wait", n, timeout)
+		}
+	})
 }
 
 // TestWaitCapsLiveReads: each poll reads at most MaxLiveReadsPerPoll
 // matches live, and the timeout says the check was cut.
 func TestWaitCapsLiveReads(t *testing.T) {
-	d := &waitDesk{n: 1000}
-	m, s := waitSession(t, d)
-	_, err := m.WaitFor(context.Background(), s, WaitRequest{Query: Query{Role: "text"}, Until: UntilProperty, Property: "text", Value: "never", Timeout: 1200 * time.Millisecond})
-	e := AsError(err)
-	if e == nil || e.Code != CodeTimeout {
-		t.Fatalf("want a timeout, got %v", err)
-	}
-	if !strings.Contains(e.Msg, fmt.Sprintf("only the first %d of 1000", MaxLiveReadsPerPoll)) {
-		t.Errorf("the timeout does not say the live reads were capped: %s", e.Msg)
-	}
-	polls := int64(1200*time.Millisecond/WaitSafetyPoll) + 2
-	if n := d.reads.Load(); n > polls*MaxLiveReadsPerPoll || n == 0 {
-		t.Errorf("%d live reads in at most %d polls", n, polls)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		d := &waitDesk{n: 1000}
+		m, s := waitSession(t, d)
+		_, err := m.WaitFor(context.Background(), s, WaitRequest{Query: Query{Role: "text"}, Until: UntilProperty, Property: "text", Value: "never", Timeout: 1200 * time.Millisecond})
+		e := AsError(err)
+		if e == nil || e.Code != CodeTimeout {
+			t.Fatalf("want a timeout, got %v", err)
+		}
+		if !strings.Contains(e.Msg, fmt.Sprintf("only the first %d of 1000", MaxLiveReadsPerPoll)) {
+			t.Errorf("the timeout does not say the live reads were capped: %s", e.Msg)
+		}
+		polls := int64(1200*time.Millisecond/WaitSafetyPoll) + 2
+		if n := d.reads.Load(); n > polls*MaxLiveReadsPerPoll || n == 0 {
+			t.Errorf("%d live reads in at most %d polls", n, polls)
+		}
+	})
 }
 
 // TestWaitSatisfied: the conditions that need no live read.
@@ -148,19 +153,21 @@ func TestWaitSatisfied(t *testing.T) {
 // A wait over a tree with a partial container says that it saw only the
 // visible part, and a timeout says so too; a complete tree says nothing.
 func TestWaitSaysVisibleOnly(t *testing.T) {
-	for _, partial := range []bool{false, true} {
-		d := &waitDesk{n: 3, partial: partial}
-		m, s := waitSession(t, d)
-		res, err := m.WaitFor(context.Background(), s, WaitRequest{Query: Query{Name: "nothing like it"}, Until: UntilDisappears, Timeout: 5 * time.Second})
-		if err != nil {
-			t.Fatal(err)
+	synctest.Test(t, func(t *testing.T) {
+		for _, partial := range []bool{false, true} {
+			d := &waitDesk{n: 3, partial: partial}
+			m, s := waitSession(t, d)
+			res, err := m.WaitFor(context.Background(), s, WaitRequest{Query: Query{Name: "nothing like it"}, Until: UntilDisappears, Timeout: 5 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(res.Partial) > 0; got != partial || partial != strings.Contains(res.PartialNote, "scrolled out of view") {
+				t.Errorf("partial %v: result %+v", partial, res)
+			}
+			_, err = m.WaitFor(context.Background(), s, WaitRequest{Query: Query{Name: "nothing like it"}, Until: UntilAppears, Timeout: 300 * time.Millisecond})
+			if e := AsError(err); e.Code != CodeTimeout || strings.Contains(e.Msg, "only the visible part") != partial {
+				t.Errorf("partial %v: timeout %v", partial, err)
+			}
 		}
-		if got := len(res.Partial) > 0; got != partial || partial != strings.Contains(res.PartialNote, "scrolled out of view") {
-			t.Errorf("partial %v: result %+v", partial, res)
-		}
-		_, err = m.WaitFor(context.Background(), s, WaitRequest{Query: Query{Name: "nothing like it"}, Until: UntilAppears, Timeout: 300 * time.Millisecond})
-		if e := AsError(err); e.Code != CodeTimeout || strings.Contains(e.Msg, "only the visible part") != partial {
-			t.Errorf("partial %v: timeout %v", partial, err)
-		}
-	}
+	})
 }
