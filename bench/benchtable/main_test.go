@@ -8,12 +8,12 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/sample.md from testdata/sample.out")
+var update = flag.Bool("update", false, "rewrite testdata/sample.md from testdata/bench.txt")
 
 // TestSample renders the saved sample of make bench's output and compares
 // it with testdata/sample.md.
 func TestSample(t *testing.T) {
-	f, err := os.Open(filepath.Join("testdata", "sample.out"))
+	f, err := os.Open(filepath.Join("testdata", "bench.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestSample(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got != string(want) {
-		t.Errorf("render(sample.out) differs from sample.md (run go test ./bench/benchtable -update and review the diff):\n%s", got)
+		t.Errorf("render(bench.txt) differs from sample.md (run go test ./bench/benchtable -update and review the diff):\n%s", got)
 	}
 	for _, row := range []string{
 		"| gtk4-widget-factory | cold | 949 | 109 ms (327 calls) | 2114 ms (cache cleared) | 19.5x |",
