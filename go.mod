@@ -8,6 +8,7 @@ require (
 	github.com/jezek/xgb v1.1.1
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	golang.org/x/image v0.48.0
+	golang.org/x/tools v0.52.0
 )
 
 require (
@@ -22,7 +23,6 @@ require (
 	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/text v0.44.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
-	golang.org/x/tools v0.52.0 // indirect
 	honnef.co/go/tools v0.8.2 // indirect
 )
 

@@ -3,7 +3,7 @@
 package mcpserver
 
 import (
-	"fmt"
+	"flag"
 	"os"
 	"testing"
 
@@ -11,12 +11,16 @@ import (
 	"github.com/uiscope/uiscope/internal/platform/unsupported"
 )
 
-// The canned desktop of these tests runs on this machine's real processes,
-// read through /proc (host_linux_test.go): elsewhere they build and vet,
-// and do not run.
+// The canned desktop of most of these tests runs on this machine's real
+// processes, read through /proc (host_linux_test.go): elsewhere they build
+// and vet, and only the transcripts, on platform/fake, run unless -run
+// asks for others.
 func TestMain(m *testing.M) {
-	fmt.Println("mcpserver: the tests read this machine's processes through /proc; Linux only")
-	os.Exit(0)
+	flag.Parse()
+	if run := flag.Lookup("test.run"); run.Value.String() == "" {
+		run.Value.Set("^TestTranscripts$")
+	}
+	os.Exit(m.Run())
 }
 
 func hostProcesses() platform.Processes { return unsupported.Desktop().Processes }

@@ -1,5 +1,3 @@
-//go:build linux
-
 package mcpserver
 
 import (
@@ -15,28 +13,55 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/tools/txtar"
+
 	"github.com/uiscope/uiscope/internal/core"
-	"github.com/uiscope/uiscope/internal/procinfo"
+	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/platform/fake"
 	"github.com/uiscope/uiscope/internal/security"
 )
 
 // Transcript tests: JSON-RPC exchanges with the server, kept in txtar files
-// under testdata/transcripts (the go-sdk's server conformance tests are the
-// model). Each file has a comment, an optional "config" section
-// ("allowInput"), a "client" section — the lines sent, one message (or one
-// malformed line) per line, as the stdio transport reads them — and a
-// "server" section: every message the server wrote, indented. Run with
-// -update to rewrite the server sections, and review the diff.
+// under testdata/transcripts, one per tool (gopls's MCP tests are the
+// model) and two for the protocol itself (initialize, protocol). Each file
+// has a comment, an optional "config" section ("allowInput"), a "client"
+// section — the lines sent, one message (or one malformed line) per line,
+// as the stdio transport reads them — and a "server" section: every
+// message the server wrote, indented. Run with -update to rewrite the
+// server sections, and review the diff.
 //
 // The server is the real one over the stdio framing (lineTransport), on
-// pipes, with the fake desktop of server_test.go. What varies from run to
-// run is normalized: session ids ($S1, $S2… in the order they appear; the
-// client lines use the same names), this process's pid ($PID) and
-// executable ($EXE),
-// durations (0), the instructions (their file name), a tool result's text
-// block once checked equal to its structuredContent, tools/list's schemas
-// (testdata/tools holds them). Notifications the server sends on its own
-// (list changed) are left out: when they come is the SDK's debounce.
+// pipes, with the fixture app of server_test.go on platform/fake, so the
+// transcripts run on every system. What varies from run to run is
+// normalized: session ids ($S1, $S2… in the order they appear; the client
+// lines use the same names), the fixture's pid ($PID) and executable
+// ($EXE), durations (0), the instructions (their file name), a tool
+// result's text block once checked equal to its structuredContent,
+// tools/list's schemas (testdata/tools holds them). Notifications the
+// server sends on its own (list changed) are left out: when they come is
+// the SDK's debounce.
+
+// The fixture's process, as the fake desktop knows it.
+const (
+	transcriptPid = 4242
+	transcriptExe = "/usr/bin/fixture"
+)
+
+// transcriptDesk is the fixture app (fakeTree) and its window on
+// platform/fake, with the two parts fakeDesk has: accessibility, and
+// processes.
+func transcriptDesk() platform.Desktop {
+	d := fake.New()
+	d.AddApp(fake.App{Pid: transcriptPid, Name: fakeApp, Executable: transcriptExe, Toolkit: "GTK", ToolkitVersion: "3.24", Tree: fakeTree()})
+	d.AddWindow(transcriptPid, "Fake fixture", platform.Rect{Width: 400, Height: 300})
+	return platform.Desktop{Accessibility: d, Processes: loadsNothing{d}}
+}
+
+// loadsNothing is the fake's processes with no toolkit library loaded in
+// any: connect names only the toolkit the tree reports.
+type loadsNothing struct{ *fake.Desktop }
+
+func (loadsNothing) Frameworks(context.Context, int) ([]platform.Framework, error) { return nil, nil }
 
 func TestTranscripts(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "transcripts", "*.txtar"))
@@ -56,13 +81,13 @@ func runTranscript(t *testing.T, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ar := parseTxtar(raw)
-	client, ok := ar.file("client")
+	ar := txtar.Parse(raw)
+	client, ok := section(ar, "client")
 	if !ok {
 		t.Fatalf("%s has no client section", path)
 	}
 	var cfg Config
-	if c, _ := ar.file("config"); strings.Contains(string(c), "allowInput") {
+	if c, _ := section(ar, "config"); strings.Contains(string(c), "allowInput") {
 		cfg.Caps = security.Input
 	}
 
@@ -71,7 +96,7 @@ func runTranscript(t *testing.T, path string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	lt := &lineTransport{in: inR, out: outW, maxLine: 1 << 20}
-	ss, err := New(cfg, core.NewSessions(fakePlatform())).Connect(lt.serveContext(ctx), lt, nil)
+	ss, err := New(cfg, core.NewSessions(transcriptDesk())).Connect(lt.serveContext(ctx), lt, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +114,7 @@ func runTranscript(t *testing.T, path string) {
 	var got bytes.Buffer
 	sessions := map[string]string{} // real id → $Sn
 	for _, line := range strings.Split(string(client), "\n") {
-		line = strings.ReplaceAll(line, "$PID", fmt.Sprint(os.Getpid()))
+		line = strings.ReplaceAll(line, "$PID", fmt.Sprint(transcriptPid))
 		for real, name := range sessions {
 			line = strings.ReplaceAll(line, name, real)
 		}
@@ -116,10 +141,10 @@ func runTranscript(t *testing.T, path string) {
 		}
 	}
 
-	server, _ := ar.file("server")
+	server, _ := section(ar, "server")
 	if *update {
-		ar.set("server", got.Bytes())
-		if err := os.WriteFile(path, ar.format(), 0o644); err != nil {
+		setSection(ar, "server", got.Bytes())
+		if err := os.WriteFile(path, txtar.Format(ar), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
@@ -182,16 +207,15 @@ func normalize(t *testing.T, line []byte, sessions map[string]string) []byte {
 	if err := json.Unmarshal([]byte(text), &v); err != nil {
 		t.Fatal(err)
 	}
-	exe := procinfo.Executable(os.Getpid())
 	var walk func(v any) any
 	walk = func(v any) any {
 		switch v := v.(type) {
 		case map[string]any:
 			for k, x := range v {
 				switch {
-				case k == "pid" && x == float64(os.Getpid()):
+				case k == "pid" && x == float64(transcriptPid):
 					v[k] = "$PID"
-				case k == "executable" && x == exe:
+				case k == "executable" && x == transcriptExe:
 					v[k] = "$EXE"
 				case k == "ms" || k == "waitedMs":
 					v[k] = 0
@@ -242,67 +266,23 @@ func jsonEqual(a, b any) bool {
 	return bytes.Equal(x, y)
 }
 
-// A txtar archive (the format of golang.org/x/tools/txtar): a comment, then
-// files, each introduced by a "-- name --" line.
-type txtar struct {
-	comment []byte
-	files   []txtarFile
-}
-
-type txtarFile struct {
-	name string
-	data []byte
-}
-
-func parseTxtar(b []byte) *txtar {
-	ar := &txtar{}
-	cur := &ar.comment
-	for len(b) > 0 {
-		line := b
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			line, b = b[:i+1], b[i+1:]
-		} else {
-			b = nil
-		}
-		s := strings.TrimRight(string(line), "\n")
-		if strings.HasPrefix(s, "-- ") && strings.HasSuffix(s, " --") && len(s) > 6 {
-			ar.files = append(ar.files, txtarFile{name: strings.TrimSpace(s[3 : len(s)-3])})
-			cur = &ar.files[len(ar.files)-1].data
-			continue
-		}
-		*cur = append(*cur, line...)
-	}
-	return ar
-}
-
-func (ar *txtar) file(name string) ([]byte, bool) {
-	for _, f := range ar.files {
-		if f.name == name {
-			return f.data, true
+// section is the data of an archive's file name.
+func section(ar *txtar.Archive, name string) ([]byte, bool) {
+	for _, f := range ar.Files {
+		if f.Name == name {
+			return f.Data, true
 		}
 	}
 	return nil, false
 }
 
-func (ar *txtar) set(name string, data []byte) {
-	for i := range ar.files {
-		if ar.files[i].name == name {
-			ar.files[i].data = data
+// setSection replaces the data of an archive's file name, or adds it.
+func setSection(ar *txtar.Archive, name string, data []byte) {
+	for i := range ar.Files {
+		if ar.Files[i].Name == name {
+			ar.Files[i].Data = data
 			return
 		}
 	}
-	ar.files = append(ar.files, txtarFile{name: name, data: data})
-}
-
-func (ar *txtar) format() []byte {
-	var b bytes.Buffer
-	b.Write(ar.comment)
-	for _, f := range ar.files {
-		fmt.Fprintf(&b, "-- %s --\n", f.name)
-		b.Write(f.data)
-		if len(f.data) > 0 && f.data[len(f.data)-1] != '\n' {
-			b.WriteByte('\n')
-		}
-	}
-	return b.Bytes()
+	ar.Files = append(ar.Files, txtar.File{Name: name, Data: data})
 }
