@@ -37,11 +37,13 @@ func (e Effects) any() bool {
 
 // WindowRef names a top-level window: its id, title, and the role of the
 // accessible it shows ("dialog", "frame", "file chooser", "alert"; "window"
-// when none could be matched to it).
+// when none could be matched to it); or an open menu (Popup: a window no
+// window manager lists, role "menu", no title).
 type WindowRef struct {
 	Window string `json:"window"`
 	Title  string `json:"title"`
 	Role   string `json:"role"`
+	Popup  bool   `json:"popup,omitempty"`
 }
 
 // FocusRef is the element that has the keyboard focus.
@@ -151,6 +153,10 @@ func (m *Sessions) focusRef(ctx context.Context, s *Session, key string) *FocusR
 // shows, matched by title (a toolkit may add the app's name to the title
 // of a dialog: "Save File — KWrite"), else by size.
 func windowRef(w platform.Window, tops []platform.Node) WindowRef {
+	if w.Popup {
+		// A window list gives only menus of an app's popups.
+		return WindowRef{Window: w.ID.String(), Role: "menu", Popup: true}
+	}
 	r := WindowRef{Window: w.ID.String(), Title: w.Title, Role: "window"}
 	if top, ok := topLevelFor(w, tops); ok {
 		r.Role = top.Role.String()

@@ -141,3 +141,18 @@ func TestObservedChanges(t *testing.T) {
 		t.Errorf("toggle, observed: changes %v; want the check box's states changed, under its ref %s", got, ref)
 	})
 }
+
+// TestWindowRefPopup: an open menu is named as one, never matched to a
+// top-level accessible by its size or its title.
+func TestWindowRefPopup(t *testing.T) {
+	tops := []platform.Node{{Role: platform.RoleFrame, Name: "app", States: platform.StateSet(1) << platform.StateShowing,
+		Bounds: &platform.Rect{Width: 120, Height: 90}}}
+	menu := platform.Window{ID: 0x1a, Title: "app", Bounds: platform.Rect{X: 5, Y: 5, Width: 120, Height: 90}, Mapped: true, Popup: true}
+	if got, want := windowRef(menu, tops), (WindowRef{Window: "0x1a", Role: "menu", Popup: true}); got != want {
+		t.Errorf("windowRef(popup) = %+v, want %+v", got, want)
+	}
+	menu.Popup = false
+	if got := windowRef(menu, tops); got.Role != "frame" || got.Popup || got.Title != "app" {
+		t.Errorf("windowRef(top level) = %+v", got)
+	}
+}

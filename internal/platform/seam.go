@@ -178,9 +178,10 @@ type ActionStarter interface {
 }
 
 // WindowLister is the optional part of Windows that lists one process's
-// top-level windows as the display server has them now, without reading
-// the rest of the desktop's applications. Without it the core finds the
-// app's windows through Accessibility.Apps.
+// top-level windows as the display server has them now, and its open
+// menus (Popup set), without reading the rest of the desktop's
+// applications. Without it the core finds the app's windows through
+// Accessibility.Apps.
 type WindowLister interface {
 	AppWindows(ctx context.Context, pid int) ([]Window, error)
 }

@@ -40,21 +40,26 @@ func (d *Desktop) StartAction(ctx context.Context, app platform.App, key string,
 }
 
 // AppWindows lists the top-level windows of a process, as the display
-// server has them now.
+// server has them now, and its open menus (popups whose window type says
+// menu, Popup set: a menu bar's menu, a combo box's list, a GTK 4
+// popover); not its other popups (a tooltip is no effect of an action).
 func (d *Desktop) AppWindows(ctx context.Context, pid int) ([]platform.Window, error) {
 	xc, err := d.x(ctx)
 	if err != nil {
 		return nil, err
 	}
-	all, err := xc.TopLevels(ctx)
+	all, err := xc.AppWindows(ctx, pid)
 	if err != nil {
 		return nil, err
 	}
 	var wins []platform.Window
 	for _, w := range all {
-		if w.Pid == pid {
-			wins = append(wins, w)
+		if w.Popup && !w.Menu {
+			continue
 		}
+		pw := w.Window
+		pw.Popup = w.Popup
+		wins = append(wins, pw)
 	}
 	return wins, nil
 }

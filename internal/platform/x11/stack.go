@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/jezek/xgb/xproto"
 
@@ -28,6 +29,10 @@ type AppWindow struct {
 	// Popup marks an override-redirect window, which no window manager
 	// manages (nor can activate).
 	Popup bool
+	// Menu marks a popup whose _NET_WM_WINDOW_TYPE says it is a menu: a
+	// menu, a popup or dropdown menu, a combo box's list (not a tooltip,
+	// a notification or a drag icon).
+	Menu bool
 	// FrameExtents is _GTK_FRAME_EXTENTS (left, right, top, bottom): the
 	// invisible border a client-side decorated window draws around its
 	// content (shadow, resize area); nil when the window sets none, as GTK
@@ -53,11 +58,13 @@ func (c *Conn) appWindows(ctx context.Context, pid int) ([]AppWindow, error) {
 	if err != nil {
 		return nil, err
 	}
-	atoms, err := c.internAtoms(ctx, "_GTK_FRAME_EXTENTS", "_NET_ACTIVE_WINDOW")
+	atoms, err := c.internAtoms(ctx, "_GTK_FRAME_EXTENTS", "_NET_ACTIVE_WINDOW", "_NET_WM_WINDOW_TYPE",
+		"_NET_WM_WINDOW_TYPE_MENU", "_NET_WM_WINDOW_TYPE_POPUP_MENU", "_NET_WM_WINDOW_TYPE_DROPDOWN_MENU", "_NET_WM_WINDOW_TYPE_COMBO")
 	if err != nil {
 		return nil, err
 	}
-	aExtents, aActive := atoms[0], atoms[1]
+	aExtents, aActive, aType := atoms[0], atoms[1], atoms[2]
+	menuTypes := atoms[3:]
 	byID := map[xproto.Window]*AppWindow{}
 	var clients []uint32
 	var mine []*AppWindow
@@ -153,13 +160,26 @@ func (c *Conn) appWindows(ctx context.Context, pid int) ([]AppWindow, error) {
 	if fatal != nil {
 		return nil, fatal
 	}
+	// The popups' types go out with the question of who made them.
+	typeCks := make([]xproto.GetPropertyCookie, len(popups))
+	for i, w := range popups {
+		typeCks[i] = c.getProp(xproto.Window(w), aType)
+	}
 	pids, err := c.resPids(ctx, popups)
 	if err != nil {
 		return nil, err
 	}
 	popupPid := make(map[xproto.Window]int, len(popups))
+	popupMenu := make(map[xproto.Window]bool, len(popups))
 	for i, w := range popups {
 		popupPid[xproto.Window(w)] = pids[i]
+		r, err := typeCks[i].Reply()
+		if err != nil && !isXError(err) {
+			return nil, fmt.Errorf("x11: reading window %#x: %w", w, err)
+		}
+		for _, t := range propCard32List(r) {
+			popupMenu[xproto.Window(w)] = popupMenu[xproto.Window(w)] || slices.Contains(menuTypes, xproto.Atom(t))
+		}
 	}
 	placed := map[*AppWindow]bool{}
 	var stacked []AppWindow
@@ -169,7 +189,7 @@ func (c *Conn) appWindows(ctx context.Context, pid int) ([]AppWindow, error) {
 				continue
 			}
 			stacked = append(stacked, AppWindow{Window: platform.Window{ID: platform.WindowID(rc.w), Pid: pid,
-				Bounds: rc.inside, Mapped: true}, Frame: rc.rect, Popup: true})
+				Bounds: rc.inside, Mapped: true}, Frame: rc.rect, Popup: true, Menu: popupMenu[rc.w]})
 			continue
 		}
 		aw := byID[xproto.Window(holders[rc.w])]

@@ -125,6 +125,24 @@ func TestAppWindows(t *testing.T) {
 	if !menu.Popup || menu.Bounds != (platform.Rect{X: 600, Y: 50, Width: 80, Height: 60}) || menu.Frame != menu.Bounds {
 		t.Errorf("menu = %+v", menu)
 	}
+	// A menu by its window type alone: none, a tooltip's, then a popup
+	// menu's.
+	if menu.Menu {
+		t.Errorf("a popup without _NET_WM_WINDOW_TYPE is a menu: %+v", menu)
+	}
+	for _, c := range []struct {
+		typ  string
+		menu bool
+	}{{"_NET_WM_WINDOW_TYPE_TOOLTIP", false}, {"_NET_WM_WINDOW_TYPE_POPUP_MENU", true}} {
+		b := make([]byte, 4)
+		xgb.Put32(b, uint32(cl.atom(c.typ)))
+		cl.setProp(ids[2], cl.atom("_NET_WM_WINDOW_TYPE"), xproto.AtomAtom, 32, b)
+		waitFor(t, 10*time.Second, "the popup typed "+c.typ, func() (bool, string) {
+			wins := read()
+			last := wins[len(wins)-1]
+			return last.Popup && last.Menu == c.menu, fmt.Sprintf("%+v", last)
+		})
+	}
 	active := 0
 	for _, w := range wins {
 		if w.Active {
