@@ -53,6 +53,26 @@ func popupWindow(t *testing.T, d *testdesk.Desk, xc *xgb.Conn, pid int) xWin {
 	return w
 }
 
+// openedMenu checks that an action's effects list popup, an open menu,
+// among the windows it opened: the id an agent captures it by.
+func openedMenu(t *testing.T, what string, out map[string]any, popup xWin) {
+	t.Helper()
+	r := decode[struct {
+		Effects struct {
+			WindowsOpened []struct {
+				Window, Role string
+				Popup        bool
+			}
+		}
+	}](t, out)
+	for _, w := range r.Effects.WindowsOpened {
+		if w.Window == fmt.Sprintf("%#x", uint32(popup.id)) && w.Popup && w.Role == "menu" {
+			return
+		}
+	}
+	t.Errorf("%s: effects.windowsOpened %+v does not name the menu's window %#x", what, r.Effects.WindowsOpened, popup.id)
+}
+
 // showingItem waits until a find for args (a role and name) gives a
 // showing element with bounds, and returns the first.
 func showingItem(t *testing.T, s *mcpServer, sess string, args map[string]any) elem {
@@ -123,9 +143,10 @@ func TestScreenshotKWriteFileMenu(t *testing.T) {
 		"until": "appears", "timeoutMs": 30000})
 	bar := findOne(t, s, sess, map[string]any{"role": "menu bar"})
 	file := findOne(t, s, sess, map[string]any{"within": bar.Ref, "name": "File", "nameMatch": "exact", "role": "menu item"})
-	s.ok(t, "click", map[string]any{"session": sess, "element": file.Ref})
+	opened := s.ok(t, "click", map[string]any{"session": sess, "element": file.Ref})
 	item := showingItem(t, s, sess, map[string]any{"name": "Save As...", "nameMatch": "exact", "role": "menu item"})
 	popup := popupWindow(t, d, xc, app.Pid)
+	openedMenu(t, "click File", opened, popup)
 	if x, y := centre(*item.Bounds); !popup.rect.Contains(x, y) {
 		t.Errorf("Save As... at %v, but X has the menu at %v", *item.Bounds, popup.rect)
 	}
@@ -146,7 +167,8 @@ func TestScreenshotKWriteFileMenu(t *testing.T) {
 // 2.10's Image menu (GTK 2: a popup, an override-redirect window) is what
 // the screenshots of it capture, as the screen shows it: in a visual
 // session a window inside the popup (visual:eN), and the popup
-// by its window id in an a11y session; before, the main window. gail
+// by its window id in an a11y session (the press that opened it names it
+// in its effects); before, the main window. gail
 // reports the popup's items visible but never showing (it takes the
 // state off unless the menu is selected, a state its GetState never
 // gives), so they have no bounds in the a11y tree: a screenshot of one
@@ -179,9 +201,10 @@ func TestScreenshotGIMPImageMenu(t *testing.T) {
 	// takes it down again).
 	bar := findOne(t, s, sess, map[string]any{"role": "menu bar"})
 	image := findOne(t, s, sess, map[string]any{"within": bar.Ref, "name": "Image", "nameMatch": "exact", "role": "menu"})
-	s.ok(t, "press", map[string]any{"session": sess, "element": image.Ref})
+	opened := s.ok(t, "press", map[string]any{"session": sess, "element": image.Ref})
 	s.ok(t, "release", map[string]any{"session": sess})
 	popup := popupWindow(t, d, xc, app.Pid)
+	openedMenu(t, "press on Image", opened, popup)
 	out, img, _ := s.screenshot(t, map[string]any{"session": sess, "window": fmt.Sprintf("%#x", uint32(popup.id)), "annotate": false})
 	checkShotWindow(t, out, img, popup)
 	checkShot(t, xc, "GIMP's Image menu by its window", out, img, popup.id)
