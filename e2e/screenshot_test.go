@@ -564,7 +564,7 @@ func BenchmarkScreenshot(b *testing.B) {
 	}
 	defer desk.Close()
 	m := core.NewSessions(desk.Platform())
-	s, err := m.Connect(ctx, core.Target{Pid: app.Pid}, core.ModeA11y)
+	s, err := m.Connect(ctx, core.AppSpec{Pid: app.Pid}, core.ModeA11y)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -12,11 +12,11 @@ import (
 	"github.com/uiscope/uiscope/internal/core"
 )
 
-// targetFlags adds --pid/--name/--process/--title/--window to a flag set.
+// appSpecFlags adds --pid/--name/--process/--title/--window to a flag set.
 // `find` uses --name for the element's name, as docs/api.md has it, so there
 // the process name is given with --process only.
-func targetFlags(fs *flag.FlagSet, withName bool) *core.Target {
-	t := &core.Target{}
+func appSpecFlags(fs *flag.FlagSet, withName bool) *core.AppSpec {
+	t := &core.AppSpec{}
 	fs.IntVar(&t.Pid, "pid", 0, "target process id")
 	if withName {
 		fs.StringVar(&t.Name, "name", "", "target process name (e.g. gtk3-widget-factory, app.py)")
@@ -53,13 +53,13 @@ var desktopOpener = openDesktop
 // openSession connects to the desktop and opens a core session on the
 // target application, with the identity checks every MCP session has. The
 // caller closes the desktop with done; on error nothing is left open.
-func openSession(ctx context.Context, t *core.Target) (sessions *core.Sessions, s *core.Session, done func(), err error) {
+func openSession(ctx context.Context, t *core.AppSpec) (sessions *core.Sessions, s *core.Session, done func(), err error) {
 	return openSessionMode(ctx, t, core.ModeA11y)
 }
 
 // openSessionMode is openSession in a given mode (core.ModeVisual for the
 // window tree).
-func openSessionMode(ctx context.Context, t *core.Target, mode string) (sessions *core.Sessions, s *core.Session, done func(), err error) {
+func openSessionMode(ctx context.Context, t *core.AppSpec, mode string) (sessions *core.Sessions, s *core.Session, done func(), err error) {
 	ctx, cancel := context.WithTimeout(ctx, listTimeout)
 	defer cancel()
 	d, done, err := desktopOpener(ctx)

@@ -247,7 +247,7 @@ func demoFindApp(ctx context.Context, dt *linux.Desktop, pid int) (platform.App,
 	if err != nil {
 		return platform.App{}, false, err.Error()
 	}
-	app, _, err := core.Resolve(apps, core.Target{Pid: pid})
+	app, _, err := core.Resolve(apps, core.AppSpec{Pid: pid})
 	switch {
 	case err != nil:
 		return platform.App{}, false, "neither on the accessibility bus nor showing a window yet"

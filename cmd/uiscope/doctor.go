@@ -18,7 +18,7 @@ func init() {
 
 func runDoctor(ctx context.Context, c *cli, args []string) error {
 	fs := newFlags(c, "doctor", "[TARGET] [--json]")
-	t := targetFlags(fs, true)
+	t := appSpecFlags(fs, true)
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -39,7 +39,7 @@ func runDoctor(ctx context.Context, c *cli, args []string) error {
 		findings = append(findings, linux.Finding{Level: "fail", Topic: "apps", Message: err.Error()})
 		return printFindings(c, findings, *asJSON)
 	}
-	if *t != (core.Target{}) {
+	if *t != (core.AppSpec{}) {
 		app, _, err := core.Resolve(apps, *t)
 		if err != nil {
 			e := core.AsError(err)

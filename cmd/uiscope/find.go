@@ -14,7 +14,7 @@ func init() {
 
 func runFind(ctx context.Context, c *cli, args []string) error {
 	fs := newFlags(c, "find", "TARGET [--name S] [--match exact|contains|regex] [--role R] [--state S]... [--interface I] [--limit N] [--json]")
-	t := targetFlags(fs, false)
+	t := appSpecFlags(fs, false)
 	var q core.Query
 	fs.StringVar(&q.Name, "name", "", "accessible name to match")
 	fs.StringVar(&q.NameMatch, "match", "", "how --name matches: exact, contains (default) or regex")

@@ -14,7 +14,7 @@ func init() {
 
 func runProps(ctx context.Context, c *cli, args []string) error {
 	fs := newFlags(c, "props", "TARGET --element REF|KEY [--json]")
-	t := targetFlags(fs, true)
+	t := appSpecFlags(fs, true)
 	element := fs.String("element", "", "element ref from 'uiscope tree' (a11y:eN), or its durable key (atspi:...)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	timeoutMs := fs.Int("timeout-ms", core.DefaultTimeoutMs, "deadline")

@@ -14,7 +14,7 @@ func init() {
 
 func runScreenshot(ctx context.Context, c *cli, args []string) error {
 	fs := newFlags(c, "screenshot", "TARGET -o FILE.png [--element REF] [--annotate=false] [--max-width N] [--json]")
-	t := targetFlags(fs, true)
+	t := appSpecFlags(fs, true)
 	out := fs.String("o", "", "the PNG file to write (replaced if it exists, never left half-written)")
 	element := fs.String("element", "", "capture only this element: a ref from 'uiscope tree' (a11y:eN), as positioned in the tree read now")
 	annotate := fs.Bool("annotate", true, "label elements with their ids; false for a clean image")

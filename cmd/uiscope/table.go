@@ -16,7 +16,7 @@ func init() {
 
 func runTable(ctx context.Context, c *cli, args []string) error {
 	fs := newFlags(c, "table", "TARGET --element REF|KEY --rows FIRST:LAST [--columns FIRST:LAST] [--json]")
-	t := targetFlags(fs, true)
+	t := appSpecFlags(fs, true)
 	element := fs.String("element", "", "the table's ref from 'uiscope tree' or 'uiscope find --interface table' (a11y:eN), or its durable key (atspi:...)")
 	rows := fs.String("rows", "", "rows to read, 0-based and inclusive: FIRST:LAST (0:99), FIRST, FIRST: or :LAST")
 	columns := fs.String("columns", "", "columns to read, as --rows (default all)")

@@ -32,7 +32,7 @@ type fetchInfo struct {
 
 func runTree(ctx context.Context, c *cli, args []string) error {
 	fs := newFlags(c, "tree", "TARGET [--visual] [--format json|outline] [--view raw|control|content] [--depth N] [--element REF] [--max-nodes N] [--max-bytes N] [--timeout-ms N]")
-	t := targetFlags(fs, true)
+	t := appSpecFlags(fs, true)
 	format := fs.String("format", core.FormatOutline, "json or outline")
 	view := fs.String("view", core.ViewRaw, "raw, control or content")
 	depth := fs.Int("depth", -1, "levels below the start element (-1: all)")

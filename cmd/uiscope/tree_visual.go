@@ -29,7 +29,7 @@ type visualTreeOutput struct {
 // runTreeVisual prints the target's native window tree (docs/api.md, "The
 // visual tree"): an outline, one window a line, or JSON as get_visual_tree
 // gives it.
-func runTreeVisual(ctx context.Context, c *cli, t *core.Target, f visualFlags) error {
+func runTreeVisual(ctx context.Context, c *cli, t *core.AppSpec, f visualFlags) error {
 	switch {
 	case f.format != core.FormatOutline && f.format != core.FormatJSON:
 		return cliError(c, "tree", core.Errorf(core.CodeInvalidArgument, "format must be outline or json, not %s", core.Quote(f.format)))

@@ -68,7 +68,7 @@ func TestServerOnUnsupportedSystem(t *testing.T) {
 // error, printed the CLI way, exit status 1.
 func TestCommandsOnUnsupportedSystem(t *testing.T) {
 	sessions := core.NewSessions(unsupported.Desktop())
-	_, err := sessions.Connect(context.Background(), core.Target{Pid: 1}, "")
+	_, err := sessions.Connect(context.Background(), core.AppSpec{Pid: 1}, "")
 	var stderr strings.Builder
 	var ee exitError
 	if !errors.As(cliError(&cli{stderr: &stderr}, "tree", err), &ee) || ee.code != 1 ||

@@ -32,7 +32,7 @@ const watchReadTimeout = 10 * time.Second
 // the application changes, until interrupted or the application exits.
 func runWatch(ctx context.Context, c *cli, args []string) error {
 	fs := newFlags(c, "watch", "TARGET [--view raw|control|content] [--outline]")
-	t := targetFlags(fs, true)
+	t := appSpecFlags(fs, true)
 	view := fs.String("view", core.ViewRaw, "raw, control or content")
 	outline := fs.Bool("outline", false, "print the changes as lines for people, not JSON")
 	if err := parseFlags(fs, args); err != nil {

@@ -152,9 +152,9 @@ func (m *Sessions) require(need security.Caps, what string) error {
 	return nil
 }
 
-// target is where an action goes: an element (node set), or with input
+// actTarget is where an action goes: an element (node set), or with input
 // only, the session's app as a whole (node nil).
-type target struct {
+type actTarget struct {
 	s       *Session
 	ref     string
 	node    *platform.Node
@@ -189,13 +189,13 @@ type target struct {
 
 // windowRef names the window that keys or pointer input without an
 // element went to, with its role as the app's top levels had it before.
-func (t *target) windowRef(w platform.Window) *WindowRef {
+func (t *actTarget) windowRef(w platform.Window) *WindowRef {
 	r := windowRef(w, t.before.tops)
 	return &r
 }
 
 // done ends the target's event watch and stops waiting for a late reply.
-func (t *target) done() {
+func (t *actTarget) done() {
 	if t.stop != nil {
 		t.stop()
 	}
@@ -205,7 +205,7 @@ func (t *target) done() {
 }
 
 // key is the element's key, "" for the app as a whole.
-func (t *target) key() string {
+func (t *actTarget) key() string {
 	if t.node == nil {
 		return ""
 	}
@@ -214,12 +214,12 @@ func (t *target) key() string {
 
 // prepare checks the interact gate, the session's identity, the ref and
 // that the element is enabled, and reads its live state.
-func (m *Sessions) prepare(ctx context.Context, sessionID, ref string) (*target, error) {
+func (m *Sessions) prepare(ctx context.Context, sessionID, ref string) (*actTarget, error) {
 	return m.prepareFor(ctx, security.Interact, "acting on an element", sessionID, ref)
 }
 
 // prepareFor is prepare with the capability the action needs.
-func (m *Sessions) prepareFor(ctx context.Context, need security.Caps, what, sessionID, ref string) (*target, error) {
+func (m *Sessions) prepareFor(ctx context.Context, need security.Caps, what, sessionID, ref string) (*actTarget, error) {
 	if err := m.require(need, what); err != nil {
 		return nil, err
 	}
@@ -244,7 +244,7 @@ func (m *Sessions) prepareFor(ctx context.Context, need security.Caps, what, ses
 	}
 	// Listen before acting, so that the change the action causes is seen.
 	changes, stop := m.Watch(ctx, s)
-	return &target{s: s, ref: t.RefString(id), node: n, det: det, actor: a, changes: changes, stop: stop,
+	return &actTarget{s: s, ref: t.RefString(id), node: n, det: det, actor: a, changes: changes, stop: stop,
 		before: m.look(ctx, s), beforeTree: m.observeBefore(ctx, s)}, nil
 }
 
@@ -264,7 +264,7 @@ func summarize(d *platform.Details) *Summary {
 // await re-reads the element on every event of the app, and at least every
 // pollGap, until want holds or changeTime passes: for steps inside an
 // action (did the focus take?), where the settled state is not needed yet.
-func (m *Sessions) await(ctx context.Context, t *target, want func(*platform.Details) bool) *platform.Details {
+func (m *Sessions) await(ctx context.Context, t *actTarget, want func(*platform.Details) bool) *platform.Details {
 	deadline := time.Now().Add(changeTime)
 	var last *platform.Details
 	for {
@@ -293,7 +293,7 @@ var changeTime = 2 * time.Second
 // back and builds the result. want is the effect the action claims (nil:
 // none that can be read); when it does not show on the settled element,
 // the action failed: noEffect, saying what the element holds.
-func (m *Sessions) finish(ctx context.Context, t *target, method, detail string, want func(*platform.Details) bool, claim string) (*ActResult, error) {
+func (m *Sessions) finish(ctx context.Context, t *actTarget, method, detail string, want func(*platform.Details) bool, claim string) (*ActResult, error) {
 	after, held := m.settle(ctx, t.s, t.key(), t.changes, want)
 	eff := m.effects(ctx, t.s, t.before, t.key())
 	r := &ActResult{Element: t.ref, Method: method, Detail: detail, Verified: want == nil || held, Effects: eff}
@@ -351,7 +351,7 @@ func notAsAsked(claim string, now *platform.Details) string {
 // settles it as usual; otherwise the effect read back (held), or any
 // change, makes it delivered but unverified, and no change at all is
 // effectUnknown, never a retryable timeout: the action may have run.
-func (m *Sessions) finishLate(t *target, r *ActResult, after *platform.Details, held bool, claim string) (*ActResult, error) {
+func (m *Sessions) finishLate(t *actTarget, r *ActResult, after *platform.Details, held bool, claim string) (*ActResult, error) {
 	select {
 	case err := <-t.reply:
 		if err == nil || errors.Is(err, platform.ErrNoEffect) && r.Effects.any() {
@@ -384,7 +384,7 @@ func (m *Sessions) finishLate(t *target, r *ActResult, after *platform.Details, 
 // noEffect is the failure of an action whose claimed effect did not show:
 // what was asked, and what the element holds now (never the text of a
 // redacted field, which cannot be read and so cannot be verified).
-func (m *Sessions) noEffect(t *target, claim string, now *platform.Details) *Error {
+func (m *Sessions) noEffect(t *actTarget, claim string, now *platform.Details) *Error {
 	var holds string
 	switch {
 	case now == nil:
@@ -463,7 +463,7 @@ var replyPoll = 100 * time.Millisecond
 // finish answers by its effects. A window of the app that opens while the
 // reply is pending ends the wait early (after quietTime more for the
 // reply): that is the modal dialog.
-func (m *Sessions) doAction(ctx context.Context, t *target, wait time.Duration, names ...string) (string, error) {
+func (m *Sessions) doAction(ctx context.Context, t *actTarget, wait time.Duration, names ...string) (string, error) {
 	st, ok := t.actor.Actions.(platform.ActionStarter)
 	if !ok {
 		return t.actor.DoAction(ctx, t.s.App, t.node.Key, names...)
@@ -513,7 +513,7 @@ func (m *Sessions) doAction(ctx context.Context, t *target, wait time.Duration, 
 }
 
 // windowOpened reports a window of the app mapped since the action began.
-func (m *Sessions) windowOpened(ctx context.Context, t *target) bool {
+func (m *Sessions) windowOpened(ctx context.Context, t *actTarget) bool {
 	if !t.before.winsRead {
 		return false
 	}
@@ -560,7 +560,7 @@ func (m *Sessions) pointerInput(ctx context.Context, s *Session, aim func() (int
 // pointAt finds the element's centre, brings its window to the front and
 // checks that the window is what lies on top at that point. The caller
 // holds the input lock.
-func (m *Sessions) pointAt(ctx context.Context, t *target) (int, int, error) {
+func (m *Sessions) pointAt(ctx context.Context, t *actTarget) (int, int, error) {
 	b := t.det.Node.Bounds
 	if b == nil && t.det.Node.BoundsUnknown {
 		return 0, 0, AsError(fmt.Errorf("%s: %w", t.ref, platform.ErrWindowUnknown))
@@ -599,7 +599,7 @@ func (m *Sessions) pointAt(ctx context.Context, t *target) (int, int, error) {
 
 // activate brings the element's window to the front, verified. The caller
 // holds the input lock.
-func (m *Sessions) activate(ctx context.Context, t *target) (platform.Window, error) {
+func (m *Sessions) activate(ctx context.Context, t *actTarget) (platform.Window, error) {
 	win, err := t.actor.Window(ctx, t.s.App, t.node.Key)
 	if err != nil {
 		return win, mapActErr(err)

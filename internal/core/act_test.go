@@ -118,7 +118,7 @@ func formSession(t *testing.T, p platform.Desktop) (*Sessions, *Session, *Tree) 
 	m.Caps = security.Input
 	t.Cleanup(func() { endHolds(m) })
 	ctx := context.Background()
-	s, err := m.Connect(ctx, Target{Pid: editorPid}, "")
+	s, err := m.Connect(ctx, AppSpec{Pid: editorPid}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

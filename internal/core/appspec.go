@@ -8,16 +8,16 @@ import (
 	"github.com/uiscope/uiscope/internal/platform"
 )
 
-// Target names an application the way a person or an agent does: exactly
+// AppSpec names an application the way a person or an agent does: exactly
 // one of pid, process name, window title substring or window id.
-type Target struct {
+type AppSpec struct {
 	Pid    int    `json:"pid,omitempty"`
 	Name   string `json:"name,omitempty"`
 	Title  string `json:"title,omitempty"`
 	Window string `json:"window,omitempty"` // "0x1a00003" or decimal (platform.ParseWindowID)
 }
 
-// Candidate is one application or window a target could mean.
+// Candidate is one application or window a spec could mean.
 type Candidate struct {
 	Pid    int    `json:"pid"`
 	Name   string `json:"name"`
@@ -25,7 +25,7 @@ type Candidate struct {
 	Title  string `json:"title,omitempty"`
 }
 
-func (t Target) count() int {
+func (t AppSpec) count() int {
 	n := 0
 	for _, set := range []bool{t.Pid != 0, t.Name != "", t.Title != "", t.Window != ""} {
 		if set {
@@ -35,8 +35,8 @@ func (t Target) count() int {
 	return n
 }
 
-// String describes the target for messages.
-func (t Target) String() string {
+// String describes the spec for messages.
+func (t AppSpec) String() string {
 	switch {
 	case t.Pid != 0:
 		return fmt.Sprintf("pid %d", t.Pid)
@@ -49,10 +49,10 @@ func (t Target) String() string {
 	}
 }
 
-// Resolve picks the one application a target means. A name or title that
+// Resolve picks the one application a spec means. A name or title that
 // matches several windows is an ambiguous error carrying the candidates,
-// never a guess. The window is set when the target named one.
-func Resolve(apps []platform.App, t Target) (platform.App, *platform.Window, error) {
+// never a guess. The window is set when the spec named one.
+func Resolve(apps []platform.App, t AppSpec) (platform.App, *platform.Window, error) {
 	if t.count() != 1 {
 		return platform.App{}, nil, Errorf(CodeInvalidArgument, "give exactly one of pid, name, title or window")
 	}

@@ -14,25 +14,25 @@ func TestResolve(t *testing.T) {
 			{ID: 0x300, Title: "Widget Factory"}, {ID: 0x301, Title: "About Widget Factory"}}},
 	}
 	cases := []struct {
-		target   Target
+		target   AppSpec
 		wantPid  int
 		wantCode string
 		cands    int
 	}{
-		{Target{Pid: 12}, 12, "", 0},
-		{Target{Name: "gtk3-widget-factory"}, 12, "", 0},
-		{Target{Name: "editor"}, 0, CodeAmbiguous, 2},
-		{Target{Name: "editor.py"}, 0, CodeAmbiguous, 2},
-		{Target{Title: "todo"}, 11, "", 0},
-		{Target{Title: "Editor"}, 0, CodeAmbiguous, 2},
-		{Target{Title: "Widget Factory"}, 12, "", 0}, // two windows, one process
-		{Target{Window: "0x200"}, 11, "", 0},
-		{Target{Window: "512"}, 11, "", 0},
-		{Target{Window: "0xnope"}, 0, CodeInvalidArgument, 0},
-		{Target{Pid: 99}, 0, CodeNotFound, 0},
-		{Target{}, 0, CodeInvalidArgument, 0},
-		{Target{Pid: 10, Name: "x"}, 0, CodeInvalidArgument, 0},
-		{Target{Pid: -3}, 0, CodeInvalidArgument, 0},
+		{AppSpec{Pid: 12}, 12, "", 0},
+		{AppSpec{Name: "gtk3-widget-factory"}, 12, "", 0},
+		{AppSpec{Name: "editor"}, 0, CodeAmbiguous, 2},
+		{AppSpec{Name: "editor.py"}, 0, CodeAmbiguous, 2},
+		{AppSpec{Title: "todo"}, 11, "", 0},
+		{AppSpec{Title: "Editor"}, 0, CodeAmbiguous, 2},
+		{AppSpec{Title: "Widget Factory"}, 12, "", 0}, // two windows, one process
+		{AppSpec{Window: "0x200"}, 11, "", 0},
+		{AppSpec{Window: "512"}, 11, "", 0},
+		{AppSpec{Window: "0xnope"}, 0, CodeInvalidArgument, 0},
+		{AppSpec{Pid: 99}, 0, CodeNotFound, 0},
+		{AppSpec{}, 0, CodeInvalidArgument, 0},
+		{AppSpec{Pid: 10, Name: "x"}, 0, CodeInvalidArgument, 0},
+		{AppSpec{Pid: -3}, 0, CodeInvalidArgument, 0},
 	}
 	for _, c := range cases {
 		app, _, err := Resolve(apps, c.target)

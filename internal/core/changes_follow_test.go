@@ -24,7 +24,7 @@ func liveDesk(label string) *fake.Desktop {
 func liveSession(t *testing.T, d *fake.Desktop) (*Sessions, *Session) {
 	t.Helper()
 	m := NewSessions(d.Platform())
-	s, err := m.Connect(context.Background(), Target{Pid: livePid}, "")
+	s, err := m.Connect(context.Background(), AppSpec{Pid: livePid}, "")
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}
@@ -149,7 +149,7 @@ func TestFollowLeavesNoGoroutines(t *testing.T) {
 	m := NewSessions(d.Platform())
 	before := runtime.NumGoroutine()
 	for i := range 200 {
-		s, err := m.Connect(context.Background(), Target{Pid: livePid}, "")
+		s, err := m.Connect(context.Background(), AppSpec{Pid: livePid}, "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -51,7 +51,7 @@ func (m *Sessions) ClickWait(ctx context.Context, sessionID, ref string, wait ti
 
 // pointerClick clicks the element's centre with the pointer, under the
 // input lock from activating its window to the click.
-func (m *Sessions) pointerClick(ctx context.Context, t *target) (int, int, error) {
+func (m *Sessions) pointerClick(ctx context.Context, t *actTarget) (int, int, error) {
 	return m.pointerInput(ctx, t.s, func() (int, int, error) { return m.pointAt(ctx, t) },
 		func(x, y int) error { return t.actor.Click(ctx, x, y, 1, 1) })
 }

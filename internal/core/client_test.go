@@ -14,7 +14,7 @@ func TestSessionIDsRandom(t *testing.T) {
 	form := regexp.MustCompile(`^s[a-z2-7]{26}$`)
 	seen := map[string]bool{}
 	for range MaxSessions {
-		s, err := m.Connect(context.Background(), Target{Pid: livePid}, "")
+		s, err := m.Connect(context.Background(), AppSpec{Pid: livePid}, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -39,7 +39,7 @@ func TestSessionsBoundToClient(t *testing.T) {
 	m := NewSessions(liveDesk("Tick 0").Platform())
 	alice := WithClient(context.Background(), "alice")
 	bob := WithClient(context.Background(), "bob")
-	s, err := m.Connect(alice, Target{Pid: livePid}, "")
+	s, err := m.Connect(alice, AppSpec{Pid: livePid}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestSessionsBoundToClient(t *testing.T) {
 		t.Errorf("alice lists %v", got)
 	}
 	// A client that leaves takes its sessions with it, and no one else's.
-	b, err := m.Connect(bob, Target{Pid: livePid}, "")
+	b, err := m.Connect(bob, AppSpec{Pid: livePid}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestSessionsBoundToClient(t *testing.T) {
 func TestCloseIdle(t *testing.T) {
 	m := NewSessions(liveDesk("Tick 0").Platform())
 	open := func(c Client) *Session {
-		s, err := m.Connect(WithClient(context.Background(), c), Target{Pid: livePid}, "")
+		s, err := m.Connect(WithClient(context.Background(), c), AppSpec{Pid: livePid}, "")
 		if err != nil {
 			t.Fatal(err)
 		}

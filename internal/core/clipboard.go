@@ -61,7 +61,7 @@ func pasteName(name string) bool {
 }
 
 // pasteElement refuses acting on an element named as a paste.
-func (m *Sessions) pasteElement(what string, t *target) error {
+func (m *Sessions) pasteElement(what string, t *actTarget) error {
 	if !m.clipboardGuarded() || t == nil || !pasteName(t.det.Node.Name) {
 		return nil
 	}

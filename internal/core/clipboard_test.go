@@ -54,7 +54,7 @@ func clipboardEditor(t *testing.T) (safetyDesk, *Sessions, *Session, *Tree) {
 	}
 	m.Allow = allow
 	ctx := context.Background()
-	s, err := m.Connect(ctx, Target{Pid: editorPid}, "")
+	s, err := m.Connect(ctx, AppSpec{Pid: editorPid}, "")
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}

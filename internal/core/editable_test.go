@@ -58,7 +58,7 @@ func TestEditablePropertiesFromTheFake(t *testing.T) {
 	}
 
 	// Another session on the same element gets other ids.
-	s2, err := m.Connect(ctx, Target{Pid: editorPid}, "")
+	s2, err := m.Connect(ctx, AppSpec{Pid: editorPid}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,7 +45,7 @@ func connectLate(t *testing.T, run func(d safetyDesk)) (*Sessions, *Session, *Tr
 	m := NewSessions(desk)
 	m.Caps = security.Input
 	ctx := context.Background()
-	s, err := m.Connect(ctx, Target{Pid: editorPid}, "")
+	s, err := m.Connect(ctx, AppSpec{Pid: editorPid}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestObservedChanges(t *testing.T) {
 		m := NewSessions(d.Platform())
 		m.Caps = security.Input
 		ctx := context.Background()
-		s, err := m.Connect(ctx, Target{Pid: editorPid}, "")
+		s, err := m.Connect(ctx, AppSpec{Pid: editorPid}, "")
 		if err != nil {
 			t.Fatal(err)
 		}

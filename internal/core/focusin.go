@@ -37,7 +37,7 @@ var focusQuiet = 300 * time.Millisecond
 
 // hasKeys reports whether the element read as d, or a descendant of it,
 // has the keyboard focus; a descendant that has it is kept in t.keysTo.
-func (m *Sessions) hasKeys(ctx context.Context, t *target, d *platform.Details) bool {
+func (m *Sessions) hasKeys(ctx context.Context, t *actTarget, d *platform.Details) bool {
 	t.keysTo = ""
 	if focused(d) {
 		return true
@@ -51,7 +51,7 @@ func (m *Sessions) hasKeys(ctx context.Context, t *target, d *platform.Details) 
 
 // focusedDescendant is the key of the element's descendant that has the
 // focus, "" when none is found.
-func (m *Sessions) focusedDescendant(ctx context.Context, t *target, d *platform.Details) string {
+func (m *Sessions) focusedDescendant(ctx context.Context, t *actTarget, d *platform.Details) string {
 	if d.Node.ChildCount == 0 {
 		return ""
 	}
@@ -70,7 +70,7 @@ func (m *Sessions) focusedDescendant(ctx context.Context, t *target, d *platform
 
 // descends reports whether key is focused and the target's element is
 // among its ancestors, near enough.
-func (m *Sessions) descends(ctx context.Context, t *target, key string) bool {
+func (m *Sessions) descends(ctx context.Context, t *actTarget, key string) bool {
 	d, err := m.desk.Accessibility.Element(ctx, t.s.App, key)
 	if err != nil || !focused(d) {
 		return false
@@ -94,7 +94,7 @@ func (m *Sessions) descends(ctx context.Context, t *target, key string) bool {
 // pollGap, until changeTime passes or — for an element that is not
 // focusable, where the app announces its changes — until it has been
 // silent for focusQuiet.
-func (m *Sessions) awaitKeys(ctx context.Context, t *target) bool {
+func (m *Sessions) awaitKeys(ctx context.Context, t *actTarget) bool {
 	deadline := time.Now().Add(changeTime)
 	quiet := time.Time{}
 	if t.changes != nil && !t.det.Node.States.Has(platform.StateFocusable) && !m.eventPoor(t.s) {
@@ -127,7 +127,7 @@ func (m *Sessions) eventPoor(s *Session) bool {
 
 // keysToRef names the descendant that took the keys: its ref when the
 // session's last read holds it, else its role and name.
-func (m *Sessions) keysToRef(ctx context.Context, t *target) string {
+func (m *Sessions) keysToRef(ctx context.Context, t *actTarget) string {
 	if tr := t.s.Tree(); tr != nil {
 		if id, ok := tr.ByKey(t.keysTo); ok {
 			return tr.RefString(id)
@@ -154,7 +154,7 @@ type asked struct {
 // text is then what is checked: the keys go there, and the paragraph, not
 // the document, holds what was typed. It returns the element asked for,
 // nil when the element keeps its keys itself.
-func (m *Sessions) typeIntoFocused(ctx context.Context, t *target) *asked {
+func (m *Sessions) typeIntoFocused(ctx context.Context, t *actTarget) *asked {
 	if t.node == nil || t.det.Text != nil || t.det.Node.Redacted || !m.hasKeys(ctx, t, t.det) || t.keysTo == "" {
 		return nil
 	}
@@ -183,7 +183,7 @@ func isRef(s string) bool {
 // another descendant after an Enter (a document's new paragraph), which
 // must hold the text's last line. It returns that descendant's name, ""
 // when it was not found holding it.
-func (m *Sessions) lastLineTyped(ctx context.Context, t *target, a *asked, text string) string {
+func (m *Sessions) lastLineTyped(ctx context.Context, t *actTarget, a *asked, text string) string {
 	last := text
 	if i := lastBreak(text); i >= 0 {
 		last = text[i+1:]
@@ -191,7 +191,7 @@ func (m *Sessions) lastLineTyped(ctx context.Context, t *target, a *asked, text 
 	if last == "" {
 		return ""
 	}
-	o := &target{s: t.s, node: a.node}
+	o := &actTarget{s: t.s, node: a.node}
 	d, err := m.desk.Accessibility.Element(ctx, t.s.App, a.node.Key)
 	if err != nil || !m.hasKeys(ctx, o, d) || o.keysTo == "" {
 		return ""

@@ -90,14 +90,14 @@ func TestAllowlist(t *testing.T) {
 	if len(apps) != 1 || apps[0].Pid != editorPid {
 		t.Errorf("listed %+v; want the editor only", apps)
 	}
-	for _, tgt := range []Target{{Pid: otherPid}, {Name: "other"}, {Title: "Other"}} {
+	for _, tgt := range []AppSpec{{Pid: otherPid}, {Name: "other"}, {Title: "Other"}} {
 		_, err := m.Connect(ctx, tgt, "")
 		wantErrCode(t, "connect to "+tgt.String(), err, security.CodeAppNotAllowed)
 	}
-	if _, err := m.Connect(ctx, Target{Pid: editorPid}, ""); err != nil {
+	if _, err := m.Connect(ctx, AppSpec{Pid: editorPid}, ""); err != nil {
 		t.Errorf("connect to the allowed editor: %v", err)
 	}
-	_, err = m.Connect(ctx, Target{Name: "nothing-like-it"}, "")
+	_, err = m.Connect(ctx, AppSpec{Name: "nothing-like-it"}, "")
 	wantErrCode(t, "connect to no app", err, CodeNotFound)
 }
 
@@ -107,7 +107,7 @@ func TestIdentityPinsWindow(t *testing.T) {
 	d := newSafetyDesk()
 	ctx := context.Background()
 	m := NewSessions(d.Platform())
-	s, err := m.Connect(ctx, Target{Window: d.editorWin.String()}, "")
+	s, err := m.Connect(ctx, AppSpec{Window: d.editorWin.String()}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestIdentityPinsWindow(t *testing.T) {
 // TestNoStartTimeNoSession: a process whose start time cannot be read is
 // not pinned by its pid alone.
 func TestNoStartTimeNoSession(t *testing.T) {
-	_, err := NewSessions(platform.Desktop{Accessibility: newSafetyDesk().Desktop, Processes: zeroStart{}}).Connect(context.Background(), Target{Pid: editorPid}, "")
+	_, err := NewSessions(platform.Desktop{Accessibility: newSafetyDesk().Desktop, Processes: zeroStart{}}).Connect(context.Background(), AppSpec{Pid: editorPid}, "")
 	wantErrCode(t, "connect without a start time", err, CodeNotSupported)
 }
 
@@ -153,13 +153,13 @@ func TestConsentGrantsReadingOnly(t *testing.T) {
 				t.Error("the consent dialog's process is listed while it shows")
 			}
 		}
-		if _, err := m.Connect(ctx, Target{Pid: otherPid}, ""); err == nil {
+		if _, err := m.Connect(ctx, AppSpec{Pid: otherPid}, ""); err == nil {
 			t.Error("the consent dialog's process could be connected")
 		}
 		shown <- struct{}{}
 		return "read", nil
 	}, time.Minute)
-	s, err := m.Connect(ctx, Target{Pid: editorPid}, "")
+	s, err := m.Connect(ctx, AppSpec{Pid: editorPid}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func TestConsentGrantsReadingOnly(t *testing.T) {
 			t.Errorf("an action reached the desktop: %+v", c)
 		}
 	}
-	if _, err := m.Connect(ctx, Target{Pid: editorPid}, ""); err != nil {
+	if _, err := m.Connect(ctx, AppSpec{Pid: editorPid}, ""); err != nil {
 		t.Errorf("a second connect: %v", err)
 	}
 	if len(shown) != 1 {

@@ -129,7 +129,7 @@ func (m *Sessions) holdParts(ctx context.Context, sessionID string) (*Session, a
 // element and a point, the gate and the session (holdParts), the element
 // read live, and the input lock taken. end releases the lock and the
 // element's event watch.
-func (m *Sessions) beginPointerHold(ctx context.Context, sessionID, ref string, at *Point, verb string) (*Session, actor, platform.ButtonHolder, *target, func(), error) {
+func (m *Sessions) beginPointerHold(ctx context.Context, sessionID, ref string, at *Point, verb string) (*Session, actor, platform.ButtonHolder, *actTarget, func(), error) {
 	if (ref == "") == (at == nil) {
 		return nil, actor{}, nil, nil, nil, Errorf(CodeInvalidArgument, "%s takes an element or a point (x and y), exactly one of them", verb)
 	}
@@ -137,7 +137,7 @@ func (m *Sessions) beginPointerHold(ctx context.Context, sessionID, ref string, 
 	if err != nil {
 		return nil, actor{}, nil, nil, nil, err
 	}
-	var t *target
+	var t *actTarget
 	if ref != "" {
 		if t, err = m.prepare(ctx, sessionID, ref); err != nil {
 			return nil, actor{}, nil, nil, nil, err
@@ -238,7 +238,7 @@ func (m *Sessions) addHold(h *hold) {
 	m.held.heard[h.client] = time.Now()
 }
 
-func (t *target) refOr() string {
+func (t *actTarget) refOr() string {
 	if t == nil {
 		return ""
 	}
@@ -262,7 +262,7 @@ func (m *Sessions) pressable(session string, button int) error {
 }
 
 // pointAtWin is pointAt that also returns the window it activated.
-func (m *Sessions) pointAtWin(ctx context.Context, t *target) (int, int, platform.Window, error) {
+func (m *Sessions) pointAtWin(ctx context.Context, t *actTarget) (int, int, platform.Window, error) {
 	x, y, err := m.pointAt(ctx, t)
 	if err != nil {
 		return 0, 0, platform.Window{}, err

@@ -18,10 +18,10 @@ func twoClients(t *testing.T, d safetyDesk) (m *Sessions, a, b *Session, ca, cb 
 	m, _, _ = connectEditor(t, d)
 	ca, cb = WithClient(context.Background(), "a"), WithClient(context.Background(), "b")
 	var err error
-	if a, err = m.Connect(ca, Target{Pid: editorPid}, ""); err != nil {
+	if a, err = m.Connect(ca, AppSpec{Pid: editorPid}, ""); err != nil {
 		t.Fatal(err)
 	}
-	if b, err = m.Connect(cb, Target{Pid: otherPid}, ""); err != nil {
+	if b, err = m.Connect(cb, AppSpec{Pid: otherPid}, ""); err != nil {
 		t.Fatal(err)
 	}
 	return m, a, b, ca, cb
@@ -205,7 +205,7 @@ func TestSessionlessHoldsExpire(t *testing.T) {
 		m, _, _ := connectEditor(t, d)
 		m.ExpireHolds(func(c Client) bool { return strings.HasPrefix(string(c), "quiet") }, 300*time.Millisecond)
 		quiet, loud := WithClient(context.Background(), "quiet"), WithClient(context.Background(), "loud")
-		qs, err := m.Connect(quiet, Target{Pid: editorPid}, "")
+		qs, err := m.Connect(quiet, AppSpec{Pid: editorPid}, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -231,7 +231,7 @@ func TestSessionlessHoldsExpire(t *testing.T) {
 		if _, err := m.KeyDown(quiet, qs.ID, "Shift"); err != nil {
 			t.Fatal(err)
 		}
-		ls, err := m.Connect(loud, Target{Pid: editorPid}, "")
+		ls, err := m.Connect(loud, AppSpec{Pid: editorPid}, "")
 		if err != nil {
 			t.Fatal(err)
 		}

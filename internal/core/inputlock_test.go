@@ -23,7 +23,7 @@ func TestInputLockSerializesSessions(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		d := newSafetyDesk()
 		m, editor, _ := connectEditor(t, d)
-		other, err := m.Connect(context.Background(), Target{Pid: otherPid}, "")
+		other, err := m.Connect(context.Background(), AppSpec{Pid: otherPid}, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -168,7 +168,7 @@ func TestActionsCloseTheirWatch(t *testing.T) {
 		m := NewSessions(p)
 		m.Caps = security.Input
 		ctx := context.Background()
-		s, err := m.Connect(ctx, Target{Pid: editorPid}, "")
+		s, err := m.Connect(ctx, AppSpec{Pid: editorPid}, "")
 		if err != nil {
 			t.Fatal(err)
 		}

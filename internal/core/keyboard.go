@@ -138,7 +138,7 @@ func (m *Sessions) TypeText(ctx context.Context, sessionID, ref, text string) (*
 // the window is still the active one: a window that took the focus
 // meanwhile (the user, a dialog of another app) stops the typing. The
 // caller holds the input lock.
-func (m *Sessions) typeBatched(ctx context.Context, t *target, win platform.Window, text string) (int, error) {
+func (m *Sessions) typeBatched(ctx context.Context, t *actTarget, win platform.Window, text string) (int, error) {
 	runes := []rune(text)
 	errLost := errors.New("the target window lost the focus")
 	lost := func(ctx context.Context) error {
@@ -224,7 +224,7 @@ func (m *Sessions) PressKey(ctx context.Context, sessionID, ref, keys string) (*
 
 // keyboardTarget resolves where keys go: an element, or with ref empty the
 // session's app as a whole. It only reads; withKeyboard aims.
-func (m *Sessions) keyboardTarget(ctx context.Context, sessionID, ref string) (*target, error) {
+func (m *Sessions) keyboardTarget(ctx context.Context, sessionID, ref string) (*actTarget, error) {
 	if ref != "" && m.modeOf(ctx, sessionID) == ModeVisual {
 		return m.prepareVisual(ctx, sessionID, ref)
 	}
@@ -239,14 +239,14 @@ func (m *Sessions) keyboardTarget(ctx context.Context, sessionID, ref string) (*
 		return nil, err
 	}
 	changes, stop := m.Watch(ctx, s)
-	return &target{s: s, actor: a, changes: changes, stop: stop, before: m.look(ctx, s), beforeTree: m.observeBefore(ctx, s)}, nil
+	return &actTarget{s: s, actor: a, changes: changes, stop: stop, before: m.look(ctx, s), beforeTree: m.observeBefore(ctx, s)}, nil
 }
 
 // withKeyboard runs send under the input lock, once the keys' window is
 // the active one, verified, and the element (if any) has the focus:
 // choosing the window, activating it, checking it and sending are one
 // sequence no other call's input can enter.
-func (m *Sessions) withKeyboard(ctx context.Context, t *target, send func(win platform.Window) error) error {
+func (m *Sessions) withKeyboard(ctx context.Context, t *actTarget, send func(win platform.Window) error) error {
 	unlock, err := m.lockInputFor(ctx, t.s)
 	if err != nil {
 		return err
@@ -287,7 +287,7 @@ func (m *Sessions) withKeyboard(ctx context.Context, t *target, send func(win pl
 // keeps its elements, and Firefox may call one focused there, while the
 // keys go to the tab in front (Ctrl+T, or a first start's welcome tab,
 // put one there). The caller holds the input lock.
-func (m *Sessions) stillThere(ctx context.Context, t *target) error {
+func (m *Sessions) stillThere(ctx context.Context, t *actTarget) error {
 	d, err := m.desk.Accessibility.Element(ctx, t.s.App, t.node.Key)
 	if err != nil {
 		return mapActErr(err)
@@ -308,7 +308,7 @@ func (m *Sessions) stillThere(ctx context.Context, t *target) error {
 // keeps the elements of a background tab, with their last extents). The
 // showing state alone is not enough: GTK 4.8 leaves it off elements that
 // are on screen.
-func (m *Sessions) hidden(ctx context.Context, t *target, d *platform.Details) bool {
+func (m *Sessions) hidden(ctx context.Context, t *actTarget, d *platform.Details) bool {
 	if d.Node.States.Has(platform.StateShowing) {
 		return false
 	}

@@ -129,7 +129,7 @@ func newReadDesk(t *testing.T) (*readDesk, *Sessions, *Session) {
 	t.Helper()
 	d := &readDesk{keys: []string{"a", "b", "c"}, start: 100}
 	m := NewSessions(platform.Desktop{Accessibility: d, Processes: d})
-	s, err := m.Connect(context.Background(), Target{Pid: readApp.Pid}, "")
+	s, err := m.Connect(context.Background(), AppSpec{Pid: readApp.Pid}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,7 +71,7 @@ func connectEditor(t *testing.T, d safetyDesk) (*Sessions, *Session, *Tree) {
 	m.Caps = security.Input
 	t.Cleanup(func() { endHolds(m) })
 	ctx := context.Background()
-	s, err := m.Connect(ctx, Target{Pid: editorPid}, "")
+	s, err := m.Connect(ctx, AppSpec{Pid: editorPid}, "")
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}
@@ -304,14 +304,14 @@ func TestMissingPartsAreNotSupported(t *testing.T) {
 	d := newSafetyDesk()
 	p := d.Platform()
 	p.Processes = nil
-	_, err := NewSessions(p).Connect(ctx, Target{Pid: editorPid}, "")
+	_, err := NewSessions(p).Connect(ctx, AppSpec{Pid: editorPid}, "")
 	wantErrCode(t, "connect without Processes", err, CodeNotSupported)
 
 	p = d.Platform()
 	p.Input = nil
 	m := NewSessions(p)
 	m.Caps = security.Input
-	s, err := m.Connect(ctx, Target{Pid: editorPid}, "")
+	s, err := m.Connect(ctx, AppSpec{Pid: editorPid}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

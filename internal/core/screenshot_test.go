@@ -69,7 +69,7 @@ func newShotSessions(t *testing.T) (*Sessions, *Session, *fake.Desktop) {
 	d.AddApp(fake.App{Pid: shotPid, Name: "login", Toolkit: "GTK", ToolkitVersion: "3.24", Tree: shotTree()})
 	shotWinID = d.AddWindow(shotPid, "Login", shotWin)
 	m := NewSessions(d.Platform())
-	s, err := m.Connect(context.Background(), Target{Pid: shotPid}, ModeA11y)
+	s, err := m.Connect(context.Background(), AppSpec{Pid: shotPid}, ModeA11y)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -121,7 +121,7 @@ func (m *Sessions) Select(ctx context.Context, sessionID, ref, mode string) (*Ac
 // Firefox's options of an HTML select answer their "select" action and
 // change nothing (Select goes here first on Gecko). ok is false when the item is not in a combo box (or the
 // server does not allow keys): the caller's own failure stands then.
-func (m *Sessions) chooseByKeys(ctx context.Context, t *target, claim string) (*ActResult, error, bool) {
+func (m *Sessions) chooseByKeys(ctx context.Context, t *actTarget, claim string) (*ActResult, error, bool) {
 	if !m.Caps.Has(security.Keyboard) || t.det.ParentKey == "" {
 		return nil, nil, false
 	}
@@ -164,7 +164,7 @@ func (m *Sessions) chooseByKeys(ctx context.Context, t *target, claim string) (*
 // chosen is the read-back for an item selected by its action: the item
 // has the selected state, or its container says it is selected, or (a
 // combo box's menu item) the combo box now shows the item's name.
-func (m *Sessions) chosen(ctx context.Context, t *target) func(*platform.Details) bool {
+func (m *Sessions) chosen(ctx context.Context, t *actTarget) func(*platform.Details) bool {
 	name := t.det.Node.Name
 	return func(d *platform.Details) bool {
 		if d.Node.States.Has(platform.StateSelected) {
@@ -195,7 +195,7 @@ func (m *Sessions) chosen(ctx context.Context, t *target) func(*platform.Details
 }
 
 // selected polls the container until the item's selection is as wanted.
-func (m *Sessions) selected(ctx context.Context, t *target, want bool) bool {
+func (m *Sessions) selected(ctx context.Context, t *actTarget, want bool) bool {
 	deadline := time.Now().Add(time.Second)
 	for {
 		got, err := t.actor.IsSelected(ctx, t.s.App, t.det.ParentKey, t.det.IndexInParent)
@@ -220,7 +220,7 @@ func focused(d *platform.Details) bool { return d.Node.States.Has(platform.State
 // "SetFocus"), else a pointer click on it (GTK 4.8 answers GrabFocus with
 // NotSupported). Keys are never sent to an element that did not take
 // focus. The caller holds the input lock.
-func (m *Sessions) focus(ctx context.Context, t *target) error {
+func (m *Sessions) focus(ctx context.Context, t *actTarget) error {
 	if !focused(t.det) && m.hasKeys(ctx, t, t.det) {
 		return nil // a descendant has them
 	}

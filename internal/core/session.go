@@ -166,7 +166,7 @@ func (m *Sessions) allApps(ctx context.Context) ([]platform.App, error) {
 }
 
 // Connect opens a session on the application the target names.
-func (m *Sessions) Connect(ctx context.Context, t Target, mode string) (*Session, error) {
+func (m *Sessions) Connect(ctx context.Context, t AppSpec, mode string) (*Session, error) {
 	if mode == "" {
 		mode = ModeA11y
 	}

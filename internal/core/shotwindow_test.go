@@ -45,7 +45,7 @@ func dialogDesk(t *testing.T) (*Sessions, *Session, *Tree, platform.WindowID, pl
 		wins: []platform.Window{{ID: mainID, Pid: editorPid, Title: "Editor", Bounds: mainB, Mapped: true},
 			{ID: dlgID, Pid: editorPid, Title: "Save changes?", Bounds: dlgB, Mapped: true}}}
 	m := NewSessions(desk)
-	s, err := m.Connect(context.Background(), Target{Pid: editorPid}, ModeA11y)
+	s, err := m.Connect(context.Background(), AppSpec{Pid: editorPid}, ModeA11y)
 	if err != nil {
 		t.Fatal(err)
 	}

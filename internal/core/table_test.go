@@ -61,7 +61,7 @@ func sheetDesk(t *testing.T) (*fake.Desktop, *Sessions, *Session, *Tree) {
 		}})
 	d.AddWindow(sheetPid, "Book", platform.Rect{Width: 800, Height: 600})
 	m := NewSessions(d.Platform())
-	s, err := m.Connect(context.Background(), Target{Pid: sheetPid}, "")
+	s, err := m.Connect(context.Background(), AppSpec{Pid: sheetPid}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +192,7 @@ func TestReadTableEdges(t *testing.T) {
 		}
 
 		// A ref of another session is refused, never read.
-		s2, err := m.Connect(context.Background(), Target{Pid: sheetPid}, "")
+		s2, err := m.Connect(context.Background(), AppSpec{Pid: sheetPid}, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -227,7 +227,7 @@ func TestReadTableTextBudget(t *testing.T) {
 			return &platform.Node{Role: safetyRole("table cell"), Name: long}
 		}}}})
 	m := NewSessions(d.Platform())
-	s, err := m.Connect(context.Background(), Target{Pid: sheetPid}, "")
+	s, err := m.Connect(context.Background(), AppSpec{Pid: sheetPid}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +249,7 @@ func TestReadTableTextBudget(t *testing.T) {
 // each get their own range, whole.
 func TestReadTableConcurrent(t *testing.T) {
 	_, m, s, tr := sheetDesk(t)
-	s2, err := m.Connect(context.Background(), Target{Pid: sheetPid}, "")
+	s2, err := m.Connect(context.Background(), AppSpec{Pid: sheetPid}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

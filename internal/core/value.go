@@ -112,7 +112,7 @@ func typable(n *platform.Node) bool {
 // all, type, as one input sequence — and succeeds only when the field,
 // read back on a settled UI, holds value (a password field: its length).
 // note says why the text was typed.
-func (m *Sessions) setByTyping(ctx context.Context, t *target, value, claim, note string) (*ActResult, error) {
+func (m *Sessions) setByTyping(ctx context.Context, t *actTarget, value, claim, note string) (*ActResult, error) {
 	n := &t.det.Node
 	if err := m.require(security.Keyboard, "setting this field means typing, which"); err != nil {
 		return nil, err
@@ -150,7 +150,7 @@ func (m *Sessions) setByTyping(ctx context.Context, t *target, value, claim, not
 // finishPassword settles after a password was typed and checks the field's
 // length, the one read-back a password field allows. Without that check
 // the typing is not claimed to have worked.
-func (m *Sessions) finishPassword(ctx context.Context, t *target, value, claim string) (*ActResult, error) {
+func (m *Sessions) finishPassword(ctx context.Context, t *actTarget, value, claim string) (*ActResult, error) {
 	n := utf8.RuneCountInString(value)
 	lc, _ := m.desk.Actions.(platform.LengthChecker)
 	want := func(*platform.Details) bool {

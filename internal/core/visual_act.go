@@ -53,7 +53,7 @@ type visualTarget struct {
 
 // prepareVisual checks the gate and the session, resolves a visual ref and
 // reads its window live: it must still exist (same key) and be viewable.
-func (m *Sessions) prepareVisual(ctx context.Context, sessionID, ref string) (*target, error) {
+func (m *Sessions) prepareVisual(ctx context.Context, sessionID, ref string) (*actTarget, error) {
 	if err := m.inputAllowed(); err != nil {
 		return nil, err
 	}
@@ -79,7 +79,7 @@ func (m *Sessions) prepareVisual(ctx context.Context, sessionID, ref string) (*t
 	if top.ID == 0 {
 		return nil, Errorf(CodeNotActivated, "window %s is in no top-level window of the application the window manager manages (a popup holds it?); nothing was done", r)
 	}
-	return &target{s: s, ref: r, actor: a, visual: &visualTarget{win: w, top: top, popup: popup}, stop: func() {}, before: m.look(ctx, s)}, nil
+	return &actTarget{s: s, ref: r, actor: a, visual: &visualTarget{win: w, top: top, popup: popup}, stop: func() {}, before: m.look(ctx, s)}, nil
 }
 
 // liveWindow reads the session's window tree again and finds the window
@@ -139,7 +139,7 @@ func (m *Sessions) liveWindow(ctx context.Context, s *Session, key string) (*pla
 // that the centre of its window is the application's to click: on top
 // there is its top-level window or another window of its process (its own
 // popup). The caller holds the input lock.
-func (m *Sessions) aimVisual(ctx context.Context, t *target) (x, y int, err error) {
+func (m *Sessions) aimVisual(ctx context.Context, t *actTarget) (x, y int, err error) {
 	v := t.visual
 	b := v.win.Bounds
 	x, y = b.X+b.Width/2, b.Y+b.Height/2
@@ -171,7 +171,7 @@ func (m *Sessions) aimVisual(ctx context.Context, t *target) (x, y int, err erro
 // read live once the application had a moment to answer (it reports no
 // events: a visual app is given the quiet time of a platform without
 // them).
-func (m *Sessions) visualResult(ctx context.Context, t *target, method, detail string) (*ActResult, error) {
+func (m *Sessions) visualResult(ctx context.Context, t *actTarget, method, detail string) (*ActResult, error) {
 	m.settle(ctx, t.s, "", nil, nil)
 	// Nothing the input was for can be read back: never verified.
 	r := &ActResult{Element: t.ref, Method: method, Detail: detail, Before: windowSummary(t.visual.win), Effects: m.effects(ctx, t.s, t.before, "")}
@@ -266,7 +266,7 @@ func (m *Sessions) focusVisual(ctx context.Context, sessionID, ref string) (*Act
 // aimKeysVisual is where keys to a window of the visual tree go: its
 // top-level window, in front; a window inside it is clicked first, as a
 // user gives a field the focus. The caller holds the input lock.
-func (m *Sessions) aimKeysVisual(ctx context.Context, t *target) (platform.Window, error) {
+func (m *Sessions) aimKeysVisual(ctx context.Context, t *actTarget) (platform.Window, error) {
 	v := t.visual
 	if v.popup {
 		return v.top, Errorf(CodeInvalidArgument, "%s is in a popup (a menu or tooltip), which never takes the keyboard focus; nothing was sent: give no element, and the keys go to the app's focused window, which drives its menus", t.ref)

@@ -29,10 +29,10 @@ func TestVisualActions(t *testing.T) {
 
 		m := NewSessions(d.Platform())
 		m.Caps = security.Input
-		if _, err := m.Connect(ctx, Target{Pid: tkPid}, ModeA11y); AsError(err).Code != CodeNotAccessible {
+		if _, err := m.Connect(ctx, AppSpec{Pid: tkPid}, ModeA11y); AsError(err).Code != CodeNotAccessible {
 			t.Fatalf("a11y session on an app without a tree: %v", err)
 		}
-		s, err := m.Connect(ctx, Target{Pid: tkPid}, ModeVisual)
+		s, err := m.Connect(ctx, AppSpec{Pid: tkPid}, ModeVisual)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,7 +92,7 @@ func TestVisualSessionOfAnotherClient(t *testing.T) {
 	m := NewSessions(d.Platform())
 	m.Caps = security.Input
 	owner := WithClient(context.Background(), "a")
-	s, err := m.Connect(owner, Target{Pid: 50}, ModeVisual)
+	s, err := m.Connect(owner, AppSpec{Pid: 50}, ModeVisual)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,11 +121,11 @@ func TestVisualSessionIgnoresA11yConnection(t *testing.T) {
 	d.AddApp(fake.App{Pid: 60, Name: "gtk", StartTime: 1, Tree: &platform.Node{Key: "r", Role: platform.RoleApplication}})
 	d.AddWindow(60, "gtk", platform.Rect{X: 10, Y: 10, Width: 100, Height: 100})
 	m := NewSessions(d.Platform())
-	vis, err := m.Connect(ctx, Target{Pid: 60}, ModeVisual)
+	vis, err := m.Connect(ctx, AppSpec{Pid: 60}, ModeVisual)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a11y, err := m.Connect(ctx, Target{Pid: 60}, ModeA11y)
+	a11y, err := m.Connect(ctx, AppSpec{Pid: 60}, ModeA11y)
 	if err != nil {
 		t.Fatal(err)
 	}

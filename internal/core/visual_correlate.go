@@ -94,7 +94,7 @@ func (m *Sessions) companion(ctx context.Context, vs *Session, id string) (*Sess
 		return nil, &Error{Code: CodeNotAccessible, Disposition: "terminal", Msg: "pid " + strconv.Itoa(vs.App.Pid) +
 			" has no accessibility tree (Tk and some toolkits never have one), so its windows have no accessible counterparts"}
 	}
-	s, err := m.Connect(ctx, Target{Pid: vs.Identity.Pid}, ModeA11y)
+	s, err := m.Connect(ctx, AppSpec{Pid: vs.Identity.Pid}, ModeA11y)
 	if err != nil {
 		return nil, err
 	}

@@ -63,7 +63,7 @@ func (d *waitDesk) Element(ctx context.Context, _ platform.App, key string) (*pl
 func waitSession(t *testing.T, d *waitDesk) (*Sessions, *Session) {
 	t.Helper()
 	m := NewSessions(platform.Desktop{Accessibility: d, Processes: d})
-	s, err := m.Connect(context.Background(), Target{Pid: os.Getpid()}, "")
+	s, err := m.Connect(context.Background(), AppSpec{Pid: os.Getpid()}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -121,7 +121,7 @@ func (m *Sessions) actionWindow(ctx context.Context, s *Session, a actor, want p
 // holds the keys and raising the main window past it fails), else the
 // session's main window, activated. Never a window of another process.
 // The caller holds the input lock.
-func (m *Sessions) appWindow(ctx context.Context, t *target) (platform.Window, error) {
+func (m *Sessions) appWindow(ctx context.Context, t *actTarget) (platform.Window, error) {
 	wins, err := m.appWindows(ctx, t.s)
 	if err != nil {
 		return platform.Window{}, err

@@ -58,7 +58,7 @@ func (h *handlers) connect(ctx context.Context, _ *mcp.CallToolRequest, in conne
 	}
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	s, err := h.sessions.Connect(ctx, core.Target{Pid: in.Pid, Name: in.Name, Title: in.Title, Window: in.Window}, in.Mode)
+	s, err := h.sessions.Connect(ctx, core.AppSpec{Pid: in.Pid, Name: in.Name, Title: in.Title, Window: in.Window}, in.Mode)
 	if err != nil {
 		return connectResult{}, err
 	}
