@@ -190,7 +190,7 @@ func (w *walker) hideHiddenFields(bus string) map[*walkNode]bool {
 			hide(wn.node)
 			continue
 		}
-		setValue(wn.node, shown[i].text, false)
+		showValue(wn.node, shown[i].text, false)
 	}
 	return done
 }

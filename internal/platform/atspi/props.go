@@ -182,17 +182,17 @@ func (c *Conn) Element(ctx context.Context, key string, opts ElementOptions) (*p
 	switch valueKindOf(n) {
 	case textValue:
 		if d.Text != nil {
-			setValue(n, d.Text.Text, d.Text.Length > platform.MaxValueRunes)
+			showValue(n, d.Text.Text, d.Text.Length > platform.MaxValueRunes)
 		}
 	case readValue:
 		// Without its children read, only an element that has none
 		// (whose text no child holds, and holds no embedded object).
 		if d.Text != nil && n.ChildCount == 0 && !onlyObjects(d.Text.Text) {
-			setValue(n, d.Text.Text, d.Text.Length > platform.MaxValueRunes)
+			showValue(n, d.Text.Text, d.Text.Length > platform.MaxValueRunes)
 		}
 	case numberValue:
 		if d.Value != nil {
-			setValue(n, formatNumber(d.Value.Current), false)
+			showValue(n, formatNumber(d.Value.Current), false)
 		}
 	}
 	if n.Bounds != nil && opts.WindowOrigin != nil {

@@ -121,10 +121,11 @@ func onlyObjects(s string) bool {
 	return strings.TrimFunc(s, func(r rune) bool { return r == embeddedObject || unicode.IsSpace(r) }) == ""
 }
 
-// setValue sets n's value, cut to platform.MaxValueRunes; over says the
-// element holds more than s. Empty values are left out: an empty field
-// holds nothing to show.
-func setValue(n *platform.Node, s string, over bool) {
+// showValue sets the value n shows in the tree (Node.Value), cut to
+// platform.MaxValueRunes; over says the element holds more than s. Empty
+// values are left out: an empty field holds nothing to show. (SetValue,
+// in actions.go, sets an application's value through its Value interface.)
+func showValue(n *platform.Node, s string, over bool) {
 	if n.Redacted || n.IsPassword() {
 		return
 	}
@@ -184,7 +185,7 @@ func (w *walker) readValues(done map[*walkNode]bool) {
 		case numberValue:
 			b.get(wn.ref.Bus, wn.ref.Path, ifaceValue, "CurrentValue", func(v any, err error) {
 				if f, ok := v.(float64); ok && err == nil {
-					setValue(n, formatNumber(f), false)
+					showValue(n, formatNumber(f), false)
 				}
 			})
 			w.stats.Calls++
@@ -227,14 +228,14 @@ func (w *walker) readValues(done map[*walkNode]bool) {
 		}
 		if item := byKey[ch.sel.key()]; item != nil && item.detailed {
 			if !item.node.Redacted {
-				setValue(ch.wn.node, item.node.Name, false)
+				showValue(ch.wn.node, item.node.Name, false)
 			}
 			continue
 		}
 		n := ch.wn.node
 		b.get(ch.sel.Bus, ch.sel.Path, ifaceAccessible, "Name", func(v any, err error) {
 			if s, ok := v.(string); ok && err == nil {
-				setValue(n, s, false)
+				showValue(n, s, false)
 			}
 		})
 		w.stats.Calls++
@@ -249,7 +250,7 @@ func (w *walker) readValues(done map[*walkNode]bool) {
 		}
 		text, ok := withEmbedded(t.text, t.wn.node.Children)
 		if ok {
-			setValue(t.wn.node, text, t.count > platform.MaxValueRunes)
+			showValue(t.wn.node, text, t.count > platform.MaxValueRunes)
 		}
 	}
 }
@@ -279,7 +280,7 @@ func (w *walker) rendererCells() {
 				}
 			}
 			if len(parts) > 0 {
-				setValue(n, strings.Join(parts, " "), over)
+				showValue(n, strings.Join(parts, " "), over)
 			}
 		}
 	}
@@ -321,11 +322,11 @@ func choiceFromSubtree(n *platform.Node) {
 	}
 	n.Value, n.ValueTruncated = nil, false
 	if s, ok := selectedItem(n); ok {
-		setValue(n, s, false)
+		showValue(n, s, false)
 	} else if s, ok := shownLabel(n); ok {
-		setValue(n, s, false)
+		showValue(n, s, false)
 	} else if n.Name != "" && hasItemNamed(n, n.Name) {
-		setValue(n, n.Name, false)
+		showValue(n, n.Name, false)
 	}
 }
 

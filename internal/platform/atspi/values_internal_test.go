@@ -58,28 +58,28 @@ func TestOnlyObjects(t *testing.T) {
 
 func TestSetValue(t *testing.T) {
 	n := &platform.Node{Role: roleEntry}
-	setValue(n, "Ada", false)
+	showValue(n, "Ada", false)
 	if n.Value == nil || *n.Value != "Ada" || n.ValueTruncated {
 		t.Errorf("short value: %v %v", n.Value, n.ValueTruncated)
 	}
-	setValue(n, "", false)
+	showValue(n, "", false)
 	if n.Value != nil {
 		t.Errorf("an empty field has a value: %q", *n.Value)
 	}
 	long := strings.Repeat("é", platform.MaxValueRunes+1)
-	setValue(n, long, false)
+	showValue(n, long, false)
 	if n.Value == nil || len([]rune(*n.Value)) != platform.MaxValueRunes || !n.ValueTruncated {
 		t.Errorf("long value: %d runes, truncated %v", len([]rune(*n.Value)), n.ValueTruncated)
 	}
 	// The text read was cut by the caller: the count says there was more.
-	setValue(n, "abc", true)
+	showValue(n, "abc", true)
 	if n.Value == nil || *n.Value != "abc" || !n.ValueTruncated {
 		t.Errorf("value cut by the read: %v %v", n.Value, n.ValueTruncated)
 	}
 	pw := &platform.Node{Role: platform.RolePasswordText}
-	setValue(pw, "secret", false)
+	showValue(pw, "secret", false)
 	hidden := &platform.Node{Role: roleText, Redacted: true}
-	setValue(hidden, "secret", false)
+	showValue(hidden, "secret", false)
 	if pw.Value != nil || hidden.Value != nil {
 		t.Error("a redacted field got a value")
 	}
