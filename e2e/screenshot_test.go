@@ -568,7 +568,7 @@ func BenchmarkScreenshot(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	first, err := m.Screenshot(ctx, s, core.ScreenshotRequest{}) // redirects the window once
+	first, err := m.Screenshot(ctx, s.ID, core.ScreenshotRequest{}) // redirects the window once
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -608,7 +608,7 @@ func BenchmarkScreenshot(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			var size int
 			cpu(b, func() {
-				shot, err := m.Screenshot(ctx, s, c.req)
+				shot, err := m.Screenshot(ctx, s.ID, c.req)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -40,7 +40,7 @@ func runFind(ctx context.Context, c *cli, args []string) error {
 		return cliError(c, "find", err)
 	}
 	defer done()
-	r, err := sessions.Find(ctx, s, req)
+	r, err := sessions.Find(ctx, s.ID, req)
 	if err != nil {
 		return cliError(c, "find", err)
 	}

@@ -34,7 +34,7 @@ func runProps(ctx context.Context, c *cli, args []string) error {
 		return cliError(c, "props", err)
 	}
 	defer done()
-	r, err := sessions.Properties(ctx, s, req)
+	r, err := sessions.Properties(ctx, s.ID, req)
 	if err != nil {
 		return cliError(c, "props", err)
 	}

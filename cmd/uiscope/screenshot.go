@@ -48,7 +48,7 @@ func runScreenshot(ctx context.Context, c *cli, args []string) error {
 		return cliError(c, "screenshot", err)
 	}
 	defer done()
-	shot, err := sessions.Screenshot(ctx, s, req)
+	shot, err := sessions.Screenshot(ctx, s.ID, req)
 	if err != nil {
 		return cliError(c, "screenshot", err)
 	}

@@ -48,7 +48,7 @@ func runTable(ctx context.Context, c *cli, args []string) error {
 		return cliError(c, "table", err)
 	}
 	defer done()
-	r, err := sessions.ReadTable(ctx, s, req)
+	r, err := sessions.ReadTable(ctx, s.ID, req)
 	if err != nil {
 		return cliError(c, "table", err)
 	}

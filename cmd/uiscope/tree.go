@@ -59,7 +59,7 @@ func runTree(ctx context.Context, c *cli, args []string) error {
 		return cliError(c, "tree", err)
 	}
 	defer done()
-	r, err := sessions.ReadTree(ctx, s, req)
+	r, err := sessions.ReadTree(ctx, s.ID, req)
 	if err != nil {
 		return cliError(c, "tree", err)
 	}

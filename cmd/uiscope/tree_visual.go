@@ -43,7 +43,7 @@ func runTreeVisual(ctx context.Context, c *cli, t *core.AppSpec, f visualFlags) 
 		return cliError(c, "tree", err)
 	}
 	defer done()
-	r, err := sessions.ReadVisual(ctx, s, core.VisualRequest{Element: f.element, Depth: f.depth, MaxNodes: f.maxNodes,
+	r, err := sessions.ReadVisual(ctx, s.ID, core.VisualRequest{Element: f.element, Depth: f.depth, MaxNodes: f.maxNodes,
 		Timeout: time.Duration(f.timeoutMs) * time.Millisecond, Fresh: true})
 	if err != nil {
 		return cliError(c, "tree", err)

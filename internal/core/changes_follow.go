@@ -82,7 +82,11 @@ func (l *live) close() {
 // whole tree as a snapshot). The read becomes the session's last read, so
 // the events' refs resolve. maxBytes bounds the events' JSON (Feed.TakeBytes;
 // 0 for no bound): what does not fit waits for the next call.
-func (m *Sessions) TreeChanges(ctx context.Context, s *Session, kind, view string, timeout time.Duration, maxBytes int) (Patch, error) {
+func (m *Sessions) TreeChanges(ctx context.Context, sessionID string, kind, view string, timeout time.Duration, maxBytes int) (Patch, error) {
+	s, err := m.Get(ctx, sessionID)
+	if err != nil {
+		return Patch{}, err
+	}
 	if err := ValidateView(view); err != nil {
 		return Patch{}, AsError(err)
 	}
@@ -285,7 +289,11 @@ func (m *Sessions) FollowErr(s *Session) error {
 // then runs until the session ends, and says so (started): events are
 // only seen while someone watches. It returns once the watcher has its
 // baseline (or ctx ends), so what the caller does next is seen.
-func (m *Sessions) Events(ctx context.Context, s *Session, since *int64, limit int) (r EventsRead, started bool, err error) {
+func (m *Sessions) Events(ctx context.Context, sessionID string, since *int64, limit int) (r EventsRead, started bool, err error) {
+	s, err := m.Get(ctx, sessionID)
+	if err != nil {
+		return EventsRead{}, false, err
+	}
 	_, _, log := s.live.feeds()
 	s.live.mu.Lock()
 	if s.live.closed {

@@ -184,12 +184,12 @@ func TestTreeChangesTool(t *testing.T) {
 	d := liveDesk("Tick 0")
 	m, s := liveSession(t, d)
 	ctx := context.Background()
-	p, err := m.TreeChanges(ctx, s, KindA11y, "", time.Second, 0)
+	p, err := m.TreeChanges(ctx, s.ID, KindA11y, "", time.Second, 0)
 	if err != nil || !p.Snapshot || len(p.Events) != 5 {
 		t.Fatalf("first call: %v snapshot=%v %d", err, p.Snapshot, len(p.Events))
 	}
 	d.SetTree(livePid, appTree("Tick 1"))
-	p, _ = m.TreeChanges(ctx, s, KindA11y, "", time.Second, 0)
+	p, _ = m.TreeChanges(ctx, s.ID, KindA11y, "", time.Second, 0)
 	if p.Snapshot || len(p.Events) != 1 {
 		t.Fatalf("second call: %q", summaries(p.Events))
 	}
@@ -197,10 +197,10 @@ func TestTreeChangesTool(t *testing.T) {
 	if n, _, _, err := s.Resolve(p.Events[0].Ref); err != nil || n.Name != "Tick 1" {
 		t.Fatalf("resolving %s: %v", p.Events[0].Ref, err)
 	}
-	if p, _ = m.TreeChanges(ctx, s, KindA11y, ViewControl, time.Second, 0); !p.Snapshot {
+	if p, _ = m.TreeChanges(ctx, s.ID, KindA11y, ViewControl, time.Second, 0); !p.Snapshot {
 		t.Fatal("another view did not start a snapshot")
 	}
-	if _, err := m.TreeChanges(ctx, s, KindA11y, "bogus", time.Second, 0); err == nil || !strings.Contains(err.Error(), "view") {
+	if _, err := m.TreeChanges(ctx, s.ID, KindA11y, "bogus", time.Second, 0); err == nil || !strings.Contains(err.Error(), "view") {
 		t.Fatalf("bad view: %v", err)
 	}
 }
@@ -281,13 +281,13 @@ func TestEventsSeeWhatFollowsTheFirstCall(t *testing.T) {
 				}
 				return nil
 			})
-			if _, started, err := m.Events(context.Background(), s, nil, 100); err != nil || !started {
+			if _, started, err := m.Events(context.Background(), s.ID, nil, 100); err != nil || !started {
 				t.Fatalf("first get_events: started=%v %v", started, err)
 			}
 			d.SetTree(livePid, appTree(fmt.Sprintf("Tick %d", i+1)))
 			deadline := time.Now().Add(10 * time.Second)
 			for {
-				r, _, err := m.Events(context.Background(), s, nil, 100)
+				r, _, err := m.Events(context.Background(), s.ID, nil, 100)
 				if err != nil {
 					t.Fatal(err)
 				}

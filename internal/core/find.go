@@ -437,8 +437,16 @@ type FindRead struct {
 }
 
 // Find reads the session's application's tree afresh (it becomes the
-// session's last read) and searches it. req must have passed Validate.
-func (m *Sessions) Find(ctx context.Context, s *Session, req FindRequest) (*FindRead, error) {
+// session's last read) and searches it, once req is valid
+// (FindRequest.Validate) and the session's identity checked (Get).
+func (m *Sessions) Find(ctx context.Context, sessionID string, req FindRequest) (*FindRead, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	s, err := m.Get(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
 	limit, err := Timeout(req.TimeoutMs)
 	if err != nil {
 		return nil, err

@@ -17,7 +17,11 @@ type (
 // Frameworks names the UI toolkits of the session's app: the toolkit its
 // accessibility tree reports, then what the process has loaded. With an
 // error it returns what it could tell.
-func (m *Sessions) Frameworks(ctx context.Context, s *Session) ([]Framework, error) {
+func (m *Sessions) Frameworks(ctx context.Context, sessionID string) ([]Framework, error) {
+	s, err := m.Get(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
 	out := []Framework{}
 	if s.App.Toolkit != "" {
 		out = append(out, Framework{Name: s.App.Toolkit, Version: s.App.ToolkitVersion, Evidence: "AT-SPI Application.ToolkitName"})

@@ -193,8 +193,16 @@ type PropsRead struct {
 // Properties reads one element live. Without Fresh the element is the one
 // the ref names in the session's last read, and no tree is read; with it
 // the tree is read first (it becomes the session's last read) and the ref
-// or key is found in it. req must have passed Validate.
-func (m *Sessions) Properties(ctx context.Context, s *Session, req PropsRequest) (*PropsRead, error) {
+// or key is found in it. req is validated (PropsRequest.Validate), then
+// the session's identity checked (Get).
+func (m *Sessions) Properties(ctx context.Context, sessionID string, req PropsRequest) (*PropsRead, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	s, err := m.Get(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
 	limit, err := Timeout(req.TimeoutMs)
 	if err != nil {
 		return nil, err

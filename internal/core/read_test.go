@@ -150,7 +150,7 @@ func TestFreshReads(t *testing.T) {
 	if err := tr.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	r, err := m.ReadTree(ctx, s, tr)
+	r, err := m.ReadTree(ctx, s.ID, tr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,20 +162,20 @@ func TestFreshReads(t *testing.T) {
 	if err := fr.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	f, err := m.Find(ctx, s, fr)
+	f, err := m.Find(ctx, s.ID, fr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(f.Elements) != 1 || f.Elements[0].Name != "C" || f.Elements[0].Ref != "a11y:e4" {
 		t.Errorf("find C within e1: %+v", f.Elements)
 	}
-	none, err := m.Find(ctx, s, FindRequest{Query: Query{Name: "zzz"}, Fresh: true})
+	none, err := m.Find(ctx, s.ID, FindRequest{Query: Query{Name: "zzz"}, Fresh: true})
 	if err != nil || none.Elements == nil || len(none.Elements) != 0 {
 		t.Errorf("a find without matches: %v, %#v (want an empty, non-nil list)", err, none.Elements)
 	}
 
 	for _, el := range []string{"a11y:e2", "k:a"} {
-		p, err := m.Properties(ctx, s, PropsRequest{Element: el, Fresh: true})
+		p, err := m.Properties(ctx, s.ID, PropsRequest{Element: el, Fresh: true})
 		if err != nil {
 			t.Fatalf("props %s: %v", el, err)
 		}
@@ -184,7 +184,7 @@ func TestFreshReads(t *testing.T) {
 		}
 	}
 	for el, code := range map[string]string{"k:gone": CodeElementGone, "a11y:e99": CodeUnknownRef, "visual:e2": CodeWrongTree} {
-		_, err := m.Properties(ctx, s, PropsRequest{Element: el, Fresh: true})
+		_, err := m.Properties(ctx, s.ID, PropsRequest{Element: el, Fresh: true})
 		if e := AsError(err); e == nil || e.Code != code {
 			t.Errorf("props %s: %v; want %s", el, err, code)
 		}
@@ -198,27 +198,27 @@ func TestFreshReads(t *testing.T) {
 func TestSessionReads(t *testing.T) {
 	ctx := context.Background()
 	d, m, s := newReadDesk(t)
-	if _, err := m.ReadTree(ctx, s, TreeRequest{Element: "a11y:e2", Format: FormatOutline, View: ViewRaw}); AsError(err).Code != CodeUnknownRef {
+	if _, err := m.ReadTree(ctx, s.ID, TreeRequest{Element: "a11y:e2", Format: FormatOutline, View: ViewRaw}); AsError(err).Code != CodeUnknownRef {
 		t.Fatalf("a scoped read before any read: %v; want unknownRef", err)
 	}
-	first, err := m.ReadTree(ctx, s, TreeRequest{Format: FormatJSON, View: ViewRaw})
+	first, err := m.ReadTree(ctx, s.ID, TreeRequest{Format: FormatJSON, View: ViewRaw})
 	if err != nil {
 		t.Fatal(err)
 	}
 	refC := refOf(t, first.Tree, "C")
 	d.set(func() { d.keys = []string{"b", "c"} }) // A is gone
-	r, err := m.ReadTree(ctx, s, TreeRequest{Element: refC, Format: FormatJSON, View: ViewRaw})
+	r, err := m.ReadTree(ctx, s.ID, TreeRequest{Element: refC, Format: FormatJSON, View: ViewRaw})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.Root == nil || r.Root.Name != "C" || r.Root.Ref != refC {
 		t.Errorf("scoped read at %s after A went: %+v", refC, r.Root)
 	}
-	f, err := m.Find(ctx, s, FindRequest{Within: refC})
+	f, err := m.Find(ctx, s.ID, FindRequest{Within: refC})
 	if err != nil || len(f.Elements) != 1 || f.Elements[0].Ref != refC {
 		t.Errorf("find within %s: %v %+v", refC, err, f)
 	}
-	p, err := m.Properties(ctx, s, PropsRequest{Element: refC, Names: []string{"name"}})
+	p, err := m.Properties(ctx, s.ID, PropsRequest{Element: refC, Names: []string{"name"}})
 	if err != nil || p.Properties["name"] != "C" || len(p.Properties) != 2 {
 		t.Errorf("props %s: %v %+v", refC, err, p)
 	}
@@ -231,7 +231,7 @@ func TestReadsCheckIdentity(t *testing.T) {
 	ctx := context.Background()
 	for _, fresh := range []bool{true, false} {
 		d, m, s := newReadDesk(t)
-		if _, err := m.ReadTree(ctx, s, TreeRequest{Format: FormatOutline, View: ViewRaw}); err != nil {
+		if _, err := m.ReadTree(ctx, s.ID, TreeRequest{Format: FormatOutline, View: ViewRaw}); err != nil {
 			t.Fatal(err)
 		}
 		// The app restarted under the same pid: a new start time, its old
@@ -239,13 +239,13 @@ func TestReadsCheckIdentity(t *testing.T) {
 		d.set(func() { d.start, d.treeErr, d.elemErr = 101, platform.ErrElementGone, platform.ErrElementGone })
 		reads := map[string]func() error{
 			"tree": func() error {
-				_, err := m.ReadTree(ctx, s, TreeRequest{Format: FormatOutline, View: ViewRaw, Fresh: fresh})
+				_, err := m.ReadTree(ctx, s.ID, TreeRequest{Format: FormatOutline, View: ViewRaw, Fresh: fresh})
 				return err
 			},
-			"find": func() error { _, err := m.Find(ctx, s, FindRequest{Fresh: fresh}); return err },
+			"find": func() error { _, err := m.Find(ctx, s.ID, FindRequest{Fresh: fresh}); return err },
 		}
 		if !fresh {
-			reads["props"] = func() error { _, err := m.Properties(ctx, s, PropsRequest{Element: "a11y:e2"}); return err }
+			reads["props"] = func() error { _, err := m.Properties(ctx, s.ID, PropsRequest{Element: "a11y:e2"}); return err }
 		}
 		for name, read := range reads {
 			if e := AsError(read()); e == nil || e.Code != CodeOwnershipLost {

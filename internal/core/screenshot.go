@@ -116,9 +116,16 @@ type Screenshot struct {
 // labels its elements with their ids. The tree is read afresh (it becomes
 // the session's last read, so the labels are refs the session resolves),
 // since without it redacted fields could not be found: an incomplete read
-// fails rather than risk an uncovered password. req must have passed
-// Validate.
-func (m *Sessions) Screenshot(ctx context.Context, s *Session, req ScreenshotRequest) (*Screenshot, error) {
+// fails rather than risk an uncovered password. req is validated first,
+// then the session's identity checked (Get).
+func (m *Sessions) Screenshot(ctx context.Context, sessionID string, req ScreenshotRequest) (*Screenshot, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	s, err := m.Get(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
 	if req.Path != "" {
 		if err := m.inputAllowed(); err != nil {
 			return nil, Errorf(CodeInputNotAllowed, "writing the screenshot to a file (path) is not allowed: the server runs without --allow-input; omit path to get the image inline")

@@ -105,7 +105,7 @@ func uniform(img *image.RGBA, r image.Rectangle, c color.RGBA) (bool, image.Poin
 
 func TestScreenshotAnnotatedAndRedacted(t *testing.T) {
 	m, s, _ := newShotSessions(t)
-	shot, err := m.Screenshot(context.Background(), s, ScreenshotRequest{})
+	shot, err := m.Screenshot(context.Background(), s.ID, ScreenshotRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func TestScreenshotAnnotatedAndRedacted(t *testing.T) {
 func TestScreenshotClean(t *testing.T) {
 	m, s, _ := newShotSessions(t)
 	off := false
-	shot, err := m.Screenshot(context.Background(), s, ScreenshotRequest{Annotate: &off})
+	shot, err := m.Screenshot(context.Background(), s.ID, ScreenshotRequest{Annotate: &off})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +221,7 @@ func TestScreenshotClean(t *testing.T) {
 func TestScreenshotMaxWidth(t *testing.T) {
 	m, s, _ := newShotSessions(t)
 	w := 200
-	shot, err := m.Screenshot(context.Background(), s, ScreenshotRequest{MaxWidth: &w})
+	shot, err := m.Screenshot(context.Background(), s.ID, ScreenshotRequest{MaxWidth: &w})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +232,7 @@ func TestScreenshotMaxWidth(t *testing.T) {
 	// The password field at 40,100 240x30 in the window is 20,50 100x15
 	// scaled: a grey bar to its edges (labels may lie on it when annotated).
 	off := false
-	clean, err := m.Screenshot(context.Background(), s, ScreenshotRequest{MaxWidth: &w, Annotate: &off})
+	clean, err := m.Screenshot(context.Background(), s.ID, ScreenshotRequest{MaxWidth: &w, Annotate: &off})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +258,7 @@ func TestScreenshotElement(t *testing.T) {
 	}
 	panel, _ := tr.ByKey("panel")
 	ref := tr.RefString(panel)
-	shot, err := m.Screenshot(context.Background(), s, ScreenshotRequest{Element: ref})
+	shot, err := m.Screenshot(context.Background(), s.ID, ScreenshotRequest{Element: ref})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +271,7 @@ func TestScreenshotElement(t *testing.T) {
 		t.Errorf("cropped pixel 200,240 = %v, want the window's 220,270 %v", got, want)
 	}
 	off := false
-	clean, err := m.Screenshot(context.Background(), s, ScreenshotRequest{Element: ref, Annotate: &off})
+	clean, err := m.Screenshot(context.Background(), s.ID, ScreenshotRequest{Element: ref, Annotate: &off})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +284,7 @@ func TestScreenshotPathNeedsInput(t *testing.T) {
 	m, s, d := newShotSessions(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "shot.png")
-	_, err := m.Screenshot(context.Background(), s, ScreenshotRequest{Path: path})
+	_, err := m.Screenshot(context.Background(), s.ID, ScreenshotRequest{Path: path})
 	if AsError(err).Code != CodeInputNotAllowed {
 		t.Fatalf("path without input rights: %v, want inputNotAllowed", err)
 	}
@@ -295,7 +295,7 @@ func TestScreenshotPathNeedsInput(t *testing.T) {
 		t.Errorf("refused, yet the directory holds %v", ents)
 	}
 	m.Caps, m.ScreenshotDir = security.Input, dir
-	shot, err := m.Screenshot(context.Background(), s, ScreenshotRequest{Path: path})
+	shot, err := m.Screenshot(context.Background(), s.ID, ScreenshotRequest{Path: path})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +304,7 @@ func TestScreenshotPathNeedsInput(t *testing.T) {
 		t.Fatalf("file %s: %v (%d bytes, want %d)", path, err, len(b), len(shot.PNG))
 	}
 	// An existing file is never replaced, and no temporary file is left.
-	_, err = m.Screenshot(context.Background(), s, ScreenshotRequest{Path: path})
+	_, err = m.Screenshot(context.Background(), s.ID, ScreenshotRequest{Path: path})
 	if AsError(err).Code != CodeInvalidArgument || !strings.Contains(err.Error(), "exists") {
 		t.Errorf("second write to %s: %v, want invalidArgument saying it exists", path, err)
 	}
@@ -316,7 +316,7 @@ func TestScreenshotPathNeedsInput(t *testing.T) {
 			t.Errorf("path %q: %v, want invalidArgument", p, err)
 		}
 	}
-	_, err = m.Screenshot(context.Background(), s, ScreenshotRequest{Path: filepath.Join(dir, "no", "such", "dir.png")})
+	_, err = m.Screenshot(context.Background(), s.ID, ScreenshotRequest{Path: filepath.Join(dir, "no", "such", "dir.png")})
 	if AsError(err).Code != CodeInvalidArgument {
 		t.Errorf("a missing directory: %v, want invalidArgument", err)
 	}
@@ -346,7 +346,7 @@ func TestScreenshotPathBounded(t *testing.T) {
 		}
 		return "none (it succeeded)"
 	}
-	if _, err := m.Screenshot(ctx, s, ScreenshotRequest{Path: filepath.Join(shots, "none.png")}); code(err) != CodeInputNotAllowed {
+	if _, err := m.Screenshot(ctx, s.ID, ScreenshotRequest{Path: filepath.Join(shots, "none.png")}); code(err) != CodeInputNotAllowed {
 		t.Errorf("a path with no screenshot directory named: %v, want inputNotAllowed", err)
 	}
 	m.ScreenshotDir = shots
@@ -356,7 +356,7 @@ func TestScreenshotPathBounded(t *testing.T) {
 		filepath.Join(shots, "link", "linked.png"),
 		filepath.Join(base, "beside.png"),
 	} {
-		if _, err := m.Screenshot(ctx, s, ScreenshotRequest{Path: p}); code(err) != CodeInvalidArgument || !strings.Contains(code(err)+" "+errText(err), "screenshot directory") {
+		if _, err := m.Screenshot(ctx, s.ID, ScreenshotRequest{Path: p}); code(err) != CodeInvalidArgument || !strings.Contains(code(err)+" "+errText(err), "screenshot directory") {
 			t.Errorf("path %s outside %s: %v, want invalidArgument naming the directory", p, shots, err)
 		}
 	}
@@ -372,7 +372,7 @@ func TestScreenshotPathBounded(t *testing.T) {
 		}
 	}
 	for _, p := range []string{filepath.Join(shots, "in.png"), filepath.Join(shots, "sub", "below.png")} {
-		if _, err := m.Screenshot(ctx, s, ScreenshotRequest{Path: p}); err != nil {
+		if _, err := m.Screenshot(ctx, s.ID, ScreenshotRequest{Path: p}); err != nil {
 			t.Errorf("path %s in the directory: %v", p, err)
 		}
 	}
@@ -385,7 +385,7 @@ func TestScreenshotFailures(t *testing.T) {
 		if _, err := m.WindowAction(context.Background(), s.ID, "minimize"); err != nil {
 			t.Fatal(err)
 		}
-		_, err := m.Screenshot(context.Background(), s, ScreenshotRequest{})
+		_, err := m.Screenshot(context.Background(), s.ID, ScreenshotRequest{})
 		if e := AsError(err); e.Code != CodeWindowHidden || !strings.Contains(e.Msg, "minimized") {
 			t.Errorf("minimized window: %v, want windowHidden saying minimized", err)
 		}
@@ -397,7 +397,7 @@ func TestScreenshotFailures(t *testing.T) {
 		d.Freeze(shotPid, true)
 		ms := 300
 		start := time.Now()
-		_, err = m.Screenshot(context.Background(), s, ScreenshotRequest{TimeoutMs: &ms})
+		_, err = m.Screenshot(context.Background(), s.ID, ScreenshotRequest{TimeoutMs: &ms})
 		if e := AsError(err); e.Code != CodeTimeout || !e.Retryable || !strings.Contains(e.Msg, "no image") {
 			t.Errorf("frozen app: %v, want a retryable timeout saying no image is returned", err)
 		}
@@ -418,7 +418,12 @@ func TestScreenshotFailures(t *testing.T) {
 		}
 		desk := m.Desktop()
 		desk.Pixels = nil
-		if _, err := NewSessions(desk).Screenshot(context.Background(), s, ScreenshotRequest{}); !errors.Is(err, err) || AsError(err).Code != CodeNotSupported {
+		bare := NewSessions(desk)
+		bs, err := bare.Connect(context.Background(), AppSpec{Pid: shotPid}, ModeA11y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := bare.Screenshot(context.Background(), bs.ID, ScreenshotRequest{}); !errors.Is(err, err) || AsError(err).Code != CodeNotSupported {
 			t.Errorf("no Pixels part: %v, want notSupported", err)
 		}
 	})

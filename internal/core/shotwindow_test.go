@@ -61,7 +61,7 @@ func TestScreenshotWindowOfElement(t *testing.T) {
 	ctx := context.Background()
 	// An element of the dialog: the dialog's window, though its top
 	// level's name is not the window's title.
-	shot, err := m.Screenshot(ctx, s, ScreenshotRequest{Element: refOf(t, tr, "Yes")})
+	shot, err := m.Screenshot(ctx, s.ID, ScreenshotRequest{Element: refOf(t, tr, "Yes")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestScreenshotWindowOfElement(t *testing.T) {
 	}
 	// The dialog by window id: marks for its own elements only, not the
 	// main window's Save under it.
-	shot, err = m.Screenshot(ctx, s, ScreenshotRequest{Window: dlgID.String()})
+	shot, err = m.Screenshot(ctx, s.ID, ScreenshotRequest{Window: dlgID.String()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestScreenshotWindowOfElement(t *testing.T) {
 		t.Errorf("the dialog's capture marks %+v, want Yes", shot.Annotations)
 	}
 	// The main window: Save, not the dialog's Yes over it.
-	shot, err = m.Screenshot(ctx, s, ScreenshotRequest{})
+	shot, err = m.Screenshot(ctx, s.ID, ScreenshotRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,9 +92,9 @@ func TestScreenshotWindowOfElement(t *testing.T) {
 	}
 	// A top level no window could be told for: no image, never the main
 	// window's.
-	_, err = m.Screenshot(ctx, s, ScreenshotRequest{Element: refOf(t, tr, "No")})
+	_, err = m.Screenshot(ctx, s.ID, ScreenshotRequest{Element: refOf(t, tr, "No")})
 	wantErrCode(t, "an element of an unknown window", err, CodeWindowUnknown)
-	_, err = m.Screenshot(ctx, s, ScreenshotRequest{Window: "0x999"})
+	_, err = m.Screenshot(ctx, s.ID, ScreenshotRequest{Window: "0x999"})
 	wantErrCode(t, "a window of no app", err, CodeNotFound)
 	req := ScreenshotRequest{Window: dlgID.String(), Element: refOf(t, tr, "Yes")}
 	wantErrCode(t, "window and element", req.Validate(), CodeInvalidArgument)

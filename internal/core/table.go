@@ -194,9 +194,16 @@ func (m *Sessions) tableReader() (platform.TableReader, error) {
 
 // ReadTable reads a range of the cells of the table req names, on screen
 // or not: at most MaxTableCells cells and about maxTableTextBytes of text,
-// whole rows at a time, with Next saying how to read on. req must have
-// passed Validate.
-func (m *Sessions) ReadTable(ctx context.Context, s *Session, req TableRequest) (*TableRead, error) {
+// whole rows at a time, with Next saying how to read on. req is validated
+// first, then the session's identity checked (Get).
+func (m *Sessions) ReadTable(ctx context.Context, sessionID string, req TableRequest) (*TableRead, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	s, err := m.Get(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
 	if s.Mode == ModeVisual {
 		return nil, Errorf(CodeWrongTree, "session %s reads the visual (native window) tree, whose windows have no cells: connect with mode \"a11y\" and read the table there", s.ID)
 	}

@@ -77,7 +77,7 @@ func readTable(t *testing.T, m *Sessions, s *Session, req TableRequest) (*TableR
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	return m.ReadTable(context.Background(), s, req)
+	return m.ReadTable(context.Background(), s.ID, req)
 }
 
 // TestReadTableBeyondTheScreen: cells a million rows down are read, and a

@@ -409,15 +409,23 @@ type TreeRead struct {
 	Outline string
 	Root    *Element
 	Render  RenderStats
-	// Format and MaxBytes are the request's, defaults filled in.
+	// Format, View and MaxBytes are the request's, defaults filled in.
 	Format   string
+	View     string
 	MaxBytes int
 }
 
 // ReadTree reads the session's application's tree afresh (it becomes the
-// session's last read) and shapes it as req asks. req must have passed
-// Validate.
-func (m *Sessions) ReadTree(ctx context.Context, s *Session, req TreeRequest) (*TreeRead, error) {
+// session's last read) and shapes it as req asks, once req is valid
+// (TreeRequest.Validate) and the session's identity checked (Get).
+func (m *Sessions) ReadTree(ctx context.Context, sessionID string, req TreeRequest) (*TreeRead, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	s, err := m.Get(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
 	if s.Mode == ModeVisual {
 		return nil, Errorf(CodeWrongTree, "session %s reads the visual (native window) tree: use get_visual_tree, or connect with mode \"a11y\" for the accessibility tree", s.ID)
 	}
@@ -429,7 +437,7 @@ func (m *Sessions) ReadTree(ctx context.Context, s *Session, req TreeRequest) (*
 	if err != nil {
 		return nil, err
 	}
-	out := &TreeRead{Tree: t, Stats: st, Format: req.Format, MaxBytes: DefaultMaxBytes}
+	out := &TreeRead{Tree: t, Stats: st, Format: req.Format, View: req.View, MaxBytes: DefaultMaxBytes}
 	if req.MaxBytes != nil {
 		out.MaxBytes = *req.MaxBytes
 	}

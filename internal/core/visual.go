@@ -219,7 +219,11 @@ type VisualRead struct {
 
 // ReadVisual reads the session's application's window hierarchy afresh
 // (it becomes the session's last read) and shapes it as req asks.
-func (m *Sessions) ReadVisual(ctx context.Context, s *Session, req VisualRequest) (*VisualRead, error) {
+func (m *Sessions) ReadVisual(ctx context.Context, sessionID string, req VisualRequest) (*VisualRead, error) {
+	s, err := m.Get(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
 	if s.Mode != ModeVisual {
 		return nil, Errorf(CodeWrongTree, "session %s reads the accessibility tree; get_visual_tree needs a visual session: connect with mode \"visual\" (a second session on the same app is fine)", s.ID)
 	}

@@ -36,7 +36,7 @@ func TestVisualActions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := m.ReadVisual(ctx, s, VisualRequest{Depth: -1})
+		r, err := m.ReadVisual(ctx, s.ID, VisualRequest{Depth: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -138,7 +138,7 @@ func TestVisualSessionIgnoresA11yConnection(t *testing.T) {
 	if _, err := m.Get(ctx, a11y.ID); AsError(err).Code != CodeOwnershipLost {
 		t.Errorf("a11y session after its app's accessibility connection closed: %v, want ownershipLost", err)
 	}
-	if _, err := m.ReadVisual(ctx, vis, VisualRequest{Depth: -1}); err != nil {
+	if _, err := m.ReadVisual(ctx, vis.ID, VisualRequest{Depth: -1}); err != nil {
 		t.Errorf("visual session after the accessibility connection closed: %v", err)
 	}
 }

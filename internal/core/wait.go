@@ -91,8 +91,12 @@ type WaitResult struct {
 // element read gets what is left of it, so a frozen app costs the timeout,
 // not a multiple of it. An until-property wait on text or value reads at
 // most MaxLiveReadsPerPoll matches live per poll.
-func (m *Sessions) WaitFor(ctx context.Context, s *Session, r WaitRequest) (*WaitResult, error) {
+func (m *Sessions) WaitFor(ctx context.Context, sessionID string, r WaitRequest) (*WaitResult, error) {
 	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	s, err := m.Get(ctx, sessionID)
+	if err != nil {
 		return nil, err
 	}
 	if s.Mode == ModeVisual && r.Until == UntilProperty && r.Property != "name" && r.Property != "state" && r.Property != "role" {

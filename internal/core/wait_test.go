@@ -82,7 +82,7 @@ func TestWaitOneDeadline(t *testing.T) {
 		start := time.Now()
 		done := make(chan error, 1)
 		go func() {
-			_, err := m.WaitFor(context.Background(), s, WaitRequest{Query: Query{Role: "text"}, Until: UntilProperty, Property: "text", Value: "guess", Timeout: timeout})
+			_, err := m.WaitFor(context.Background(), s.ID, WaitRequest{Query: Query{Role: "text"}, Until: UntilProperty, Property: "text", Value: "guess", Timeout: timeout})
 			done <- err
 		}()
 		select {
@@ -105,7 +105,7 @@ func TestWaitCapsLiveReads(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		d := &waitDesk{n: 1000}
 		m, s := waitSession(t, d)
-		_, err := m.WaitFor(context.Background(), s, WaitRequest{Query: Query{Role: "text"}, Until: UntilProperty, Property: "text", Value: "never", Timeout: 1200 * time.Millisecond})
+		_, err := m.WaitFor(context.Background(), s.ID, WaitRequest{Query: Query{Role: "text"}, Until: UntilProperty, Property: "text", Value: "never", Timeout: 1200 * time.Millisecond})
 		e := AsError(err)
 		if e == nil || e.Code != CodeTimeout {
 			t.Fatalf("want a timeout, got %v", err)
@@ -132,7 +132,7 @@ func TestWaitSatisfied(t *testing.T) {
 		{Query: Query{Role: "text"}, Until: UntilProperty, Property: "text", Value: ""},
 	} {
 		r.Timeout = 5 * time.Second
-		res, err := m.WaitFor(context.Background(), s, r)
+		res, err := m.WaitFor(context.Background(), s.ID, r)
 		if err != nil || res.Polls != 1 {
 			t.Errorf("%+v: %v, %+v", r, err, res)
 		}
@@ -144,7 +144,7 @@ func TestWaitSatisfied(t *testing.T) {
 		{Until: UntilAppears, Query: Query{Role: "no such role"}},
 	} {
 		r.Timeout = time.Second
-		if _, err := m.WaitFor(context.Background(), s, r); AsError(err).Code != CodeInvalidArgument {
+		if _, err := m.WaitFor(context.Background(), s.ID, r); AsError(err).Code != CodeInvalidArgument {
 			t.Errorf("%+v: want invalidArgument, got %v", r, err)
 		}
 	}
@@ -157,14 +157,14 @@ func TestWaitSaysVisibleOnly(t *testing.T) {
 		for _, partial := range []bool{false, true} {
 			d := &waitDesk{n: 3, partial: partial}
 			m, s := waitSession(t, d)
-			res, err := m.WaitFor(context.Background(), s, WaitRequest{Query: Query{Name: "nothing like it"}, Until: UntilDisappears, Timeout: 5 * time.Second})
+			res, err := m.WaitFor(context.Background(), s.ID, WaitRequest{Query: Query{Name: "nothing like it"}, Until: UntilDisappears, Timeout: 5 * time.Second})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if got := len(res.Partial) > 0; got != partial || partial != strings.Contains(res.PartialNote, "scrolled out of view") {
 				t.Errorf("partial %v: result %+v", partial, res)
 			}
-			_, err = m.WaitFor(context.Background(), s, WaitRequest{Query: Query{Name: "nothing like it"}, Until: UntilAppears, Timeout: 300 * time.Millisecond})
+			_, err = m.WaitFor(context.Background(), s.ID, WaitRequest{Query: Query{Name: "nothing like it"}, Until: UntilAppears, Timeout: 300 * time.Millisecond})
 			if e := AsError(err); e.Code != CodeTimeout || strings.Contains(e.Msg, "only the visible part") != partial {
 				t.Errorf("partial %v: timeout %v", partial, err)
 			}

@@ -24,7 +24,8 @@ type actResult struct {
 	*core.ActResult
 }
 
-// sessionField is the session argument every acting tool takes.
+// sessionField is the session argument of the tools that act or read
+// through a core request (action, read).
 type sessionField struct {
 	Session string `json:"session" jsonschema:"session id from connect"`
 }

@@ -328,15 +328,15 @@ func (h *handlers) treeChanges(kind string) handlerFunc[changesArgs, changesResu
 		if err != nil {
 			return changesResult{}, err
 		}
-		s, limit, err := h.session(ctx, in.Session, in.TimeoutMs)
+		limit, err := core.Timeout(in.TimeoutMs)
 		if err != nil {
 			return changesResult{}, err
 		}
-		p, err := h.sessions.TreeChanges(ctx, s, kind, in.View, limit, budget)
+		p, err := h.sessions.TreeChanges(ctx, in.Session, kind, in.View, limit, budget)
 		if err != nil {
 			return changesResult{}, err
 		}
-		out := changesResult{Session: s.ID, View: p.View, Snapshot: p.Snapshot, Events: p.Events, Count: len(p.Events),
+		out := changesResult{Session: in.Session, View: p.View, Snapshot: p.Snapshot, Events: p.Events, Count: len(p.Events),
 			More: p.More, Note: core.PatchNote(p)}
 		if p.Tree != nil {
 			out.NodeCount = p.Tree.Len()
@@ -378,15 +378,11 @@ func (h *handlers) getEvents(ctx context.Context, _ *mcp.CallToolRequest, in eve
 	if in.Since != nil && *in.Since < 0 {
 		return eventsResult{}, core.Errorf(core.CodeInvalidArgument, "since must be 0 or more (a seq from an earlier call), not %d", *in.Since)
 	}
-	s, _, err := h.session(ctx, in.Session, nil)
+	r, started, err := h.sessions.Events(ctx, in.Session, in.Since, limit)
 	if err != nil {
 		return eventsResult{}, err
 	}
-	r, started, err := h.sessions.Events(ctx, s, in.Since, limit)
-	if err != nil {
-		return eventsResult{}, err
-	}
-	out := eventsResult{Session: s.ID, Events: r.Events, Next: r.Next, More: r.More, Missed: r.Missed}
+	out := eventsResult{Session: in.Session, Events: r.Events, Next: r.Next, More: r.More, Missed: r.Missed}
 	switch {
 	case started:
 		out.Note = "listening from now on: call again to learn what happened since"

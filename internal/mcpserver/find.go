@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -20,7 +19,7 @@ func (h *handlers) findTools() []toolDef {
 				"search to a subtree. Reads the tree afresh; returns flat elements with refs. No match in a " +
 				"truncated read proves nothing; visibleOnly says the search met containers that hold only their " +
 				"children on screen (spreadsheets, long lists: partialContainers), so what is scrolled away was not searched.",
-		}, h.findElements),
+		}, read(findArgs.request, h.sessions.Find, findAnswer)),
 	}
 }
 
@@ -41,7 +40,7 @@ func (c criteria) query(limit int) core.Query {
 }
 
 type findArgs struct {
-	Session string `json:"session" jsonschema:"session id from connect"`
+	sessionField
 	criteria
 	Within    string `json:"within,omitempty" jsonschema:"ref of a subtree to search in"`
 	Limit     int    `json:"limit,omitempty" jsonschema:"most matches to return (default 50, at most 1000)"`
@@ -63,21 +62,13 @@ type findResult struct {
 	Note              string   `json:"note,omitempty"`
 }
 
-func (h *handlers) findElements(ctx context.Context, _ *mcp.CallToolRequest, in findArgs) (findResult, error) {
-	req := core.FindRequest{Query: in.query(in.Limit), Within: in.Within, TimeoutMs: in.TimeoutMs}
-	if err := req.Validate(); err != nil {
-		return findResult{}, err
-	}
-	s, err := h.sessions.Get(ctx, in.Session)
-	if err != nil {
-		return findResult{}, err
-	}
-	r, err := h.sessions.Find(ctx, s, req)
-	if err != nil {
-		return findResult{}, err
-	}
+func (in findArgs) request() (core.FindRequest, error) {
+	return core.FindRequest{Query: in.query(in.Limit), Within: in.Within, TimeoutMs: in.TimeoutMs}, nil
+}
+
+func findAnswer(in findArgs, r *core.FindRead) findResult {
 	fs, st := r.Find, r.Stats
-	out := findResult{Session: s.ID, Elements: r.Elements, Matched: fs.Matched, Returned: fs.Returned,
+	out := findResult{Session: in.Session, Elements: r.Elements, Matched: fs.Matched, Returned: fs.Returned,
 		LimitHit: fs.LimitHit, Truncated: st.Truncated}
 	refs, note := r.Tree.PartialRefs(fs.Partial)
 	if len(refs) > 0 {
@@ -86,5 +77,5 @@ func (h *handlers) findElements(ctx context.Context, _ *mcp.CallToolRequest, in 
 	if st.Truncated {
 		out.Note = joinNotes(fmt.Sprintf(truncatedNote, st.Reason), out.Note)
 	}
-	return out, nil
+	return out
 }

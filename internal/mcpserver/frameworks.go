@@ -26,13 +26,9 @@ type frameworksResult struct {
 }
 
 func (h *handlers) getFrameworks(ctx context.Context, _ *mcp.CallToolRequest, in sessionArgs) (frameworksResult, error) {
-	s, err := h.sessions.Get(ctx, in.Session)
+	fws, err := h.sessions.Frameworks(ctx, in.Session)
 	if err != nil {
 		return frameworksResult{}, err
 	}
-	fws, err := h.sessions.Frameworks(ctx, s)
-	if err != nil {
-		return frameworksResult{}, err
-	}
-	return frameworksResult{Session: s.ID, Frameworks: fws}, nil
+	return frameworksResult{Session: in.Session, Frameworks: fws}, nil
 }

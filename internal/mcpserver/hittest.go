@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -17,15 +16,15 @@ func (h *handlers) hitTestTools() []toolDef {
 			Description: "Find the smallest visible element of the connected app covering a screen point (x, y in " +
 				"screen pixels, as in bounds), with its ancestors, nearest first. element is null when no element " +
 				"of this app covers the point.",
-		}, h.hitTest),
+		}, read(hitArgs.request, h.sessions.HitTest, hitAnswer)),
 	}
 }
 
 type hitArgs struct {
-	Session   string `json:"session" jsonschema:"session id from connect"`
-	X         int    `json:"x" jsonschema:"screen x in pixels"`
-	Y         int    `json:"y" jsonschema:"screen y in pixels"`
-	TimeoutMs *int   `json:"timeoutMs,omitempty" jsonschema:"deadline for reading the tree in ms (default 10000)"`
+	sessionField
+	X         int  `json:"x" jsonschema:"screen x in pixels"`
+	Y         int  `json:"y" jsonschema:"screen y in pixels"`
+	TimeoutMs *int `json:"timeoutMs,omitempty" jsonschema:"deadline for reading the tree in ms (default 10000)"`
 }
 
 type hitResult struct {
@@ -36,27 +35,14 @@ type hitResult struct {
 	Note      string          `json:"note,omitempty"`
 }
 
-func (h *handlers) hitTest(ctx context.Context, _ *mcp.CallToolRequest, in hitArgs) (hitResult, error) {
-	s, limit, err := h.session(ctx, in.Session, in.TimeoutMs)
-	if err != nil {
-		return hitResult{}, err
+func (in hitArgs) request() (core.HitRequest, error) {
+	return core.HitRequest{X: in.X, Y: in.Y, TimeoutMs: in.TimeoutMs}, nil
+}
+
+func hitAnswer(in hitArgs, r *core.HitRead) hitResult {
+	out := hitResult{Session: in.Session, Element: r.Element, Ancestors: r.Ancestors, Truncated: r.Stats.Truncated}
+	if r.Stats.Truncated {
+		out.Note = fmt.Sprintf(truncatedNote, r.Stats.Reason)
 	}
-	t, st, err := h.sessions.Fetch(ctx, s, limit, core.TreeOptions{Actions: true})
-	if err != nil {
-		return hitResult{}, err
-	}
-	out := hitResult{Session: s.ID, Ancestors: []*core.Element{}, Truncated: st.Truncated}
-	if st.Truncated {
-		out.Note = fmt.Sprintf(truncatedNote, st.Reason)
-	}
-	id, ok := t.HitTest(in.X, in.Y)
-	if !ok {
-		return out, nil
-	}
-	out.Element, _ = t.Element(id)
-	for _, a := range t.Ancestors(id) {
-		e, _ := t.Element(a)
-		out.Ancestors = append(out.Ancestors, e)
-	}
-	return out, nil
+	return out
 }

@@ -1,8 +1,6 @@
 package mcpserver
 
 import (
-	"context"
-
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/uiscope/uiscope/internal/core"
@@ -17,12 +15,12 @@ func (h *handlers) propsTools() []toolDef {
 				"actions, text (Text interface content, at most 4000 characters; never for redacted fields), " +
 				"value (Value interface), attributes, parent. names selects a subset. A ref whose element is " +
 				"gone fails with elementGone: read the tree again.",
-		}, h.getProperties),
+		}, read(propsArgs.request, h.sessions.Properties, propsAnswer)),
 	}
 }
 
 type propsArgs struct {
-	Session string   `json:"session" jsonschema:"session id from connect"`
+	sessionField
 	Element string   `json:"element" jsonschema:"element ref, e.g. a11y:e12"`
 	Names   []string `json:"names,omitempty" jsonschema:"only these properties (e.g. states, value, text)"`
 }
@@ -33,18 +31,10 @@ type propsResult struct {
 	Properties map[string]any `json:"properties"`
 }
 
-func (h *handlers) getProperties(ctx context.Context, _ *mcp.CallToolRequest, in propsArgs) (propsResult, error) {
-	req := core.PropsRequest{Element: in.Element, Names: in.Names}
-	if err := req.Validate(); err != nil {
-		return propsResult{}, err
-	}
-	s, err := h.sessions.Get(ctx, in.Session)
-	if err != nil {
-		return propsResult{}, err
-	}
-	r, err := h.sessions.Properties(ctx, s, req)
-	if err != nil {
-		return propsResult{}, err
-	}
-	return propsResult{Session: s.ID, Element: r.Ref, Properties: r.Properties}, nil
+func (in propsArgs) request() (core.PropsRequest, error) {
+	return core.PropsRequest{Element: in.Element, Names: in.Names}, nil
+}
+
+func propsAnswer(in propsArgs, r *core.PropsRead) propsResult {
+	return propsResult{Session: in.Session, Element: r.Ref, Properties: r.Properties}
 }

@@ -3,20 +3,29 @@ package mcpserver
 import (
 	"context"
 	"strings"
-	"time"
 
-	"github.com/uiscope/uiscope/internal/core"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// session checks a timeoutMs argument and returns the (identity-checked)
-// session with it.
-func (h *handlers) session(ctx context.Context, id string, timeoutMs *int) (*core.Session, time.Duration, error) {
-	limit, err := core.Timeout(timeoutMs)
-	if err != nil {
-		return nil, 0, err
+// read is a reading tool's handler: the arguments make the core's request
+// (ask, which may refuse them), the core reads it in the session the
+// arguments name (call, which checks the request, the session's identity
+// and what it may read, as an action's core call does), and answer shapes
+// the tool's result from the arguments and what was read.
+func read[In interface{ session() string }, Req, R, Out any](ask func(In) (Req, error),
+	call func(context.Context, string, Req) (R, error), answer func(In, R) Out) handlerFunc[In, Out] {
+	return func(ctx context.Context, _ *mcp.CallToolRequest, in In) (Out, error) {
+		var none Out
+		req, err := ask(in)
+		if err != nil {
+			return none, err
+		}
+		r, err := call(ctx, in.session(), req)
+		if err != nil {
+			return none, err
+		}
+		return answer(in, r), nil
 	}
-	s, err := h.sessions.Get(ctx, id)
-	return s, limit, err
 }
 
 const truncatedNote = "the tree read was cut short (%s): elements may be missing, and a negative answer proves nothing; retry with a larger timeoutMs"

@@ -1,8 +1,6 @@
 package mcpserver
 
 import (
-	"context"
-
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/uiscope/uiscope/internal/core"
@@ -32,13 +30,13 @@ func (h *handlers) screenshotTools() []toolDef {
 			"maxWidth scales a large window down to spare context. path also writes the PNG to that absolute " +
 			"file name (needs --allow-input; never replaces a file). A minimized window fails with " +
 			"windowHidden; a frozen app with timeout (its fields could not be located, so no image is given).",
-	}, h.screenshot)
+	}, read(screenshotArgs.request, h.sessions.Screenshot, screenshotAnswer))
 	d.InputArgs = []string{"path"}
 	return []toolDef{d}
 }
 
 type screenshotArgs struct {
-	Session   string `json:"session" jsonschema:"session id from connect"`
+	sessionField
 	Element   string `json:"element,omitempty" jsonschema:"ref of one element to capture alone, e.g. a11y:e12, in the window it shows in (a dialog, a popup menu); default the whole window"`
 	Window    string `json:"window,omitempty" jsonschema:"id of one of the app's windows to capture, e.g. 0x1a00007 (a dialog, a popup menu; ids from connect or list_apps); default the session's window"`
 	Path      string `json:"path,omitempty" jsonschema:"absolute file name ending in .png to write the image to as well (needs --allow-input; an existing file is never replaced)"`
@@ -59,18 +57,10 @@ func (r screenshotResult) image() *mcp.ImageContent {
 	return &mcp.ImageContent{Data: r.PNG, MIMEType: "image/png"}
 }
 
-func (h *handlers) screenshot(ctx context.Context, _ *mcp.CallToolRequest, in screenshotArgs) (screenshotResult, error) {
-	req := core.ScreenshotRequest{Element: in.Element, Window: in.Window, Path: in.Path, Annotate: in.Annotate, MaxWidth: in.MaxWidth, TimeoutMs: in.TimeoutMs}
-	if err := req.Validate(); err != nil {
-		return screenshotResult{}, err
-	}
-	s, err := h.sessions.Get(ctx, in.Session)
-	if err != nil {
-		return screenshotResult{}, err
-	}
-	shot, err := h.sessions.Screenshot(ctx, s, req)
-	if err != nil {
-		return screenshotResult{}, err
-	}
-	return screenshotResult{Session: s.ID, Screenshot: shot}, nil
+func (in screenshotArgs) request() (core.ScreenshotRequest, error) {
+	return core.ScreenshotRequest{Element: in.Element, Window: in.Window, Path: in.Path, Annotate: in.Annotate, MaxWidth: in.MaxWidth, TimeoutMs: in.TimeoutMs}, nil
+}
+
+func screenshotAnswer(in screenshotArgs, shot *core.Screenshot) screenshotResult {
+	return screenshotResult{Session: in.Session, Screenshot: shot}
 }

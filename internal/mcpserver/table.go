@@ -1,8 +1,6 @@
 package mcpserver
 
 import (
-	"context"
-
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/uiscope/uiscope/internal/core"
@@ -20,12 +18,12 @@ func (h *handlers) tableTools() []toolDef {
 				"them, and cells as rows of text (at most 200 characters a cell; null where a cell holds nothing " +
 				"readable; never the text of password or hidden fields). At most 2000 cells a call: when complete is " +
 				"false, next is the range to ask for to read on.",
-		}, h.readTable),
+		}, read(tableArgs.request, h.sessions.ReadTable, tableAnswer)),
 	}
 }
 
 type tableArgs struct {
-	Session   string `json:"session" jsonschema:"session id from connect"`
+	sessionField
 	Element   string `json:"element" jsonschema:"ref of a table (an element with the table interface), e.g. a11y:e12"`
 	Rows      []int  `json:"rows" jsonschema:"[first, last]: rows to read, 0-based and inclusive, e.g. [0, 99]"`
 	Columns   []int  `json:"columns,omitempty" jsonschema:"[first, last]: columns to read, 0-based and inclusive; default all"`
@@ -37,18 +35,10 @@ type tableResult struct {
 	*core.TableRead
 }
 
-func (h *handlers) readTable(ctx context.Context, _ *mcp.CallToolRequest, in tableArgs) (tableResult, error) {
-	req := core.TableRequest{Element: in.Element, Rows: in.Rows, Columns: in.Columns, TimeoutMs: in.TimeoutMs}
-	if err := req.Validate(); err != nil {
-		return tableResult{}, err
-	}
-	s, err := h.sessions.Get(ctx, in.Session)
-	if err != nil {
-		return tableResult{}, err
-	}
-	r, err := h.sessions.ReadTable(ctx, s, req)
-	if err != nil {
-		return tableResult{}, err
-	}
-	return tableResult{Session: s.ID, TableRead: r}, nil
+func (in tableArgs) request() (core.TableRequest, error) {
+	return core.TableRequest{Element: in.Element, Rows: in.Rows, Columns: in.Columns, TimeoutMs: in.TimeoutMs}, nil
+}
+
+func tableAnswer(in tableArgs, r *core.TableRead) tableResult {
+	return tableResult{Session: in.Session, TableRead: r}
 }

@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -25,12 +24,12 @@ func (h *handlers) treeTools() []toolDef {
 				"breadth-first: upper levels whole, childrenOmitted / \"… N more\" where children were left out, and note " +
 				"says how to read on (element, read_table, a larger maxBytes). An element keeps its ref across reads in a session; the ref of an element that is " +
 				"gone is refused, never reused.",
-		}, h.getTree),
+		}, read(treeArgs.request, h.sessions.ReadTree, treeAnswer)),
 	}
 }
 
 type treeArgs struct {
-	Session   string `json:"session" jsonschema:"session id from connect"`
+	sessionField
 	Element   string `json:"element,omitempty" jsonschema:"ref of the subtree root (a11y:eN from an earlier read); default the app root"`
 	Depth     *int   `json:"depth,omitempty" jsonschema:"levels below the start element; omit for all, 0 for the element alone"`
 	View      string `json:"view,omitempty" jsonschema:"raw (default), control or content"`
@@ -102,22 +101,14 @@ func (r treeResult) sizeHint() int {
 // elementBytesHint is about the longest an element's JSON usually is.
 const elementBytesHint = 400
 
-func (h *handlers) getTree(ctx context.Context, _ *mcp.CallToolRequest, in treeArgs) (treeResult, error) {
-	req := core.TreeRequest{Element: in.Element, Depth: in.Depth, View: in.View, Format: in.Format, MaxNodes: in.MaxNodes,
-		MaxBytes: in.MaxBytes, TimeoutMs: in.TimeoutMs}
-	if err := req.Validate(); err != nil {
-		return treeResult{}, err
-	}
-	s, err := h.sessions.Get(ctx, in.Session)
-	if err != nil {
-		return treeResult{}, err
-	}
-	r, err := h.sessions.ReadTree(ctx, s, req)
-	if err != nil {
-		return treeResult{}, err
-	}
+func (in treeArgs) request() (core.TreeRequest, error) {
+	return core.TreeRequest{Element: in.Element, Depth: in.Depth, View: in.View, Format: in.Format, MaxNodes: in.MaxNodes,
+		MaxBytes: in.MaxBytes, TimeoutMs: in.TimeoutMs}, nil
+}
+
+func treeAnswer(in treeArgs, r *core.TreeRead) treeResult {
 	st, rs := r.Stats, r.Render
-	out := treeResult{Session: s.ID, Format: req.Format, View: req.View, Outline: r.Outline, Root: r.Root, rootBytes: rs.Bytes,
+	out := treeResult{Session: in.Session, Format: r.Format, View: r.View, Outline: r.Outline, Root: r.Root, rootBytes: rs.Bytes,
 		NodeCount: r.Tree.Len(), Shown: rs.Nodes, Omitted: rs.Omitted, Truncated: st.Truncated, CutBy: r.CutBy(),
 		Fetch: fetchInfo{Strategy: st.Strategy, Ms: st.Elapsed.Milliseconds(), Calls: st.Calls}}
 	var notes []string
@@ -132,5 +123,5 @@ func (h *handlers) getTree(ctx context.Context, _ *mcp.CallToolRequest, in treeA
 		notes = append(notes, fmt.Sprintf("elements more than %d levels below the start were left out (the server's depth cap); read further down by passing element, the ref of a deep element shown", core.MaxDepth))
 	}
 	out.Note = strings.Join(notes, " ")
-	return out, nil
+	return out
 }

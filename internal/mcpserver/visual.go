@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -28,7 +27,7 @@ func (h *handlers) visualTools() []toolDef {
 				"returned); most toolkits draw widgets into one window, so most have no window of their own. " +
 				"correlationFailed says when the accessibility side could not be read. In the outline the own " +
 				"counterpart follows a window's flags, and \"in a11y:eN\" what it sits inside.",
-		}, h.getVisualTree),
+		}, read(visualTreeArgs.request, h.sessions.ReadVisual, visualTreeAnswer)),
 	}
 }
 
@@ -63,37 +62,37 @@ type visualTreeResult struct {
 	Fetch             fetchInfo   `json:"fetch"`
 }
 
-func (h *handlers) getVisualTree(ctx context.Context, _ *mcp.CallToolRequest, in visualTreeArgs) (visualTreeResult, error) {
-	format := in.Format
-	if format == "" {
-		format = core.FormatOutline
-	}
-	if format != core.FormatOutline && format != core.FormatJSON {
-		return visualTreeResult{}, core.Errorf(core.CodeInvalidArgument, "format must be \"outline\" or \"json\", not %s", core.Quote(in.Format))
-	}
+// session: the session argument of get_visual_tree, described apart.
+func (in visualTreeArgs) session() string { return in.Session }
+
+func (in visualTreeArgs) request() (core.VisualRequest, error) {
 	req := core.VisualRequest{Element: in.Element, Depth: -1, Correlate: in.Correlate, A11ySession: in.A11ySession}
+	if f := in.Format; f != "" && f != core.FormatOutline && f != core.FormatJSON {
+		return req, core.Errorf(core.CodeInvalidArgument, "format must be \"outline\" or \"json\", not %s", core.Quote(in.Format))
+	}
 	if in.Depth != nil {
 		if *in.Depth < 0 {
-			return visualTreeResult{}, core.Errorf(core.CodeInvalidArgument, "depth must be 0 or more (omit it for the whole tree), not %d", *in.Depth)
+			return req, core.Errorf(core.CodeInvalidArgument, "depth must be 0 or more (omit it for the whole tree), not %d", *in.Depth)
 		}
 		req.Depth = *in.Depth
 	}
 	if in.MaxNodes != nil {
 		if *in.MaxNodes <= 0 || *in.MaxNodes > core.MaxMaxNodes {
-			return visualTreeResult{}, core.Errorf(core.CodeInvalidArgument, "maxNodes must be between 1 and %d, not %d", core.MaxMaxNodes, *in.MaxNodes)
+			return req, core.Errorf(core.CodeInvalidArgument, "maxNodes must be between 1 and %d, not %d", core.MaxMaxNodes, *in.MaxNodes)
 		}
 		req.MaxNodes = *in.MaxNodes
 	}
-	s, limit, err := h.session(ctx, in.Session, in.TimeoutMs)
-	if err != nil {
-		return visualTreeResult{}, err
-	}
+	limit, err := core.Timeout(in.TimeoutMs)
 	req.Timeout = limit
-	r, err := h.sessions.ReadVisual(ctx, s, req)
-	if err != nil {
-		return visualTreeResult{}, err
+	return req, err
+}
+
+func visualTreeAnswer(in visualTreeArgs, r *core.VisualRead) visualTreeResult {
+	format := in.Format
+	if format == "" {
+		format = core.FormatOutline
 	}
-	out := visualTreeResult{Session: s.ID, Format: format, NodeCount: r.Tree.Len(), Shown: r.Render.Nodes, Omitted: r.Render.Omitted,
+	out := visualTreeResult{Session: in.Session, Format: format, NodeCount: r.Tree.Len(), Shown: r.Render.Nodes, Omitted: r.Render.Omitted,
 		Truncated: r.Stats.Truncated, TruncatedReason: r.Stats.Reason,
 		Fetch: fetchInfo{Strategy: r.Stats.Strategy, Ms: r.Stats.Elapsed.Milliseconds()}}
 	if format == core.FormatJSON {
@@ -113,5 +112,5 @@ func (h *handlers) getVisualTree(ctx context.Context, _ *mcp.CallToolRequest, in
 	case r.Render.BudgetHit:
 		out.Note = fmt.Sprintf("%d windows left out by maxNodes; narrow with element/depth or raise maxNodes", r.Render.Omitted)
 	}
-	return out, nil
+	return out
 }

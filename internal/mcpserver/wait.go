@@ -1,8 +1,6 @@
 package mcpserver
 
 import (
-	"context"
-
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/uiscope/uiscope/internal/core"
@@ -20,7 +18,7 @@ func (h *handlers) waitTools() []toolDef {
 				"the matching elements when satisfied; fails with errorCode \"timeout\" (retryable) after " +
 				"timeoutMs (default 10000). visibleOnly, as in find_elements, says only the on-screen part of " +
 				"partialContainers was searched.",
-		}, h.waitFor),
+		}, read(waitArgs.request, h.sessions.WaitFor, waitAnswer)),
 	}
 }
 
@@ -32,7 +30,7 @@ func nonNilEls(els []*core.Element) []*core.Element {
 }
 
 type waitArgs struct {
-	Session string `json:"session" jsonschema:"session id from connect"`
+	sessionField
 	criteria
 	Until     string `json:"until" jsonschema:"appears, disappears or property"`
 	Property  string `json:"property,omitempty" jsonschema:"with until=property: name, description, role, state, value or text"`
@@ -52,24 +50,13 @@ type waitResult struct {
 	Note              string   `json:"note,omitempty"` // the live reads were capped; the search saw the visible part
 }
 
-func (h *handlers) waitFor(ctx context.Context, _ *mcp.CallToolRequest, in waitArgs) (waitResult, error) {
+func (in waitArgs) request() (core.WaitRequest, error) {
 	limit, err := core.Timeout(in.TimeoutMs)
-	if err != nil {
-		return waitResult{}, err
-	}
-	req := core.WaitRequest{Query: in.query(core.MaxFindLimit), Until: in.Until, Property: in.Property, Value: in.Value, Timeout: limit}
-	if err := req.Validate(); err != nil {
-		return waitResult{}, err
-	}
-	s, err := h.sessions.Get(ctx, in.Session)
-	if err != nil {
-		return waitResult{}, err
-	}
-	r, err := h.sessions.WaitFor(ctx, s, req)
-	if err != nil {
-		return waitResult{}, err
-	}
-	return waitResult{Session: s.ID, Satisfied: true, Elements: nonNilEls(r.Elements),
+	return core.WaitRequest{Query: in.query(core.MaxFindLimit), Until: in.Until, Property: in.Property, Value: in.Value, Timeout: limit}, err
+}
+
+func waitAnswer(in waitArgs, r *core.WaitResult) waitResult {
+	return waitResult{Session: in.Session, Satisfied: true, Elements: nonNilEls(r.Elements),
 		WaitedMs: r.Waited.Milliseconds(), Polls: r.Polls, VisibleOnly: len(r.Partial) > 0, PartialContainers: r.Partial,
-		Note: joinNotes(r.Note, r.PartialNote)}, nil
+		Note: joinNotes(r.Note, r.PartialNote)}
 }
