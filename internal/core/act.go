@@ -375,7 +375,7 @@ func (m *Sessions) finishLate(t *actTarget, r *ActResult, after *platform.Detail
 		if claim != "" {
 			what = claim
 		}
-		return nil, &Error{Code: CodeEffectUnknown, Disposition: "terminal", Msg: fmt.Sprintf(
+		return nil, &Error{Code: CodeEffectUnknown, Disposition: DispositionTerminal, Msg: fmt.Sprintf(
 			"%s: %s was sent, but the application had not answered after %d ms and shows no change (no window opened or closed, the focus did not move): it may still be running it, or have ignored it. Do not simply repeat it: read the UI again (get_a11y_tree, find_elements, get_events) to see whether it ran", t.ref, what, waited)}
 	}
 	return r, nil
@@ -396,7 +396,7 @@ func (m *Sessions) noEffect(t *actTarget, claim string, now *platform.Details) *
 	}
 	e := Errorf(CodeNoEffect, "%s: %s did not take effect; %s", t.ref, claim, holds)
 	if !t.once {
-		e.Retryable, e.Disposition = true, "transient"
+		e.Retryable, e.Disposition = true, DispositionTransient
 	}
 	return e
 }
@@ -421,12 +421,12 @@ func mapActErr(err error) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, platform.ErrNotActivated):
-		return &Error{Code: CodeNotActivated, Retryable: true, Disposition: "transient", Err: err,
+		return &Error{Code: CodeNotActivated, Retryable: true, Disposition: DispositionTransient, Err: err,
 			Msg: "the target window could not be brought to the front, so no input was sent (another window may hold focus): " + err.Error()}
 	case errors.Is(err, platform.ErrNoWindowManager):
-		return &Error{Code: CodeNoWindowManager, Disposition: "terminal", Err: err, Msg: err.Error() + "; window actions need one"}
+		return &Error{Code: CodeNoWindowManager, Disposition: DispositionTerminal, Err: err, Msg: err.Error() + "; window actions need one"}
 	case errors.Is(err, platform.ErrOffscreen):
-		return &Error{Code: CodeOffscreen, Disposition: "terminal", Err: err, Msg: err.Error() + "; scroll the element into view first"}
+		return &Error{Code: CodeOffscreen, Disposition: DispositionTerminal, Err: err, Msg: err.Error() + "; scroll the element into view first"}
 	}
 	return AsError(err)
 }

@@ -84,7 +84,7 @@ func (m *Sessions) holdsClear(ctx context.Context, s *Session) error {
 	if len(others) > 0 {
 		e := Errorf(CodeHoldConflict, "another session holds %s: a held button sends all pointer input to its window and a held key changes every key and click after it, so this call's input would go astray; nothing was sent: try again once that session releases it (it is also released when its window loses the focus, its session ends, or its client leaves%s)",
 			holdList(others), m.expiryNote(theirs))
-		e.Retryable, e.Disposition, e.Holds = true, "transient", others
+		e.Retryable, e.Disposition, e.Holds = true, DispositionTransient, others
 		return e
 	}
 	hr, ok := m.desk.Input.(platform.HeldReader)
@@ -103,7 +103,7 @@ func (m *Sessions) holdsClear(ctx context.Context, s *Session) error {
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			e := Errorf(CodeHoldConflict, "the X server reports %s down, which no session of this server holds (the user's, another program's, or left by a uiscope that was killed); it would bend this call's input, so nothing was sent: try again once it is released", holdList(stray))
-			e.Retryable, e.Disposition, e.Holds = true, "transient", stray
+			e.Retryable, e.Disposition, e.Holds = true, DispositionTransient, stray
 			return e
 		}
 		select {
@@ -144,7 +144,7 @@ func (m *Sessions) holdsIn(session string, win platform.WindowID) error {
 	if len(elsewhere) == 0 {
 		return nil
 	}
-	return &Error{Code: CodeHoldConflict, Disposition: "terminal", Holds: elsewhere, Msg: fmt.Sprintf(
+	return &Error{Code: CodeHoldConflict, Disposition: DispositionTerminal, Holds: elsewhere, Msg: fmt.Sprintf(
 		"this session holds %s, and this call's input goes to window %s: the hold would apply there too; nothing was sent: release it first (release, key_up), or act in the window it was pressed in",
 		holdList(elsewhere), win)}
 }

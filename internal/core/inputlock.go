@@ -23,7 +23,7 @@ func lockInput(ctx context.Context) (unlock func(), err error) {
 		return func() { <-inputLock }, nil
 	case <-ctx.Done():
 		e := Errorf(CodeTimeout, "another input action (typing or a click) was still running when this call's deadline passed; nothing was sent: try again")
-		e.Retryable, e.Disposition, e.Err = true, "transient", ctx.Err()
+		e.Retryable, e.Disposition, e.Err = true, DispositionTransient, ctx.Err()
 		return nil, e
 	}
 }

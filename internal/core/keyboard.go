@@ -96,7 +96,7 @@ func (m *Sessions) TypeText(ctx context.Context, sessionID, ref, text string) (*
 			// The text before the line break went in: never retried as a
 			// whole.
 			e := *AsError(err)
-			e.Retryable, e.Disposition = false, "terminal"
+			e.Retryable, e.Disposition = false, DispositionTerminal
 			e.Msg += fmt.Sprintf("; %s, the text before the first line break, had been typed and read back", Quote(first))
 			return nil, &e
 		}
@@ -150,7 +150,7 @@ func (m *Sessions) typeBatched(ctx context.Context, t *actTarget, win platform.W
 	stopped := func(typed int) error {
 		e := Errorf(CodeNotActivated, "the target window lost the focus after %d of %d characters; typing stopped", typed, len(runes))
 		if typed == 0 {
-			e.Retryable, e.Disposition = true, "transient"
+			e.Retryable, e.Disposition = true, DispositionTransient
 		} else {
 			// Typing it all again would type those twice.
 			e.Msg += ": read what the field holds before typing the rest"
@@ -276,7 +276,7 @@ func (m *Sessions) withKeyboard(ctx context.Context, t *actTarget, send func(win
 		return mapActErr(err)
 	} else if active != win.ID {
 		e := Errorf(CodeNotActivated, "window %s lost the focus to %s before the keys were sent; nothing was sent", win.ID, active)
-		e.Retryable, e.Disposition = true, "transient"
+		e.Retryable, e.Disposition = true, DispositionTransient
 		return e
 	}
 	return send(win)
@@ -297,7 +297,7 @@ func (m *Sessions) stillThere(ctx context.Context, t *actTarget) error {
 	}
 	if !m.hasKeys(ctx, t, d) {
 		e := Errorf(CodeNoEffect, "%s lost the keyboard focus before the keys were sent; nothing was sent", t.ref)
-		e.Retryable, e.Disposition = true, "transient"
+		e.Retryable, e.Disposition = true, DispositionTransient
 		return e
 	}
 	return nil

@@ -151,13 +151,13 @@ func (m *Sessions) Screenshot(ctx context.Context, sessionID string, req Screens
 	if err != nil {
 		e := AsError(err)
 		if e.Code == CodeTimeout {
-			e = &Error{Code: CodeTimeout, Retryable: true, Disposition: "transient", Err: err, Msg: e.Msg +
+			e = &Error{Code: CodeTimeout, Retryable: true, Disposition: DispositionTransient, Err: err, Msg: e.Msg +
 				"; without the tree its redacted fields cannot be found, so no image is returned"}
 		}
 		return nil, e
 	}
 	if st.Truncated {
-		return nil, &Error{Code: CodeTimeout, Retryable: true, Disposition: "transient", Msg: fmt.Sprintf(
+		return nil, &Error{Code: CodeTimeout, Retryable: true, Disposition: DispositionTransient, Msg: fmt.Sprintf(
 			"the tree read was cut short (%s), so some redacted fields might not be found: no image is returned; try again with a larger timeoutMs", st.Reason)}
 	}
 	target, err := m.shotWindow(ctx, s, t, pos, req.Element, req.Window)
@@ -274,7 +274,7 @@ func (m *Sessions) redactionTree(ctx context.Context, s *Session, limit time.Dur
 			"; without the accessibility tree its redacted fields cannot be found, so no image is returned"}
 	}
 	if st.Truncated {
-		return nil, &Error{Code: CodeTimeout, Retryable: true, Disposition: "transient", Msg: fmt.Sprintf(
+		return nil, &Error{Code: CodeTimeout, Retryable: true, Disposition: DispositionTransient, Msg: fmt.Sprintf(
 			"the accessibility tree read was cut short (%s), so some redacted fields might not be found: no image is returned; try again with a larger timeoutMs", st.Reason)}
 	}
 	return NewTree(root, KindA11y), nil
@@ -284,10 +284,10 @@ func (m *Sessions) redactionTree(ctx context.Context, s *Session, limit time.Dur
 func captureError(err error, win platform.Window) error {
 	switch {
 	case errors.Is(err, platform.ErrWindowHidden):
-		return &Error{Code: CodeWindowHidden, Disposition: "terminal", Err: err, Msg: fmt.Sprintf(
+		return &Error{Code: CodeWindowHidden, Disposition: DispositionTerminal, Err: err, Msg: fmt.Sprintf(
 			"window %s is not on screen (minimized or unmapped), so it has no pixels to capture: restore it (window_action restore, with --allow-input) and try again", win.ID)}
 	case errors.Is(err, platform.ErrElementGone):
-		return &Error{Code: CodeElementGone, Disposition: "terminal", Err: err, Msg: fmt.Sprintf(
+		return &Error{Code: CodeElementGone, Disposition: DispositionTerminal, Err: err, Msg: fmt.Sprintf(
 			"window %s closed during the capture; list the app's windows again (connect, list_apps)", win.ID)}
 	}
 	return AsError(err)

@@ -225,7 +225,7 @@ func (m *Sessions) Connect(ctx context.Context, t AppSpec, mode string) (*Sessio
 		if d, ok := m.desk.Accessibility.(platform.Diagnoser); ok {
 			why = cmp.Or(d.WhyInaccessible(ctx, app), why)
 		}
-		return nil, &Error{Code: CodeNotAccessible, Disposition: "terminal", Msg: fmt.Sprintf(
+		return nil, &Error{Code: CodeNotAccessible, Disposition: DispositionTerminal, Msg: fmt.Sprintf(
 			"pid %d (%s) has windows but no accessibility tree (%s); mode \"visual\" reads its windows without one", app.Pid, app.Name, why)}
 	}
 	exe := pi.Executable
@@ -268,7 +268,7 @@ func (m *Sessions) add(s *Session) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if len(m.sessions) >= MaxSessions {
-		return &Error{Code: CodeTooManySessions, Disposition: "transient", Msg: fmt.Sprintf(
+		return &Error{Code: CodeTooManySessions, Disposition: DispositionTransient, Msg: fmt.Sprintf(
 			"%d sessions are open, the most one server holds: disconnect one you no longer use (disconnect {session}), then connect again", len(m.sessions))}
 	}
 	for s.ID == "" || m.sessions[s.ID] != nil {
@@ -298,7 +298,7 @@ func (m *Sessions) Get(ctx context.Context, id string) (*Session, error) {
 // the identity captured at connect (docs/api.md, "identity").
 func (m *Sessions) check(ctx context.Context, s *Session) error {
 	lost := func(why string) error {
-		return &Error{Code: CodeOwnershipLost, Disposition: "ownershipLost", Msg: fmt.Sprintf(
+		return &Error{Code: CodeOwnershipLost, Disposition: DispositionOwnershipLost, Msg: fmt.Sprintf(
 			"session %s: %s; the application it was opened on is gone: disconnect and connect again", s.ID, why)}
 	}
 	procs, err := m.procs()
@@ -479,7 +479,7 @@ func (m *Sessions) Element(ctx context.Context, s *Session, key string) (*platfo
 			return nil, cerr
 		}
 		if errors.Is(err, platform.ErrElementGone) {
-			return nil, &Error{Code: CodeElementGone, Disposition: "terminal", Err: err,
+			return nil, &Error{Code: CodeElementGone, Disposition: DispositionTerminal, Err: err,
 				Msg: "the element no longer exists (the UI changed): re-read the tree with get_a11y_tree or find_elements and use the new refs"}
 		}
 		return nil, AsError(err)

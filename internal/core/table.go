@@ -326,13 +326,13 @@ func (m *Sessions) tableError(ctx context.Context, s *Session, ref string, limit
 	}
 	switch {
 	case errors.Is(err, platform.ErrNotSupported):
-		return &Error{Code: CodeNotSupported, Disposition: "terminal", Err: err, Msg: fmt.Sprintf(
+		return &Error{Code: CodeNotSupported, Disposition: DispositionTerminal, Err: err, Msg: fmt.Sprintf(
 			"%s cannot be read by row and column (%v): pass the ref of a table (find_elements with interface \"table\"), or read this element with get_a11y_tree or get_element_properties", ref, err)}
 	case errors.Is(err, platform.ErrElementGone):
-		return &Error{Code: CodeElementGone, Disposition: "terminal", Err: err,
+		return &Error{Code: CodeElementGone, Disposition: DispositionTerminal, Err: err,
 			Msg: "the table no longer exists (the UI changed): re-read the tree with get_a11y_tree or find_elements and use the new refs"}
 	case errors.Is(err, platform.ErrTimeout):
-		return &Error{Code: CodeTimeout, Retryable: true, Disposition: "transient", Err: err, Msg: fmt.Sprintf(
+		return &Error{Code: CodeTimeout, Retryable: true, Disposition: DispositionTransient, Err: err, Msg: fmt.Sprintf(
 			"reading the table took longer than %d ms (%v); the application may be busy or frozen: try again, with a smaller range or a larger timeoutMs", limit.Milliseconds(), err)}
 	}
 	return AsError(err)

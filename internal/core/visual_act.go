@@ -35,7 +35,7 @@ func (m *Sessions) modeOf(ctx context.Context, id string) string {
 
 // semanticInVisual is the refusal of a semantic action in a visual session.
 func semanticInVisual(s *Session) error {
-	return &Error{Code: CodeNotSupported, Disposition: "terminal", Msg: fmt.Sprintf(
+	return &Error{Code: CodeNotSupported, Disposition: DispositionTerminal, Msg: fmt.Sprintf(
 		"session %s is a visual session: it acts by geometry only (click, scroll, focus, type_text, press_key, window_action); "+
 			"toggle, set_value, select, set_expanded, invoke and select_text need the accessibility tree: connect with mode \"a11y\" "+
 			"(a second session on the same app is fine) and act on its a11y:eN refs", s.ID)}

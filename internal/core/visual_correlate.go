@@ -91,7 +91,7 @@ func (m *Sessions) companion(ctx context.Context, vs *Session, id string) (*Sess
 		return m.Get(ctx, found.ID)
 	}
 	if !vs.App.Accessible {
-		return nil, &Error{Code: CodeNotAccessible, Disposition: "terminal", Msg: "pid " + strconv.Itoa(vs.App.Pid) +
+		return nil, &Error{Code: CodeNotAccessible, Disposition: DispositionTerminal, Msg: "pid " + strconv.Itoa(vs.App.Pid) +
 			" has no accessibility tree (Tk and some toolkits never have one), so its windows have no accessible counterparts"}
 	}
 	s, err := m.Connect(ctx, AppSpec{Pid: vs.Identity.Pid}, ModeA11y)

@@ -110,7 +110,7 @@ func (m *Sessions) WaitFor(ctx context.Context, sessionID string, r WaitRequest)
 	defer stop()
 	timeout := func(why string) error {
 		e := Errorf(CodeTimeout, "the condition (%s) did not hold within %d ms%s; check the criteria with find_elements, or wait longer", r.Until, r.Timeout.Milliseconds(), why)
-		e.Retryable, e.Disposition = true, "transient"
+		e.Retryable, e.Disposition = true, DispositionTransient
 		return e
 	}
 	capped, partial := "", ""

@@ -317,7 +317,7 @@ func withOK(s *jsonschema.Schema, ok bool) *jsonschema.Schema {
 // failureSchema is the failure branch every tool shares.
 func failureSchema() *jsonschema.Schema {
 	s := withOK(derive[failure](), false)
-	s.Properties["errorDisposition"].Enum = []any{"terminal", "transient", "ownershipLost"}
+	s.Properties["errorDisposition"].Enum = []any{core.DispositionTerminal, core.DispositionTransient, core.DispositionOwnershipLost}
 	return s
 }
 
