@@ -24,6 +24,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/uiscope/uiscope/internal/quote"
 )
 
 // Rect is a rectangle in screen pixels.
@@ -82,19 +84,9 @@ func (id WindowID) String() string { return fmt.Sprintf("0x%x", uint64(id)) }
 func ParseWindowID(s string) (WindowID, error) {
 	v, err := strconv.ParseUint(strings.TrimSpace(s), 0, 64)
 	if err != nil || v == 0 {
-		return 0, fmt.Errorf("window %q is not a window id (like 0x1a00003)", quoteShort(s))
+		return 0, fmt.Errorf("window %s is not a window id (like 0x1a00003)", quote.Short(s))
 	}
 	return WindowID(v), nil
-}
-
-// quoteShort keeps an echoed argument short: input from an agent can be
-// megabytes long.
-func quoteShort(s string) string {
-	const max = 40
-	if len(s) <= max {
-		return s
-	}
-	return s[:max] + "..."
 }
 
 // App is a running application as the backends see it. BusName is the

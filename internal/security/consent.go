@@ -5,11 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
-	"unicode"
+
+	"github.com/uiscope/uiscope/internal/quote"
 )
 
 // More reason codes, for consent.
@@ -349,7 +348,7 @@ func (c *Consent) text(r ConsentRequest) Prompt {
 		Title: "uiscope: allow an agent to access an application?",
 		Lines: []string{
 			fmt.Sprintf("An AI agent connected to uiscope %s (client %s) asks to read an application's windows and everything they show.", c.via(r), c.hash(r.Client)),
-			fmt.Sprintf("Application: %s, process %d (%s).", quoteShort(filepath.Base(exe)), r.Pid, quoteShort(exe)),
+			fmt.Sprintf("Application: %s, process %d (%s).", quote.Short(filepath.Base(exe)), r.Pid, quote.Short(exe)),
 			"Your answer holds for this run of the application until uiscope exits: Deny for every agent connected the same way, Allow for this client alone.",
 		},
 		Buttons: [][2]string{{"deny", "Deny"}, {"read", "Allow reading"}},
@@ -369,22 +368,6 @@ func actWords(c Caps) string {
 		return "click and change things in it (no typing)"
 	}
 	return "type into it"
-}
-
-// quoteShort quotes s for the dialog: non-printable characters escaped,
-// at most 80 characters.
-func quoteShort(s string) string {
-	r := []rune(s)
-	if len(r) > 80 {
-		s = string(r[:80]) + "…"
-	}
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsPrint(r) {
-			return r
-		}
-		return -1
-	}, strconv.QuoteToGraphic(s))
-	return s
 }
 
 // ErrNoDialog is a platform without a way to show the consent dialog.

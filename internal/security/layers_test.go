@@ -12,7 +12,8 @@ import (
 
 // TestLayers keeps the policy package free of platform code (doc.go): its
 // dependencies are the standard library only (no backend, procinfo,
-// D-Bus, X11 or MCP), and none of its files, on any system, starts a
+// D-Bus, X11 or MCP; internal/quote, the standard library's alone, quotes
+// what it shows), and none of its files, on any system, starts a
 // program or embeds one: a dialog or helper the user sees is the
 // platform's, reached through a Prompter.
 func TestLayers(t *testing.T) {
@@ -24,7 +25,7 @@ func TestLayers(t *testing.T) {
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		path, std, _ := strings.Cut(line, " ")
 		n++
-		if std != "true" && path != "github.com/uiscope/uiscope/internal/security" {
+		if std != "true" && path != "github.com/uiscope/uiscope/internal/security" && path != "github.com/uiscope/uiscope/internal/quote" {
 			t.Errorf("security depends on %s; only the standard library belongs here", path)
 		}
 	}
@@ -53,6 +54,7 @@ func TestLayers(t *testing.T) {
 			switch {
 			case p == "os/exec" || p == "embed":
 				t.Errorf("%s imports %s: the programs a user sees (the consent dialog) belong to the platform, behind a Prompter", path, p)
+			case p == "github.com/uiscope/uiscope/internal/quote":
 			case strings.Contains(strings.Split(p, "/")[0], "."):
 				t.Errorf("%s imports %s; only the standard library belongs here", path, p)
 			}

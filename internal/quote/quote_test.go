@@ -1,4 +1,4 @@
-package core
+package quote
 
 import (
 	"strings"
@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 )
 
-func TestQuote(t *testing.T) {
+func TestShort(t *testing.T) {
 	for in, want := range map[string]string{
 		"":                         `""`,
 		"push button":              `"push button"`,
@@ -16,12 +16,12 @@ func TestQuote(t *testing.T) {
 		strings.Repeat("é", 60):    `"` + strings.Repeat("é", 60) + `"`,
 		strings.Repeat("é", 1<<20): `"` + strings.Repeat("é", 60) + `"… (1048576 characters)`,
 	} {
-		if got := Quote(in); got != want {
-			t.Errorf("Quote(%.80q…) = %.120q, want %.120q", in, got, want)
+		if got := Short(in); got != want {
+			t.Errorf("Short(%.80q…) = %.120q, want %.120q", in, got, want)
 		}
 	}
 	// Cut on a character boundary, even in invalid UTF-8.
-	if got := Quote(strings.Repeat("\xff", 100)); !utf8.ValidString(got) || len(got) > 300 {
-		t.Errorf("Quote of invalid UTF-8: %q", got)
+	if got := Short(strings.Repeat("\xff", 100)); !utf8.ValidString(got) || len(got) > 300 {
+		t.Errorf("Short of invalid UTF-8: %q", got)
 	}
 }
