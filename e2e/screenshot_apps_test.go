@@ -125,11 +125,11 @@ func checkMarksInside(t *testing.T, what string, out map[string]any, w xWin, mus
 	}
 }
 
-// TestScreenshotKWriteFileMenu: issue 17 §3 where it was found. KWrite
-// 22.12's File menu (Qt 5: a popup, an override-redirect window of its
-// own) is what a screenshot of one of its items captures, as the screen
-// shows it, and only the menu's entries are marked; before, the main
-// window behind it.
+// TestScreenshotKWriteFileMenu: KWrite 22.12's File menu (Qt 5: a popup,
+// an override-redirect window of its own) is what a screenshot of one of
+// its items captures, as the screen shows it, and only the menu's entries
+// are marked; before, the main window behind it. The click that opens the
+// menu names its window in its effects.
 func TestScreenshotKWriteFileMenu(t *testing.T) {
 	d := testdesk.Shared(t)
 	xc := xclient(t, d)
@@ -163,13 +163,12 @@ func TestScreenshotKWriteFileMenu(t *testing.T) {
 	s.ok(t, "press_key", map[string]any{"session": sess, "keys": "Escape"})
 }
 
-// TestScreenshotGIMPImageMenu: issue 17 §3 where it was found. GIMP
-// 2.10's Image menu (GTK 2: a popup, an override-redirect window) is what
-// the screenshots of it capture, as the screen shows it: in a visual
-// session a window inside the popup (visual:eN), and the popup
-// by its window id in an a11y session (the press that opened it names it
-// in its effects); before, the main window. gail
-// reports the popup's items visible but never showing (it takes the
+// TestScreenshotGIMPImageMenu: GIMP 2.10's Image menu (GTK 2: a popup,
+// an override-redirect window) is what the screenshots of it capture, as
+// the screen shows it: in a visual session a window inside the popup
+// (visual:eN), and in an a11y session the popup by its window id, which
+// the press that opened it names in its effects; before, the main window.
+// gail reports the popup's items visible but never showing (it takes the
 // state off unless the menu is selected, a state its GetState never
 // gives), so they have no bounds in the a11y tree: a screenshot of one
 // alone is refused, never made of another window's pixels.
@@ -231,8 +230,7 @@ func TestScreenshotGIMPImageMenu(t *testing.T) {
 	s.ok(t, "press_key", map[string]any{"session": sess, "keys": "Escape"})
 }
 
-// TestScreenshotWriterKeepFormat: issue 17 §3 where it was found, and
-// Writer's save as text. LibreOffice Writer 7.4 saves a document as .txt
+// TestScreenshotWriterKeepFormat: LibreOffice Writer 7.4 saves a document as .txt
 // through its Save As dialog; its "Keep current format" question (an
 // alert named "Question", X title "Confirm File Format") is what a
 // screenshot of one of its buttons captures, as the screen shows it, and
