@@ -22,15 +22,8 @@ const fakePid = 4242
 //	e3     text "Notes"
 func withFake(t *testing.T) *fake.Desktop {
 	t.Helper()
-	role := func(name string) platform.Role {
-		r, ok := platform.RoleByName(name)
-		if !ok {
-			t.Fatalf("no role %q", name)
-		}
-		return r
-	}
 	nd := func(key, r, name string, kids ...*platform.Node) *platform.Node {
-		return &platform.Node{Key: key, Role: role(r), Name: name, ChildCount: len(kids), Children: kids}
+		return &platform.Node{Key: key, Role: fake.Role(r), Name: name, ChildCount: len(kids), Children: kids}
 	}
 	f := fake.New()
 	f.AddApp(fake.App{Pid: fakePid, Name: "editor", Tree: nd("fake:app", "application", "editor",

@@ -93,21 +93,20 @@ func (inertActions) GrabFocus(context.Context, platform.App, string) error { ret
 // formDesk: a form with a check box, a slider, an expandable row and a
 // text field, its window active.
 func formDesk() *fake.Desktop {
-	shown := states("enabled", "sensitive", "showing", "visible")
 	el := func(key, role, name string, st platform.StateSet, ifaces, actions []string) *platform.Node {
 		b := platform.Rect{X: 10, Y: 10 + 40*len(key), Width: 100, Height: 30}
-		return &platform.Node{Key: key, Role: safetyRole(role), Name: name, States: shown | st, Bounds: &b, Interfaces: ifaces, Actions: actions}
+		return &platform.Node{Key: key, Role: fake.Role(role), Name: name, States: fake.Shown | st, Bounds: &b, Interfaces: ifaces, Actions: actions}
 	}
 	kids := []*platform.Node{
-		el("cb", "check box", "Remember", states("checkable", "focusable"), []string{"component", "action"}, []string{"toggle"}),
-		el("vol", "slider", "Volume", states("focusable"), []string{"component", "value"}, nil),
-		el("row", "table cell", "Fruits", states("expandable"), []string{"component", "action"}, []string{"expand or contract"}),
-		el("name", "text", "Name", states("focusable", "editable"), []string{"component", "text", "editabletext"}, nil),
+		el("cb", "check box", "Remember", fake.States("checkable", "focusable"), []string{"component", "action"}, []string{"toggle"}),
+		el("vol", "slider", "Volume", fake.States("focusable"), []string{"component", "value"}, nil),
+		el("row", "table cell", "Fruits", fake.States("expandable"), []string{"component", "action"}, []string{"expand or contract"}),
+		el("name", "text", "Name", fake.States("focusable", "editable"), []string{"component", "text", "editabletext"}, nil),
 	}
-	frame := &platform.Node{Key: "frame", Role: safetyRole("frame"), Name: "Form", States: shown, ChildCount: len(kids), Children: kids,
+	frame := &platform.Node{Key: "frame", Role: fake.Role("frame"), Name: "Form", States: fake.Shown, ChildCount: len(kids), Children: kids,
 		Bounds: &platform.Rect{Width: 800, Height: 600}, Interfaces: []string{"component"}}
 	d := fake.New()
-	d.AddApp(fake.App{Pid: editorPid, Name: "form", Tree: &platform.Node{Key: "root", Role: platform.RoleApplication, Name: "form", ChildCount: 1, Children: []*platform.Node{frame}}})
+	d.AddApp(fake.App{Pid: editorPid, Name: "form", Tree: fake.Root("form", frame)})
 	d.SetActive(d.AddWindow(editorPid, "Form", platform.Rect{Width: 800, Height: 600}))
 	return d
 }

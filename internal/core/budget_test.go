@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/platform/fake"
 )
 
 // oddStrings are names that exercise every escape encoding/json writes.
@@ -25,7 +26,7 @@ func randomTree(seed uint64, n int) *platform.Node {
 	count := 0
 	mk := func() *platform.Node {
 		count++
-		x := nd(roles[rng.IntN(len(roles))], oddStrings[rng.IntN(len(oddStrings))])
+		x := fake.Node(roles[rng.IntN(len(roles))], oddStrings[rng.IntN(len(oddStrings))])
 		x.Key = fmt.Sprintf("k/%d", count)
 		x.States = platform.StateSet(rng.Uint64() & 0xffff)
 		if rng.IntN(3) > 0 {

@@ -10,16 +10,17 @@ import (
 	"testing/synctest"
 
 	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/platform/fake"
 )
 
 // randomKeyedTree is a tree of n keyed elements, each hung from an
 // earlier one at random, with names of varied length (some far longer
 // than others, as labels and documents are).
 func randomKeyedTree(r *rand.Rand, n int) *platform.Node {
-	nodes := []*platform.Node{kd("n0", "frame", "root")}
+	nodes := []*platform.Node{fake.Keyed("test:n0", "frame", "root")}
 	for i := 1; i < n; i++ {
 		name := strings.Repeat("x", r.IntN(3)*r.IntN(200))
-		node := kd(fmt.Sprint("n", i), "panel", name)
+		node := fake.Keyed(fmt.Sprint("test:n", i), "panel", name)
 		parent := nodes[r.IntN(len(nodes))]
 		parent.Children = append(parent.Children, node)
 		nodes = append(nodes, node)
@@ -52,7 +53,7 @@ func mutate(r *rand.Rand, root *platform.Node, fresh *int) *platform.Node {
 			}
 		case 2:
 			*fresh++
-			n.Children = append(n.Children, kd(fmt.Sprint("new", *fresh), "label", strings.Repeat("y", r.IntN(300))))
+			n.Children = append(n.Children, fake.Keyed(fmt.Sprint("test:new", *fresh), "label", strings.Repeat("y", r.IntN(300))))
 		case 3:
 			if len(n.Children) > 1 {
 				n.Children[0], n.Children[len(n.Children)-1] = n.Children[len(n.Children)-1], n.Children[0]
@@ -203,7 +204,7 @@ func TestFeedPagesWithChangesBetween(t *testing.T) {
 func TestFeedOversizedEventComesAlone(t *testing.T) {
 	var ids IDs
 	f := NewFeed("")
-	f.Update(numbered(&ids, appTree("Tick 0", kd("big", "label", strings.Repeat("z", 5000)))))
+	f.Update(numbered(&ids, appTree("Tick 0", fake.Keyed("test:big", "label", strings.Repeat("z", 5000)))))
 	var keys []string
 	sawBig := false
 	for {
@@ -241,7 +242,7 @@ func TestFeedCapWhilePaging(t *testing.T) {
 		many := func(prefix string, n int) []*platform.Node {
 			var out []*platform.Node
 			for i := range n {
-				out = append(out, kd(fmt.Sprint(prefix, i), "label", ""))
+				out = append(out, fake.Keyed("test:"+fmt.Sprint(prefix, i), "label", ""))
 			}
 			return out
 		}

@@ -9,15 +9,8 @@ import (
 	"testing/synctest"
 
 	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/platform/fake"
 )
-
-// kd builds a node with an explicit key, so a test can rename an element
-// and keep it the same element.
-func kd(key, role, name string, kids ...*platform.Node) *platform.Node {
-	n := nd(role, name, kids...)
-	n.Key = "test:" + key
-	return n
-}
 
 // numbered is a tree numbered by ids, as sessions number theirs.
 func numbered(ids *IDs, root *platform.Node) *Tree {
@@ -45,9 +38,9 @@ func summaries(cs []Change) []string {
 }
 
 func appTree(label string, extra ...*platform.Node) *platform.Node {
-	kids := []*platform.Node{kd("ok", "push button", "OK"), kd("label", "label", label)}
+	kids := []*platform.Node{fake.Keyed("test:ok", "push button", "OK"), fake.Keyed("test:label", "label", label)}
 	kids = append(kids, extra...)
-	return kd("app", "application", "app", kd("frame", "frame", "Main", kd("panel", "panel", "", kids...)))
+	return fake.Keyed("test:app", "application", "app", fake.Keyed("test:frame", "frame", "Main", fake.Keyed("test:panel", "panel", "", kids...)))
 }
 
 func TestFeedSnapshotThenChanges(t *testing.T) {
@@ -85,9 +78,9 @@ func TestFeedSnapshotThenChanges(t *testing.T) {
 func TestFeedAddedRemovedAndOrder(t *testing.T) {
 	var ids IDs
 	f := NewFeed("")
-	f.Update(numbered(&ids, appTree("x", kd("gone", "label", "Gone"))))
+	f.Update(numbered(&ids, appTree("x", fake.Keyed("test:gone", "label", "Gone"))))
 	f.Take()
-	dialog := kd("dlg", "dialog", "Delayed dialog", kd("dlgok", "push button", "OK"))
+	dialog := fake.Keyed("test:dlg", "dialog", "Delayed dialog", fake.Keyed("test:dlgok", "push button", "OK"))
 	root := appTree("x")
 	root.Children = append(root.Children, dialog)
 	f.Update(numbered(&ids, root))
@@ -105,14 +98,14 @@ func TestFeedAddedRemovedAndOrder(t *testing.T) {
 func TestFeedMovesAndReorders(t *testing.T) {
 	var ids IDs
 	f := NewFeed("")
-	a, b, c := kd("a", "label", "A"), kd("b", "label", "B"), kd("c", "label", "C")
-	f.Update(numbered(&ids, kd("app", "application", "app", kd("p1", "panel", "", a, b, c), kd("p2", "panel", ""))))
+	a, b, c := fake.Keyed("test:a", "label", "A"), fake.Keyed("test:b", "label", "B"), fake.Keyed("test:c", "label", "C")
+	f.Update(numbered(&ids, fake.Keyed("test:app", "application", "app", fake.Keyed("test:p1", "panel", "", a, b, c), fake.Keyed("test:p2", "panel", ""))))
 	f.Take()
 
 	// c moves to the front: c is reordered, a and b only shift, and an
 	// insertion before them is no move of theirs.
-	a, b, c = kd("a", "label", "A"), kd("b", "label", "B"), kd("c", "label", "C")
-	f.Update(numbered(&ids, kd("app", "application", "app", kd("p1", "panel", "", c, kd("new", "label", "N"), a, b), kd("p2", "panel", ""))))
+	a, b, c = fake.Keyed("test:a", "label", "A"), fake.Keyed("test:b", "label", "B"), fake.Keyed("test:c", "label", "C")
+	f.Update(numbered(&ids, fake.Keyed("test:app", "application", "app", fake.Keyed("test:p1", "panel", "", c, fake.Keyed("test:new", "label", "N"), a, b), fake.Keyed("test:p2", "panel", ""))))
 	got := summaries(f.Take().Events)
 	want := []string{
 		`changed test:c parent=test:p1 index=0 path=[0 0] {"index":{"old":2,"new":0}}`,
@@ -123,8 +116,8 @@ func TestFeedMovesAndReorders(t *testing.T) {
 	}
 
 	// b moves to another parent.
-	a, b, c = kd("a", "label", "A"), kd("b", "label", "B"), kd("c", "label", "C")
-	f.Update(numbered(&ids, kd("app", "application", "app", kd("p1", "panel", "", c, kd("new", "label", "N"), a), kd("p2", "panel", "", b))))
+	a, b, c = fake.Keyed("test:a", "label", "A"), fake.Keyed("test:b", "label", "B"), fake.Keyed("test:c", "label", "C")
+	f.Update(numbered(&ids, fake.Keyed("test:app", "application", "app", fake.Keyed("test:p1", "panel", "", c, fake.Keyed("test:new", "label", "N"), a), fake.Keyed("test:p2", "panel", "", b))))
 	got = summaries(f.Take().Events)
 	want = []string{`changed test:b parent=test:p2 index=0 path=[1 0] {"index":{"old":3,"new":0},"parentKey":{"old":"test:p1","new":"test:p2"}}`}
 	if !reflect.DeepEqual(got, want) {
@@ -139,7 +132,7 @@ func TestFeedFields(t *testing.T) {
 	f.Take()
 	root := appTree("x")
 	ok := root.Children[0].Children[0].Children[0]
-	ok.States = states("enabled", "sensitive", "showing", "visible", "focused")
+	ok.States = fake.States("enabled", "sensitive", "showing", "visible", "focused")
 	ok.Bounds = &platform.Rect{X: 1, Y: 2, Width: 3, Height: 4}
 	f.Update(numbered(&ids, root))
 	p := f.Take()
@@ -158,11 +151,11 @@ func TestFeedFields(t *testing.T) {
 func TestFeedRedactedNamesNeverShow(t *testing.T) {
 	var ids IDs
 	f := NewFeed("")
-	pw := kd("pw", "password text", "secret-1")
-	f.Update(numbered(&ids, kd("app", "application", "app", pw)))
+	pw := fake.Keyed("test:pw", "password text", "secret-1")
+	f.Update(numbered(&ids, fake.Keyed("test:app", "application", "app", pw)))
 	p := f.Take()
-	pw = kd("pw", "password text", "secret-2")
-	f.Update(numbered(&ids, kd("app", "application", "app", pw)))
+	pw = fake.Keyed("test:pw", "password text", "secret-2")
+	f.Update(numbered(&ids, fake.Keyed("test:app", "application", "app", pw)))
 	p2 := f.Take()
 	b, _ := json.Marshal([]any{p.Events, p2.Events})
 	if s := string(b); strings.Contains(s, "secret") {
@@ -177,9 +170,9 @@ func TestFeedCapBecomesSnapshot(t *testing.T) {
 		rows := func(prefix string) *platform.Node {
 			var kids []*platform.Node
 			for i := range 4000 {
-				kids = append(kids, kd(fmt.Sprint("r", i), "label", fmt.Sprint(prefix, i)))
+				kids = append(kids, fake.Keyed(fmt.Sprint("test:r", i), "label", fmt.Sprint(prefix, i)))
 			}
-			return kd("app", "application", "app", kids...)
+			return fake.Keyed("test:app", "application", "app", kids...)
 		}
 		f.Update(numbered(&ids, rows("a")))
 		f.Take()
@@ -225,7 +218,7 @@ func TestFeedViewChangeAndTruncatedReads(t *testing.T) {
 		}
 	}
 	// A truncated read proves nothing is gone.
-	tr := numbered(&ids, kd("app", "application", "app"))
+	tr := numbered(&ids, fake.Keyed("test:app", "application", "app"))
 	tr.Truncated = true
 	if n := f.Update(tr); n != 0 {
 		t.Fatalf("a truncated read made %d events", n)
@@ -249,11 +242,11 @@ func TestIncreasing(t *testing.T) {
 func TestFeedValues(t *testing.T) {
 	str := func(s string) *string { return &s }
 	form := func(name *string, count string, secret string) *platform.Node {
-		entry := kd("entry", "entry", "Name")
+		entry := fake.Keyed("test:entry", "entry", "Name")
 		entry.Value = name
-		spin := kd("spin", "spin button", "Count")
+		spin := fake.Keyed("test:spin", "spin button", "Count")
 		spin.Value = str(count)
-		pw := kd("pw", "password text", "")
+		pw := fake.Keyed("test:pw", "password text", "")
 		pw.Value = str(secret)
 		return appTree("x", entry, spin, pw)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/platform/fake"
 	"github.com/uiscope/uiscope/internal/security"
 )
 
@@ -42,8 +43,8 @@ func clipboardEditor(t *testing.T) (safetyDesk, *Sessions, *Session, *Tree) {
 	root := safetyEditorTree()
 	frame := root.Children[0]
 	b := platform.Rect{X: 200, Y: 20, Width: 80, Height: 30}
-	frame.Children = append(frame.Children, &platform.Node{Key: "paste", Role: safetyRole("push button"), Name: "_Paste",
-		States: states("enabled", "sensitive", "showing", "visible"), Bounds: &b, Interfaces: []string{"component", "action"}, Actions: []string{"click"}})
+	frame.Children = append(frame.Children, &platform.Node{Key: "paste", Role: fake.Role("push button"), Name: "_Paste",
+		States: fake.States("enabled", "sensitive", "showing", "visible"), Bounds: &b, Interfaces: []string{"component", "action"}, Actions: []string{"click"}})
 	frame.ChildCount = len(frame.Children)
 	d.SetTree(editorPid, root)
 	m := NewSessions(d.Platform())

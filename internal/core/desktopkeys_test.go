@@ -18,39 +18,19 @@ import (
 // types), and an HTML select in Gecko (select chooses with Home and Down
 // on its combo box); the option at index chosen is selected.
 func keysPageTree(chosen int) *platform.Node {
-	shown := states("enabled", "sensitive", "showing", "visible")
-	body := &platform.Node{Key: "body", Role: safetyRole("text"), Name: "Body", States: shown | states("focusable", "editable"),
+	body := &platform.Node{Key: "body", Role: fake.Role("text"), Name: "Body", States: fake.Shown | fake.States("focusable", "editable"),
 		Bounds: &platform.Rect{X: 20, Y: 200, Width: 600, Height: 100}, Interfaces: []string{"component", "text", "editabletext"}}
-	input := &platform.Node{Key: "name", Role: safetyRole("entry"), Name: "Full name", Bounds: &platform.Rect{X: 20, Y: 320, Width: 100, Height: 20},
-		States: shown | states("focusable", "editable", "single-line"), Interfaces: []string{"component", "text"}}
+	input := &platform.Node{Key: "name", Role: fake.Role("entry"), Name: "Full name", Bounds: &platform.Rect{X: 20, Y: 320, Width: 100, Height: 20},
+		States: fake.Shown | fake.States("focusable", "editable", "single-line"), Interfaces: []string{"component", "text"}}
 	sel := selectPageTree(chosen, false).Children[0].Children[0]
-	frame := &platform.Node{Key: "frame", Role: safetyRole("frame"), Name: "Page", States: shown, Bounds: &platform.Rect{Width: 800, Height: 600},
+	frame := &platform.Node{Key: "frame", Role: fake.Role("frame"), Name: "Page", States: fake.Shown, Bounds: &platform.Rect{Width: 800, Height: 600},
 		Interfaces: []string{"component"}, ChildCount: 3, Children: []*platform.Node{sel, body, input}}
-	return &platform.Node{Key: "root", Role: platform.RoleApplication, Name: "browser", ChildCount: 1, Children: []*platform.Node{frame}}
+	return fake.Root("browser", frame)
 }
 
-// pageKeys takes Home and Down on the select as comboKeys does.
-type pageKeys struct {
-	platform.Input
-	d      *fake.Desktop
-	chosen int
-}
-
-func (k *pageKeys) KeyChord(ctx context.Context, chord string) error {
-	if err := k.Input.KeyChord(ctx, chord); err != nil {
-		return err
-	}
-	switch chord {
-	case "Home":
-		k.chosen = 0
-	case "Down":
-		k.chosen = min(k.chosen+1, 2)
-	default:
-		return nil
-	}
-	k.d.SetTree(editorPid, keysPageTree(k.chosen))
-	return nil
-}
+// pageKeys takes Home and Down on the keys page's select as comboKeys
+// does on its own page.
+type pageKeys struct{ comboKeys }
 
 // KeyDown and KeyUp are the fake's: a wrapper must not hide them.
 func (k *pageKeys) KeyDown(ctx context.Context, key string) error { return k.d.KeyDown(ctx, key) }
@@ -259,7 +239,7 @@ func TestDesktopKeysMatrix(t *testing.T) {
 			win := d.AddWindow(editorPid, "Page", platform.Rect{Width: 800, Height: 600})
 			d.SetActive(win)
 			p := d.Platform()
-			p.Input = &pageKeys{Input: p.Input, d: d}
+			p.Input = &pageKeys{comboKeys{Input: p.Input, d: d, tree: keysPageTree}}
 			m, s, tr := formSession(t, p)
 			m.AllowDesktopKeys = true
 			for _, h := range c.held {

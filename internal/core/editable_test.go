@@ -8,6 +8,7 @@ import (
 	"testing/synctest"
 
 	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/platform/fake"
 )
 
 func byName(t *testing.T, p *EditableProperties) (map[string]PropertyDescriptor, map[string]PropertyValue) {
@@ -82,7 +83,7 @@ func TestEditablePropertiesFromTheFake(t *testing.T) {
 // TestEditableSchemaChangesWithTheElementOnly: the schema id follows what
 // is declared — a disabled element has another — and not what is held.
 func TestEditableSchemaChangesWithTheElementOnly(t *testing.T) {
-	d := &platform.Details{Node: platform.Node{Key: "k", Role: safetyRole("text"), States: states("enabled", "sensitive", "editable"),
+	d := &platform.Details{Node: platform.Node{Key: "k", Role: fake.Role("text"), States: fake.States("enabled", "sensitive", "editable"),
 		Interfaces: []string{"text", "editabletext"}}, Text: &platform.TextContent{Text: "a", Length: 1}}
 	a := editableProperties("s1", "a11y:e1", d, nil, -1)
 	d.Text = &platform.TextContent{Text: "something else", Length: 14}
@@ -93,7 +94,7 @@ func TestEditableSchemaChangesWithTheElementOnly(t *testing.T) {
 	if b.Values[0].Value != "something else" {
 		t.Errorf("value %v", b.Values[0].Value)
 	}
-	d.Node.States = states("editable")
+	d.Node.States = fake.States("editable")
 	c := editableProperties("s1", "a11y:e1", d, nil, -1)
 	if c.SchemaID == a.SchemaID || c.Descriptors[0].DescriptorID == a.Descriptors[0].DescriptorID {
 		t.Error("disabling the element kept its schema")
@@ -107,8 +108,8 @@ func TestEditableSchemaChangesWithTheElementOnly(t *testing.T) {
 // never appears, even when a backend read it.
 func TestEditableRedacted(t *testing.T) {
 	for _, n := range []platform.Node{
-		{Key: "pw", Role: platform.RolePasswordText, States: states("enabled", "editable"), Interfaces: []string{"text", "editabletext", "value"}},
-		{Key: "hidden", Role: safetyRole("text"), Redacted: true, States: states("enabled", "editable"), Interfaces: []string{"text", "editabletext", "value"}},
+		{Key: "pw", Role: platform.RolePasswordText, States: fake.States("enabled", "editable"), Interfaces: []string{"text", "editabletext", "value"}},
+		{Key: "hidden", Role: fake.Role("text"), Redacted: true, States: fake.States("enabled", "editable"), Interfaces: []string{"text", "editabletext", "value"}},
 	} {
 		d := &platform.Details{Node: n, Text: &platform.TextContent{Text: "hunter2", Length: 7},
 			Value: &platform.ValueInfo{Current: 1234, Text: "hunter2"}}

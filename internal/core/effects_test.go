@@ -102,12 +102,11 @@ func TestLateReplyWithoutEffect(t *testing.T) {
 func TestObservedChanges(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		d := fake.New()
-		shown := states("enabled", "sensitive", "showing", "visible")
-		cb := &platform.Node{Key: "cb", Role: safetyRole("check box"), Name: "Remember me", States: shown | states("checkable"),
+		cb := &platform.Node{Key: "cb", Role: fake.Role("check box"), Name: "Remember me", States: fake.Shown | fake.States("checkable"),
 			Bounds: &platform.Rect{X: 10, Y: 10, Width: 100, Height: 20}, Interfaces: []string{"component", "action"}, Actions: []string{"toggle"}}
-		frame := &platform.Node{Key: "frame", Role: safetyRole("frame"), Name: "Form", States: shown, Bounds: &platform.Rect{Width: 400, Height: 300},
+		frame := &platform.Node{Key: "frame", Role: fake.Role("frame"), Name: "Form", States: fake.Shown, Bounds: &platform.Rect{Width: 400, Height: 300},
 			Interfaces: []string{"component"}, ChildCount: 1, Children: []*platform.Node{cb}}
-		d.AddApp(fake.App{Pid: editorPid, Name: "form", Tree: &platform.Node{Key: "root", Role: platform.RoleApplication, Name: "form", ChildCount: 1, Children: []*platform.Node{frame}}})
+		d.AddApp(fake.App{Pid: editorPid, Name: "form", Tree: fake.Root("form", frame)})
 		d.SetActive(d.AddWindow(editorPid, "Form", platform.Rect{Width: 400, Height: 300}))
 		m := NewSessions(d.Platform())
 		m.Caps = security.Input

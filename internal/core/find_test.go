@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/platform/fake"
 )
 
 // findTree:
@@ -23,17 +24,17 @@ import (
 //	e8     label "save status"
 //	e9     toggle button "Bold"    Action, Value (capitalized interfaces)
 func findTree() *platform.Node {
-	return nd("frame", "Editor",
-		with(nd("push button", "Save"), actions("click"), ifaces("action", "component"), addStates("focusable", "focused")),
-		with(nd("push button", "Save As…"), actions("click"), ifaces("action"), setStates("showing", "visible")),
-		with(nd("check box", "Autosave"), actions("toggle"), ifaces("action"), addStates("checked", "checkable")),
-		with(nd("text", "  Notes  "), ifaces("text", "editabletext"), addStates("editable"), func(n *platform.Node) { n.AccessibleID = "notes" }),
-		with(nd("password text", "Save"), ifaces("text", "editabletext")),
-		nd("panel", "",
-			with(nd("slider", "Volume"), ifaces("value")),
-			nd("label", "save status"),
+	return fake.Node("frame", "Editor",
+		fake.With(fake.Node("push button", "Save"), fake.Actions("click"), fake.Ifaces("action", "component"), fake.AddStates("focusable", "focused")),
+		fake.With(fake.Node("push button", "Save As…"), fake.Actions("click"), fake.Ifaces("action"), fake.SetStates("showing", "visible")),
+		fake.With(fake.Node("check box", "Autosave"), fake.Actions("toggle"), fake.Ifaces("action"), fake.AddStates("checked", "checkable")),
+		fake.With(fake.Node("text", "  Notes  "), fake.Ifaces("text", "editabletext"), fake.AddStates("editable"), func(n *platform.Node) { n.AccessibleID = "notes" }),
+		fake.With(fake.Node("password text", "Save"), fake.Ifaces("text", "editabletext")),
+		fake.Node("panel", "",
+			fake.With(fake.Node("slider", "Volume"), fake.Ifaces("value")),
+			fake.Node("label", "save status"),
 		),
-		with(nd("toggle button", "Bold"), ifaces("Action", "Value")),
+		fake.With(fake.Node("toggle button", "Bold"), fake.Ifaces("Action", "Value")),
 	)
 }
 
@@ -115,9 +116,9 @@ func TestFindElementsAreFlat(t *testing.T) {
 func TestFindLimit(t *testing.T) {
 	rows := make([]*platform.Node, 1200)
 	for i := range rows {
-		rows[i] = nd("list item", "row")
+		rows[i] = fake.Node("list item", "row")
 	}
-	tr := NewTree(nd("list", "rows", rows...), KindA11y)
+	tr := NewTree(fake.Node("list", "rows", rows...), KindA11y)
 	tests := []struct {
 		limit, returned int
 	}{{0, DefaultFindLimit}, {1, 1}, {1000, 1000}, {7, 7}}
@@ -216,11 +217,11 @@ func TestEditDistance(t *testing.T) {
 // those inside it.
 func TestFindPartial(t *testing.T) {
 	first, count := 0, 1
-	table := nd("table", "Sheet1", nd("table cell", "A1"))
+	table := fake.Node("table", "Sheet1", fake.Node("table cell", "A1"))
 	table.ChildCount, table.ChildrenPartial = 1<<31-1, true
 	table.ChildrenRange = &platform.ChildRange{First: &first, Count: &count}
-	panel := nd("panel", "side", nd("push button", "OK"))
-	tr := NewTree(nd("frame", "Calc", panel, table), KindA11y)
+	panel := fake.Node("panel", "side", fake.Node("push button", "OK"))
+	tr := NewTree(fake.Node("frame", "Calc", panel, table), KindA11y)
 	_, st, err := tr.Find(Query{Name: "A1"})
 	if err != nil || len(st.Partial) != 1 || st.Partial[0] != 3 {
 		t.Fatalf("whole tree: partial %v, err %v", st.Partial, err)
@@ -243,7 +244,7 @@ func TestFindPartial(t *testing.T) {
 // GTK 4.8 names a button by its mnemonic label and its label ("_Save
 // Save"): a search for the label a user sees finds it, in every mode.
 func TestFindSeenLabel(t *testing.T) {
-	tr := NewTree(nd("dialog", "Save", nd("push button", "_Save Save"), nd("push button", "Replace _All Replace All")), KindA11y)
+	tr := NewTree(fake.Node("dialog", "Save", fake.Node("push button", "_Save Save"), fake.Node("push button", "Replace _All Replace All")), KindA11y)
 	for _, q := range []Query{
 		{Name: "Save", NameMatch: MatchExact, Role: "push button"},
 		{Name: "_Save Save", NameMatch: MatchExact},
@@ -265,12 +266,12 @@ func TestFindReadText(t *testing.T) {
 		n.Key += "/" + v
 		return n
 	}
-	status := withValue(nd("status bar", ""), "1 of 3 done", "text")
-	field := withValue(nd("text", ""), "done already", "text", "editabletext")
+	status := withValue(fake.Node("status bar", ""), "1 of 3 done", "text")
+	field := withValue(fake.Node("text", ""), "done already", "text", "editabletext")
 	field.States |= 1 << platform.StateEditable
-	named := withValue(nd("status bar", "Progress"), "all done", "text")
-	slider := withValue(nd("slider", ""), "50", "value")
-	tr := NewTree(nd("frame", "App", status, field, named, slider), KindA11y)
+	named := withValue(fake.Node("status bar", "Progress"), "all done", "text")
+	slider := withValue(fake.Node("slider", ""), "50", "value")
+	tr := NewTree(fake.Node("frame", "App", status, field, named, slider), KindA11y)
 	for _, tc := range []struct {
 		q    Query
 		want []string

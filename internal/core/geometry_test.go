@@ -14,13 +14,12 @@ import (
 // with windowUnknown and nothing is clicked; the tree says the bounds are
 // unknown rather than leaving them out silently.
 func TestWindowUnknownIsNoClick(t *testing.T) {
-	shown := states("enabled", "sensitive", "showing", "visible")
-	box := &platform.Node{Key: "box", Role: safetyRole("check box"), Name: "Dialog option", States: shown | states("focusable"),
+	box := &platform.Node{Key: "box", Role: fake.Role("check box"), Name: "Dialog option", States: fake.Shown | fake.States("focusable"),
 		Interfaces: []string{"component"}, BoundsUnknown: true}
-	dialog := &platform.Node{Key: "dialog", Role: safetyRole("dialog"), Name: "Question", States: shown, ChildCount: 1,
+	dialog := &platform.Node{Key: "dialog", Role: fake.Role("dialog"), Name: "Question", States: fake.Shown, ChildCount: 1,
 		Children: []*platform.Node{box}, Interfaces: []string{"component"}, BoundsUnknown: true}
 	d := fake.New()
-	d.AddApp(fake.App{Pid: editorPid, Name: "editor", Tree: &platform.Node{Key: "root", Role: platform.RoleApplication, Name: "editor", ChildCount: 1, Children: []*platform.Node{dialog}}})
+	d.AddApp(fake.App{Pid: editorPid, Name: "editor", Tree: fake.Root("editor", dialog)})
 	win := d.AddWindow(editorPid, "Question", platform.Rect{Width: 400, Height: 300})
 	d.SetActive(win)
 	m, s, tr := formSession(t, d.Platform())

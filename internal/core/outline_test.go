@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/platform/fake"
 )
 
 // bigTree builds a realistic application window of about n nodes (n >= 50):
@@ -16,9 +17,9 @@ import (
 // bounds, interfaces and actions.
 func bigTree(n int) *platform.Node {
 	seq := 0
-	mk := func(role, name string, edits ...func(*platform.Node)) *platform.Node {
+	mk := func(role, name string, edits ...fake.Edit) *platform.Node {
 		seq++
-		x := with(nd(role, name), edits...)
+		x := fake.With(fake.Node(role, name), edits...)
 		x.Key = fmt.Sprintf("atspi::1.%d/org/a11y/atspi/accessible/%d", 42, 1000+seq)
 		x.Interfaces = append([]string{"accessible", "component"}, x.Interfaces...)
 		x.Bounds = &platform.Rect{X: 10 * (seq % 50), Y: 20 * (seq % 30), Width: 80 + seq%7, Height: 24}
@@ -29,36 +30,36 @@ func bigTree(n int) *platform.Node {
 		p.ChildCount = len(p.Children)
 		return p
 	}
-	frame := mk("frame", "Untitled Document 1 - Text Editor", addStates("active", "resizable"))
+	frame := mk("frame", "Untitled Document 1 - Text Editor", fake.AddStates("active", "resizable"))
 	menubar := mk("menu bar", "")
 	for _, m := range []string{"File", "Edit", "View", "Help"} {
-		menu := mk("menu", m, actions("click"), ifaces("action", "selection"), addStates("selectable"))
+		menu := mk("menu", m, fake.Actions("click"), fake.Ifaces("action", "selection"), fake.AddStates("selectable"))
 		for i := range 5 {
-			add(menu, mk("menu item", fmt.Sprintf("%s item %d", m, i+1), actions("click"), ifaces("action", "text"), addStates("selectable")))
+			add(menu, mk("menu item", fmt.Sprintf("%s item %d", m, i+1), fake.Actions("click"), fake.Ifaces("action", "text"), fake.AddStates("selectable")))
 		}
 		add(menubar, menu)
 	}
 	toolbar := mk("tool bar", "")
 	for _, b := range []string{"New", "Open", "Save", "Undo", "Redo", "Cut", "Copy", "Paste"} {
-		add(toolbar, add(mk("filler", ""), mk("push button", b, actions("click"), ifaces("action", "image"), addStates("focusable"))))
+		add(toolbar, add(mk("filler", ""), mk("push button", b, fake.Actions("click"), fake.Ifaces("action", "image"), fake.AddStates("focusable"))))
 	}
 	form := mk("panel", "")
 	for _, f := range []string{"Title", "Author", "Tags"} {
 		add(form,
-			mk("label", f+":", ifaces("text")),
-			mk("text", "", ifaces("text", "editabletext"), addStates("editable", "focusable", "single-line")),
+			mk("label", f+":", fake.Ifaces("text")),
+			mk("text", "", fake.Ifaces("text", "editabletext"), fake.AddStates("editable", "focusable", "single-line")),
 		)
 	}
-	add(form, mk("password text", "secret", ifaces("text", "editabletext"), addStates("editable", "focusable")))
-	add(form, mk("check box", "Remember me", actions("click"), ifaces("action"), addStates("checkable", "focusable")))
-	list := mk("list", "Recent files", ifaces("selection", "table"), addStates("focusable", "manages-descendants"))
-	status := mk("status bar", "", ifaces("text"))
-	add(status, mk("label", "Ln 1, Col 1", ifaces("text")))
+	add(form, mk("password text", "secret", fake.Ifaces("text", "editabletext"), fake.AddStates("editable", "focusable")))
+	add(form, mk("check box", "Remember me", fake.Actions("click"), fake.Ifaces("action"), fake.AddStates("checkable", "focusable")))
+	list := mk("list", "Recent files", fake.Ifaces("selection", "table"), fake.AddStates("focusable", "manages-descendants"))
+	status := mk("status bar", "", fake.Ifaces("text"))
+	add(status, mk("label", "Ln 1, Col 1", fake.Ifaces("text")))
 	body := add(mk("filler", ""), add(mk("panel", ""), toolbar, form), add(mk("scroll pane", ""), list), status)
 	add(frame, menubar, body)
 	app := add(mk("application", "gedit"), frame)
 	for i := 0; seq < n; i++ {
-		add(list, mk("list item", fmt.Sprintf("document-%03d.txt", i), actions("activate"), ifaces("action", "text"), addStates("selectable", "focusable")))
+		add(list, mk("list item", fmt.Sprintf("document-%03d.txt", i), fake.Actions("activate"), fake.Ifaces("action", "text"), fake.AddStates("selectable", "focusable")))
 	}
 	return app
 }
@@ -116,32 +117,32 @@ func TestOutlineLine(t *testing.T) {
 		node *platform.Node
 		want string
 	}{
-		{"plain", nd("label", "Hi"), `label "Hi" [a11y:e0]`},
-		{"no name", nd("separator", ""), `separator [a11y:e0]`},
-		{"escaping", nd("label", "a \"b\"\n\tc\x00"), `label "a \"b\"\n\tc\x00" [a11y:e0]`},
-		{"unicode kept", nd("label", "Größe 日本"), `label "Größe 日本" [a11y:e0]`},
-		{"cut at 80 runes", nd("label", long), `label "` + strings.Repeat("é", 80) + `…" [a11y:e0]`},
-		{"exactly 80 runes", nd("label", strings.Repeat("x", 80)), `label "` + strings.Repeat("x", 80) + `" [a11y:e0]`},
-		{"redacted", nd("password text", "pw"), `password text (redacted) [a11y:e0]`},
-		{"focused checked", with(nd("check box", "A"), addStates("focused", "checked")), `check box "A" [a11y:e0] focused checked`},
-		{"selected", with(nd("list item", "A"), addStates("selected", "selectable")), `list item "A" [a11y:e0] selected`},
-		{"expanded", with(nd("tree item", "A"), addStates("expandable", "expanded")), `tree item "A" [a11y:e0] expanded`},
-		{"collapsed computed", with(nd("tree item", "A"), addStates("expandable")), `tree item "A" [a11y:e0] collapsed`},
-		{"collapsed state set", with(nd("tree item", "A"), addStates("expandable", "collapsed")), `tree item "A" [a11y:e0] collapsed`},
-		{"collapsed without expandable", with(nd("tree item", "A"), addStates("collapsed")), `tree item "A" [a11y:e0]`},
-		{"pressed", with(nd("toggle button", "B"), addStates("pressed")), `toggle button "B" [a11y:e0] pressed`},
-		{"indeterminate", with(nd("check box", "C"), addStates("indeterminate")), `check box "C" [a11y:e0] indeterminate`},
-		{"editable", with(nd("text", ""), addStates("editable")), `text [a11y:e0] editable`},
-		{"disabled", with(nd("push button", "D"), setStates("showing", "visible")), `push button "D" [a11y:e0] disabled`},
-		{"gtk4 sensitive only", with(nd("push button", "D"), setStates("sensitive", "showing")), `push button "D" [a11y:e0]`},
-		{"enabled only", with(nd("push button", "D"), setStates("enabled")), `push button "D" [a11y:e0]`},
-		{"no states read", with(nd("push button", "D"), setStates()), `push button "D" [a11y:e0]`},
-		{"noise states hidden", with(nd("push button", "D"), addStates("focusable", "showing", "visible", "active", "opaque")), `push button "D" [a11y:e0]`},
-		{"all key states in order", with(nd("toggle button", "E"), setStates("editable", "indeterminate", "pressed", "expandable", "selected", "checked", "focused")),
+		{"plain", fake.Node("label", "Hi"), `label "Hi" [a11y:e0]`},
+		{"no name", fake.Node("separator", ""), `separator [a11y:e0]`},
+		{"escaping", fake.Node("label", "a \"b\"\n\tc\x00"), `label "a \"b\"\n\tc\x00" [a11y:e0]`},
+		{"unicode kept", fake.Node("label", "Größe 日本"), `label "Größe 日本" [a11y:e0]`},
+		{"cut at 80 runes", fake.Node("label", long), `label "` + strings.Repeat("é", 80) + `…" [a11y:e0]`},
+		{"exactly 80 runes", fake.Node("label", strings.Repeat("x", 80)), `label "` + strings.Repeat("x", 80) + `" [a11y:e0]`},
+		{"redacted", fake.Node("password text", "pw"), `password text (redacted) [a11y:e0]`},
+		{"focused checked", fake.With(fake.Node("check box", "A"), fake.AddStates("focused", "checked")), `check box "A" [a11y:e0] focused checked`},
+		{"selected", fake.With(fake.Node("list item", "A"), fake.AddStates("selected", "selectable")), `list item "A" [a11y:e0] selected`},
+		{"expanded", fake.With(fake.Node("tree item", "A"), fake.AddStates("expandable", "expanded")), `tree item "A" [a11y:e0] expanded`},
+		{"collapsed computed", fake.With(fake.Node("tree item", "A"), fake.AddStates("expandable")), `tree item "A" [a11y:e0] collapsed`},
+		{"collapsed state set", fake.With(fake.Node("tree item", "A"), fake.AddStates("expandable", "collapsed")), `tree item "A" [a11y:e0] collapsed`},
+		{"collapsed without expandable", fake.With(fake.Node("tree item", "A"), fake.AddStates("collapsed")), `tree item "A" [a11y:e0]`},
+		{"pressed", fake.With(fake.Node("toggle button", "B"), fake.AddStates("pressed")), `toggle button "B" [a11y:e0] pressed`},
+		{"indeterminate", fake.With(fake.Node("check box", "C"), fake.AddStates("indeterminate")), `check box "C" [a11y:e0] indeterminate`},
+		{"editable", fake.With(fake.Node("text", ""), fake.AddStates("editable")), `text [a11y:e0] editable`},
+		{"disabled", fake.With(fake.Node("push button", "D"), fake.SetStates("showing", "visible")), `push button "D" [a11y:e0] disabled`},
+		{"gtk4 sensitive only", fake.With(fake.Node("push button", "D"), fake.SetStates("sensitive", "showing")), `push button "D" [a11y:e0]`},
+		{"enabled only", fake.With(fake.Node("push button", "D"), fake.SetStates("enabled")), `push button "D" [a11y:e0]`},
+		{"no states read", fake.With(fake.Node("push button", "D"), fake.SetStates()), `push button "D" [a11y:e0]`},
+		{"noise states hidden", fake.With(fake.Node("push button", "D"), fake.AddStates("focusable", "showing", "visible", "active", "opaque")), `push button "D" [a11y:e0]`},
+		{"all key states in order", fake.With(fake.Node("toggle button", "E"), fake.SetStates("editable", "indeterminate", "pressed", "expandable", "selected", "checked", "focused")),
 			`toggle button "E" [a11y:e0] focused checked selected collapsed pressed indeterminate editable disabled`},
-		{"bounds", with(nd("label", "L"), bounds(-5, 7, 100, 20)), `label "L" [a11y:e0] @-5,7 100x20`},
-		{"empty bounds", with(nd("label", "L"), bounds(5, 7, 0, 20)), `label "L" [a11y:e0]`},
-		{"error", with(nd("label", "L"), func(n *platform.Node) { n.Err = "timed out" }), `label "L" [a11y:e0] error="timed out"`},
+		{"bounds", fake.With(fake.Node("label", "L"), fake.Bounds(-5, 7, 100, 20)), `label "L" [a11y:e0] @-5,7 100x20`},
+		{"empty bounds", fake.With(fake.Node("label", "L"), fake.Bounds(5, 7, 0, 20)), `label "L" [a11y:e0]`},
+		{"error", fake.With(fake.Node("label", "L"), func(n *platform.Node) { n.Err = "timed out" }), `label "L" [a11y:e0] error="timed out"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -152,7 +153,7 @@ func TestOutlineLine(t *testing.T) {
 			}
 		})
 	}
-	tr := NewTree(nd("label", "x"), KindVisual)
+	tr := NewTree(fake.Node("label", "x"), KindVisual)
 	if got, _ := tr.OutlineLine(0); got != `label "x" [visual:e0]` {
 		t.Errorf("visual ref: %s", got)
 	}
@@ -197,23 +198,23 @@ func TestOutlineMuchSmallerThanJSON(t *testing.T) {
 // many.
 func TestOutlinePartialContainer(t *testing.T) {
 	pt := func(v int) *int { return &v }
-	table := nd("table", "Sheet1")
+	table := fake.Node("table", "Sheet1")
 	table.ChildCount = 2147483647
 	table.ChildrenPartial = true
 	table.ChildrenRange = &platform.ChildRange{Rows: &[2]int{0, 24}, Columns: &[2]int{0, 7}, RowCount: pt(1048576), ColumnCount: pt(16384)}
-	list := nd("list", "Files")
+	list := fake.Node("list", "Files")
 	list.ChildCount = 5000
 	list.ChildrenPartial = true
 	list.ChildrenRange = &platform.ChildRange{First: pt(120), Count: pt(32)}
-	hidden := nd("list", "Hidden")
+	hidden := fake.Node("list", "Hidden")
 	hidden.ChildCount = 5000
 	hidden.ChildrenPartial = true
 	hidden.ChildrenRange = &platform.ChildRange{First: pt(0), Count: pt(0)}
-	doc := nd("document text", "Report")
+	doc := fake.Node("document text", "Report")
 	doc.ChildCount = 22
 	doc.ChildrenPartial = true
 	doc.ChildrenRange = &platform.ChildRange{First: pt(0), Count: pt(22), MoreBefore: true, MoreAfter: true}
-	root := nd("frame", "W")
+	root := fake.Node("frame", "W")
 	root.Children = []*platform.Node{table, list, hidden, doc}
 	tr := NewTree(root, KindA11y)
 	for id, want := range map[int]string{

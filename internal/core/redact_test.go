@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/platform/fake"
 )
 
 // The secrets below are planted in every field a backend could fill; none
@@ -31,16 +32,16 @@ func leaks(out string) []string {
 // and a plain text field the backend marked redacted (a GTK 4 entry that
 // hides its text).
 func redactedNodes() []*platform.Node {
-	pw := with(nd("password text", secretName), desc(secretDesc), ifaces("component", "text", "editabletext"))
+	pw := fake.With(fake.Node("password text", secretName), fake.Desc(secretDesc), fake.Ifaces("component", "text", "editabletext"))
 	pw.Key = "test:1.1/pw"
-	hidden := with(nd("text", secretName), desc(secretDesc), ifaces("component", "text", "editabletext"))
+	hidden := fake.With(fake.Node("text", secretName), fake.Desc(secretDesc), fake.Ifaces("component", "text", "editabletext"))
 	hidden.Key, hidden.Redacted = "test:1.1/hidden", true
 	return []*platform.Node{pw, hidden}
 }
 
 func TestRedactedDescriptionInTree(t *testing.T) {
 	kids := redactedNodes()
-	root := nd("application", "demo", nd("frame", "Main", kids...))
+	root := fake.Node("application", "demo", fake.Node("frame", "Main", kids...))
 	tr := NewTree(root, KindA11y)
 	for _, k := range kids {
 		id := tr.ID(k)
@@ -104,7 +105,7 @@ func TestRedactedProperties(t *testing.T) {
 		}
 	}
 	// An ordinary field keeps all of it.
-	plain := with(nd("text", "Name"), desc("Your full name"), ifaces("text"))
+	plain := fake.With(fake.Node("text", "Name"), fake.Desc("Your full name"), fake.Ifaces("text"))
 	p := Properties("a11y:e1", &platform.Details{
 		Node:       *plain,
 		Attributes: map[string]string{"toolkit": "GTK", "placeholder-text": "Ada"},

@@ -21,29 +21,20 @@ const (
 	otherPid  = 5151
 )
 
-func safetyRole(name string) platform.Role {
-	r, ok := platform.RoleByName(name)
-	if !ok {
-		panic("unknown role " + name)
-	}
-	return r
-}
-
 // safetyEditorTree: a frame holding a button with an action, a button without
 // any (only a real click presses it) and a text field.
 func safetyEditorTree() *platform.Node {
-	shown := states("enabled", "sensitive", "showing", "visible")
 	el := func(key, r, name string, b platform.Rect, ifaces []string, actions []string, kids ...*platform.Node) *platform.Node {
-		return &platform.Node{Key: key, Role: safetyRole(r), Name: name, States: shown, Bounds: &b,
+		return &platform.Node{Key: key, Role: fake.Role(r), Name: name, States: fake.Shown, Bounds: &b,
 			Interfaces: ifaces, Actions: actions, ChildCount: len(kids), Children: kids}
 	}
 	body := el("body", "text", "Body", platform.Rect{X: 20, Y: 200, Width: 600, Height: 300}, []string{"component", "text", "editabletext"}, nil)
-	body.States |= states("focusable", "editable")
+	body.States |= fake.States("focusable", "editable")
 	frame := el("frame", "frame", "Editor", platform.Rect{Width: 800, Height: 600}, []string{"component"}, nil,
 		el("save", "push button", "Save", platform.Rect{X: 20, Y: 20, Width: 80, Height: 30}, []string{"component", "action"}, []string{"click"}),
 		el("plain", "push button", "Pointer only", platform.Rect{X: 100, Y: 100, Width: 80, Height: 30}, []string{"component"}, nil),
 		body)
-	return &platform.Node{Key: "root", Role: platform.RoleApplication, Name: "editor", ChildCount: 1, Children: []*platform.Node{frame}}
+	return fake.Root("editor", frame)
 }
 
 type safetyDesk struct {
@@ -67,19 +58,7 @@ func newSafetyDesk() safetyDesk {
 // tree.
 func connectEditor(t *testing.T, d safetyDesk) (*Sessions, *Session, *Tree) {
 	t.Helper()
-	m := NewSessions(d.Platform())
-	m.Caps = security.Input
-	t.Cleanup(func() { endHolds(m) })
-	ctx := context.Background()
-	s, err := m.Connect(ctx, AppSpec{Pid: editorPid}, "")
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	tr, _, err := m.Fetch(ctx, s, 5*time.Second, platform.TreeOptions{})
-	if err != nil {
-		t.Fatalf("fetch: %v", err)
-	}
-	return m, s, tr
+	return formSession(t, d.Platform())
 }
 
 func wantErrCode(t *testing.T, what string, err error, code string) {

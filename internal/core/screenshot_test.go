@@ -45,13 +45,12 @@ func captures(d *fake.Desktop) int {
 }
 
 func shotTree() *platform.Node {
-	shown := states("enabled", "sensitive", "showing", "visible")
 	el := func(key, r, name string, b platform.Rect, actions []string, kids ...*platform.Node) *platform.Node {
-		return &platform.Node{Key: key, Role: safetyRole(r), Name: name, States: shown, Bounds: &b,
+		return &platform.Node{Key: key, Role: fake.Role(r), Name: name, States: fake.Shown, Bounds: &b,
 			Interfaces: []string{"component"}, Actions: actions, ChildCount: len(kids), Children: kids}
 	}
 	pw := el("pw", "password text", "secret-name", platform.Rect{X: 140, Y: 150, Width: 200, Height: 30}, nil)
-	pw.States |= states("focusable", "editable")
+	pw.States |= fake.States("focusable", "editable")
 	hidden := el("hid", "text", "", platform.Rect{X: 140, Y: 200, Width: 200, Height: 30}, nil)
 	hidden.Redacted = true
 	panel := el("panel", "panel", "", platform.Rect{X: 120, Y: 80, Width: 360, Height: 250}, nil,
@@ -60,7 +59,7 @@ func shotTree() *platform.Node {
 		pw, hidden,
 		el("away", "push button", "Offscreen", platform.Rect{X: 900, Y: 900, Width: 80, Height: 30}, []string{"click"}))
 	frame := el("frame", "frame", "Login", shotWin, nil, panel)
-	return &platform.Node{Key: "root", Role: platform.RoleApplication, Name: "login", ChildCount: 1, Children: []*platform.Node{frame}}
+	return fake.Root("login", frame)
 }
 
 func newShotSessions(t *testing.T) (*Sessions, *Session, *fake.Desktop) {
@@ -406,7 +405,7 @@ func TestScreenshotFailures(t *testing.T) {
 		}
 		d.Freeze(shotPid, false)
 		// A redacted field that is showing without bounds cannot be covered.
-		tr := NewTree(&platform.Node{Key: "r", Children: []*platform.Node{{Key: "p", Role: platform.RolePasswordText, States: states("showing")}}}, KindA11y)
+		tr := NewTree(&platform.Node{Key: "r", Children: []*platform.Node{{Key: "p", Role: platform.RolePasswordText, States: fake.States("showing")}}}, KindA11y)
 		if _, err := redactedBars(tr, shotWin); err == nil {
 			t.Errorf("a showing password field without bounds was accepted")
 		}

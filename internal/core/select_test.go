@@ -46,34 +46,35 @@ func TestFocusAskedAgain(t *testing.T) {
 // combo box holding a menu of options, each with the action "select";
 // the option at index chosen is selected, the combo box focused or not.
 func selectPageTree(chosen int, focusedCombo bool) *platform.Node {
-	shown := states("enabled", "sensitive", "showing", "visible")
 	var opts []*platform.Node
 	for i, name := range []string{"Red", "Green", "Blue"} {
-		o := &platform.Node{Key: "opt" + name, Role: safetyRole("menu item"), Name: name, States: shown | states("selectable"),
+		o := &platform.Node{Key: "opt" + name, Role: fake.Role("menu item"), Name: name, States: fake.Shown | fake.States("selectable"),
 			Bounds: &platform.Rect{X: 20, Y: 60 + 20*i, Width: 80, Height: 20}, Interfaces: []string{"component", "action"}, Actions: []string{"select"}}
 		if i == chosen {
-			o.States |= states("selected")
+			o.States |= fake.States("selected")
 		}
 		opts = append(opts, o)
 	}
-	menu := &platform.Node{Key: "menu", Role: safetyRole("menu"), States: shown, Bounds: &platform.Rect{X: 20, Y: 60, Width: 80, Height: 60},
+	menu := &platform.Node{Key: "menu", Role: fake.Role("menu"), States: fake.Shown, Bounds: &platform.Rect{X: 20, Y: 60, Width: 80, Height: 60},
 		Interfaces: []string{"component"}, ChildCount: len(opts), Children: opts}
-	combo := &platform.Node{Key: "combo", Role: safetyRole("combo box"), Name: "Colour", States: shown | states("focusable"),
+	combo := &platform.Node{Key: "combo", Role: fake.Role("combo box"), Name: "Colour", States: fake.Shown | fake.States("focusable"),
 		Bounds: &platform.Rect{X: 20, Y: 20, Width: 80, Height: 30}, Interfaces: []string{"component", "action"}, Actions: []string{"press"},
 		ChildCount: 1, Children: []*platform.Node{menu}}
 	if focusedCombo {
-		combo.States |= states("focused")
+		combo.States |= fake.States("focused")
 	}
-	frame := &platform.Node{Key: "frame", Role: safetyRole("frame"), Name: "Page", States: shown, Bounds: &platform.Rect{Width: 800, Height: 600},
+	frame := &platform.Node{Key: "frame", Role: fake.Role("frame"), Name: "Page", States: fake.Shown, Bounds: &platform.Rect{Width: 800, Height: 600},
 		Interfaces: []string{"component"}, ChildCount: 1, Children: []*platform.Node{combo}}
-	return &platform.Node{Key: "root", Role: platform.RoleApplication, Name: "browser", ChildCount: 1, Children: []*platform.Node{frame}}
+	return fake.Root("browser", frame)
 }
 
 // comboKeys is a closed combo box taking keys as a browser's does: Home
-// chooses the first option, Down the next.
+// chooses the first option, Down the next, and the app's tree becomes
+// tree(chosen).
 type comboKeys struct {
 	platform.Input
 	d      *fake.Desktop
+	tree   func(chosen int) *platform.Node
 	chosen int
 }
 
@@ -89,7 +90,7 @@ func (k *comboKeys) KeyChord(ctx context.Context, chord string) error {
 	default:
 		return nil
 	}
-	k.d.SetTree(editorPid, selectPageTree(k.chosen, true))
+	k.d.SetTree(editorPid, k.tree(k.chosen))
 	return nil
 }
 
@@ -117,7 +118,7 @@ func TestSelectOptionGecko(t *testing.T) {
 				d.AddApp(fake.App{Pid: editorPid, Name: "browser", Toolkit: tc.toolkit, Tree: selectPageTree(0, false)})
 				d.SetActive(d.AddWindow(editorPid, "Page", platform.Rect{Width: 800, Height: 600}))
 				p := d.Platform()
-				p.Input = &comboKeys{Input: p.Input, d: d}
+				p.Input = &comboKeys{Input: p.Input, d: d, tree: func(chosen int) *platform.Node { return selectPageTree(chosen, true) }}
 				m, s, tr := formSession(t, p)
 				r, err := m.Select(context.Background(), s.ID, refOf(t, tr, "Green"), "")
 				if err != nil {

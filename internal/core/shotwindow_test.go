@@ -25,9 +25,8 @@ func (l layoutWindows) WindowLayout(context.Context, platform.App, *platform.Nod
 // that no window could be told for.
 func dialogDesk(t *testing.T) (*Sessions, *Session, *Tree, platform.WindowID, platform.WindowID) {
 	t.Helper()
-	shown := states("enabled", "sensitive", "showing", "visible")
 	el := func(key, role, name string, b platform.Rect, kids ...*platform.Node) *platform.Node {
-		return &platform.Node{Key: key, Role: safetyRole(role), Name: name, States: shown | states("focusable"), Bounds: &b,
+		return &platform.Node{Key: key, Role: fake.Role(role), Name: name, States: fake.Shown | fake.States("focusable"), Bounds: &b,
 			Interfaces: []string{"component"}, Actions: []string{"click"}, ChildCount: len(kids), Children: kids}
 	}
 	mainB := platform.Rect{X: 0, Y: 0, Width: 600, Height: 400}

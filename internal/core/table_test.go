@@ -30,14 +30,14 @@ func sheetText(row, col int) string { return fmt.Sprintf("r%dc%d", row, col) }
 // headers and a button.
 func sheetDesk(t *testing.T) (*fake.Desktop, *Sessions, *Session, *Tree) {
 	t.Helper()
-	shown := states("enabled", "showing", "visible")
-	cellRole, textRole := safetyRole("table cell"), safetyRole("password text")
-	sheet := &platform.Node{Key: "sheet", Role: safetyRole("table"), Name: "Sheet1", States: shown | states("manages-descendants"),
+	shown := fake.States("enabled", "showing", "visible")
+	cellRole, textRole := fake.Role("table cell"), fake.Role("password text")
+	sheet := &platform.Node{Key: "sheet", Role: fake.Role("table"), Name: "Sheet1", States: shown | fake.States("manages-descendants"),
 		ChildCount: maxTableIndex, Interfaces: []string{"component", "table"}}
-	wide := &platform.Node{Key: "wide", Role: safetyRole("table"), Name: "Wide", States: shown, Interfaces: []string{"table"}}
-	list := &platform.Node{Key: "list", Role: safetyRole("tree table"), Name: "Files", States: shown, Interfaces: []string{"table"}}
-	button := &platform.Node{Key: "ok", Role: safetyRole("push button"), Name: "OK", States: shown, Interfaces: []string{"action"}}
-	frame := &platform.Node{Key: "frame", Role: safetyRole("frame"), Name: "Book", States: shown,
+	wide := &platform.Node{Key: "wide", Role: fake.Role("table"), Name: "Wide", States: shown, Interfaces: []string{"table"}}
+	list := &platform.Node{Key: "list", Role: fake.Role("tree table"), Name: "Files", States: shown, Interfaces: []string{"table"}}
+	button := &platform.Node{Key: "ok", Role: fake.Role("push button"), Name: "OK", States: shown, Interfaces: []string{"action"}}
+	frame := &platform.Node{Key: "frame", Role: fake.Role("frame"), Name: "Book", States: shown,
 		Children: []*platform.Node{sheet, wide, list, button}, ChildCount: 4}
 	d := fake.New()
 	d.AddApp(fake.App{Pid: sheetPid, Name: "calc", Tree: &platform.Node{Key: "root", Role: platform.RoleApplication, Name: "calc",
@@ -222,9 +222,9 @@ func TestReadTableTextBudget(t *testing.T) {
 	long := strings.Repeat("x", platform.MaxValueRunes)
 	d := fake.New()
 	d.AddApp(fake.App{Pid: sheetPid, Name: "calc", Tree: &platform.Node{Key: "root", Role: platform.RoleApplication, ChildCount: 1,
-		Children: []*platform.Node{{Key: "t", Role: safetyRole("table"), Name: "T", Interfaces: []string{"table"}}}},
+		Children: []*platform.Node{{Key: "t", Role: fake.Role("table"), Name: "T", Interfaces: []string{"table"}}}},
 		Tables: map[string]*fake.Table{"t": {Rows: 1000, Columns: 10, Cell: func(int, int) *platform.Node {
-			return &platform.Node{Role: safetyRole("table cell"), Name: long}
+			return &platform.Node{Role: fake.Role("table cell"), Name: long}
 		}}}})
 	m := NewSessions(d.Platform())
 	s, err := m.Connect(context.Background(), AppSpec{Pid: sheetPid}, "")

@@ -9,70 +9,8 @@ import (
 	"testing"
 
 	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/platform/fake"
 )
-
-// --- helpers shared by the package's tests ---
-
-// nd builds a node: role by canonical name, a name, children. The key is
-// derived from the name and role so tests can look nodes up by key.
-func nd(role, name string, kids ...*platform.Node) *platform.Node {
-	r, ok := platform.RoleByName(role)
-	if !ok {
-		panic("test: unknown role " + role)
-	}
-	return &platform.Node{
-		Key:        fmt.Sprintf("test:1.1/%s/%s", strings.ReplaceAll(role, " ", "_"), name),
-		Role:       r,
-		Name:       name,
-		States:     states("enabled", "sensitive", "showing", "visible"),
-		ChildCount: len(kids),
-		Children:   kids,
-	}
-}
-
-func states(names ...string) platform.StateSet {
-	var s platform.StateSet
-	for _, n := range names {
-		st, ok := platform.StateByName(n)
-		if !ok {
-			panic("test: unknown state " + n)
-		}
-		s |= 1 << st
-	}
-	return s
-}
-
-// with applies edits to a node and returns it.
-func with(n *platform.Node, edits ...func(*platform.Node)) *platform.Node {
-	for _, e := range edits {
-		e(n)
-	}
-	return n
-}
-
-func actions(a ...string) func(*platform.Node) {
-	return func(n *platform.Node) { n.Actions = a }
-}
-
-func ifaces(i ...string) func(*platform.Node) {
-	return func(n *platform.Node) { n.Interfaces = i }
-}
-
-func addStates(names ...string) func(*platform.Node) {
-	return func(n *platform.Node) { n.States |= states(names...) }
-}
-
-func setStates(names ...string) func(*platform.Node) {
-	return func(n *platform.Node) { n.States = states(names...) }
-}
-
-func bounds(x, y, w, h int) func(*platform.Node) {
-	return func(n *platform.Node) { n.Bounds = &platform.Rect{X: x, Y: y, Width: w, Height: h} }
-}
-
-func desc(d string) func(*platform.Node) {
-	return func(n *platform.Node) { n.Description = d }
-}
 
 // sampleTree is a small GTK3-like window:
 //
@@ -88,22 +26,22 @@ func desc(d string) func(*platform.Node) {
 //	e9      menu bar
 //	e10       menu "File"
 func sampleTree() *platform.Node {
-	return nd("application", "demo",
-		with(nd("frame", "Main",
-			nd("filler", "",
-				nd("panel", "",
-					with(nd("push button", "Save"), actions("click"), ifaces("action", "component"), addStates("focusable", "focused"), bounds(10, 20, 80, 30)),
-					with(nd("password text", "hunter2"), ifaces("component", "text", "editabletext"), addStates("focusable", "editable"), func(n *platform.Node) { n.Key = "test:1.1/pw" }),
+	return fake.Node("application", "demo",
+		fake.With(fake.Node("frame", "Main",
+			fake.Node("filler", "",
+				fake.Node("panel", "",
+					fake.With(fake.Node("push button", "Save"), fake.Actions("click"), fake.Ifaces("action", "component"), fake.AddStates("focusable", "focused"), fake.Bounds(10, 20, 80, 30)),
+					fake.With(fake.Node("password text", "hunter2"), fake.Ifaces("component", "text", "editabletext"), fake.AddStates("focusable", "editable"), func(n *platform.Node) { n.Key = "test:1.1/pw" }),
 				),
-				with(nd("label", "Status"), ifaces("component", "text")),
+				fake.With(fake.Node("label", "Status"), fake.Ifaces("component", "text")),
 			),
-			nd("panel", "",
-				nd("separator", ""),
+			fake.Node("panel", "",
+				fake.Node("separator", ""),
 			),
-			nd("menu bar", "",
-				with(nd("menu", "File"), actions("click"), ifaces("action", "selection")),
+			fake.Node("menu bar", "",
+				fake.With(fake.Node("menu", "File"), fake.Actions("click"), fake.Ifaces("action", "selection")),
 			),
-		), bounds(0, 0, 640, 480)),
+		), fake.Bounds(0, 0, 640, 480)),
 	)
 }
 
@@ -246,8 +184,8 @@ func TestNewTreeEdgeCases(t *testing.T) {
 
 	// Nil children are skipped; a node appearing twice is numbered once;
 	// a cycle does not loop.
-	shared := nd("label", "shared")
-	root := nd("frame", "f", shared, nil, shared)
+	shared := fake.Node("label", "shared")
+	root := fake.Node("frame", "f", shared, nil, shared)
 	root.Children = append(root.Children, root) // cycle
 	tr := NewTree(root, KindA11y)
 	if tr.Len() != 2 {
@@ -257,18 +195,18 @@ func TestNewTreeEdgeCases(t *testing.T) {
 		t.Fatalf("Children(0) = %v", got)
 	}
 	// Duplicate keys: the first in pre-order wins.
-	a, b := nd("label", "x"), nd("label", "x")
-	tr = NewTree(nd("frame", "f", a, b), KindA11y)
+	a, b := fake.Node("label", "x"), fake.Node("label", "x")
+	tr = NewTree(fake.Node("frame", "f", a, b), KindA11y)
 	if id, _ := tr.ByKey(a.Key); id != 1 {
 		t.Fatalf("ByKey dup = %d, want 1", id)
 	}
 }
 
 func TestElementJSON(t *testing.T) {
-	n := with(nd("push button", "Save"), actions("click"), ifaces("action", "component", "text"), bounds(10, 20, 80, 30), desc("Saves"))
+	n := fake.With(fake.Node("push button", "Save"), fake.Actions("click"), fake.Ifaces("action", "component", "text"), fake.Bounds(10, 20, 80, 30), fake.Desc("Saves"))
 	n.AccessibleID = "save-btn"
 	n.Key = "atspi::1.42/org/a11y/atspi/accessible/123"
-	tr := NewTree(nd("frame", "f", n), KindA11y)
+	tr := NewTree(fake.Node("frame", "f", n), KindA11y)
 	e, ok := tr.Element(1)
 	if !ok {
 		t.Fatal("Element(1) missing")

@@ -16,17 +16,16 @@ import (
 // showing, its last extents kept, in a document that does not show.
 // "Gone" is one with no extents at all.
 func webDesk() (*fake.Desktop, platform.WindowID) {
-	shown := states("enabled", "sensitive", "showing", "visible")
 	input := func(key, name string, st platform.StateSet, b *platform.Rect) *platform.Node {
-		return &platform.Node{Key: key, Role: safetyRole("entry"), Name: name, Bounds: b,
-			States:     st | states("enabled", "sensitive", "visible", "focusable", "editable", "single-line"),
+		return &platform.Node{Key: key, Role: fake.Role("entry"), Name: name, Bounds: b,
+			States:     st | fake.States("enabled", "sensitive", "visible", "focusable", "editable", "single-line"),
 			Interfaces: []string{"component", "text"}}
 	}
-	front := &platform.Node{Key: "doc1", Role: safetyRole("document web"), Name: "form", States: shown,
+	front := &platform.Node{Key: "doc1", Role: fake.Role("document web"), Name: "form", States: fake.Shown,
 		Bounds: &platform.Rect{Width: 800, Height: 600}, Interfaces: []string{"component"},
-		Children: []*platform.Node{input("name", "Full name", states("showing"), &platform.Rect{X: 10, Y: 10, Width: 100, Height: 20})}}
-	back := &platform.Node{Key: "doc2", Role: safetyRole("document web"), Name: "other tab",
-		States: states("enabled", "sensitive", "visible"), Bounds: &platform.Rect{Width: 800, Height: 600}, Interfaces: []string{"component"},
+		Children: []*platform.Node{input("name", "Full name", fake.States("showing"), &platform.Rect{X: 10, Y: 10, Width: 100, Height: 20})}}
+	back := &platform.Node{Key: "doc2", Role: fake.Role("document web"), Name: "other tab",
+		States: fake.States("enabled", "sensitive", "visible"), Bounds: &platform.Rect{Width: 800, Height: 600}, Interfaces: []string{"component"},
 		Children: []*platform.Node{
 			input("hidden", "Hidden", 0, &platform.Rect{X: 10, Y: 50, Width: 100, Height: 20}),
 			input("gone", "Gone", 0, nil),
@@ -34,10 +33,10 @@ func webDesk() (*fake.Desktop, platform.WindowID) {
 	for _, doc := range []*platform.Node{front, back} {
 		doc.ChildCount = len(doc.Children)
 	}
-	frame := &platform.Node{Key: "frame", Role: safetyRole("frame"), Name: "Browser", States: shown, ChildCount: 2,
+	frame := &platform.Node{Key: "frame", Role: fake.Role("frame"), Name: "Browser", States: fake.Shown, ChildCount: 2,
 		Children: []*platform.Node{front, back}, Bounds: &platform.Rect{Width: 800, Height: 600}, Interfaces: []string{"component"}}
 	d := fake.New()
-	d.AddApp(fake.App{Pid: editorPid, Name: "browser", Tree: &platform.Node{Key: "root", Role: platform.RoleApplication, Name: "browser", ChildCount: 1, Children: []*platform.Node{frame}}})
+	d.AddApp(fake.App{Pid: editorPid, Name: "browser", Tree: fake.Root("browser", frame)})
 	win := d.AddWindow(editorPid, "Browser", platform.Rect{Width: 800, Height: 600})
 	d.SetActive(win)
 	return d, win

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/platform/fake"
 )
 
 func TestRenderViews(t *testing.T) {
@@ -103,40 +104,40 @@ func TestStructureOnlyRule(t *testing.T) {
 		node    *platform.Node
 		dropped bool
 	}{
-		{"bare filler", nd("filler", ""), true},
-		{"bare panel", nd("panel", ""), true},
-		{"bare section", nd("section", ""), true},
-		{"bare grouping", nd("grouping", ""), true},
-		{"bare redundant object", nd("redundant object", ""), true},
-		{"bare unknown", nd("unknown", ""), true},
-		{"bare invalid", nd("invalid", ""), true},
-		{"bare viewport", nd("viewport", ""), true},
-		{"bare layered pane", nd("layered pane", ""), true},
-		{"bare glass pane", nd("glass pane", ""), true},
-		{"bare root pane", nd("root pane", ""), true},
-		{"whitespace name", nd("panel", "  "), true},
-		{"accessible id alone", with(nd("panel", ""), func(n *platform.Node) { n.AccessibleID = "MainWindow.central" }), true},
-		{"component interface", with(nd("panel", ""), ifaces("accessible", "component")), true},
-		{"named panel", nd("panel", "Options"), false},
-		{"described panel", with(nd("panel", ""), desc("Options")), false},
-		{"panel with action", with(nd("panel", ""), actions("click")), false},
-		{"focusable panel", with(nd("panel", ""), addStates("focusable")), false},
-		{"panel with text", with(nd("panel", ""), ifaces("text")), false},
-		{"panel with editabletext", with(nd("panel", ""), ifaces("EditableText")), false},
-		{"panel with value", with(nd("panel", ""), ifaces("value")), false},
-		{"panel with selection", with(nd("panel", ""), ifaces("selection")), false},
-		{"panel with table", with(nd("panel", ""), ifaces("table")), false},
-		{"panel with error", with(nd("panel", ""), func(n *platform.Node) { n.Err = "timeout" }), false},
-		{"panel with unfetched children", with(nd("panel", ""), func(n *platform.Node) { n.ChildCount = 5 }), false},
-		{"bare separator (not a structure role)", nd("separator", ""), false},
-		{"bare scroll pane (not a structure role)", nd("scroll pane", ""), false},
+		{"bare filler", fake.Node("filler", ""), true},
+		{"bare panel", fake.Node("panel", ""), true},
+		{"bare section", fake.Node("section", ""), true},
+		{"bare grouping", fake.Node("grouping", ""), true},
+		{"bare redundant object", fake.Node("redundant object", ""), true},
+		{"bare unknown", fake.Node("unknown", ""), true},
+		{"bare invalid", fake.Node("invalid", ""), true},
+		{"bare viewport", fake.Node("viewport", ""), true},
+		{"bare layered pane", fake.Node("layered pane", ""), true},
+		{"bare glass pane", fake.Node("glass pane", ""), true},
+		{"bare root pane", fake.Node("root pane", ""), true},
+		{"whitespace name", fake.Node("panel", "  "), true},
+		{"accessible id alone", fake.With(fake.Node("panel", ""), func(n *platform.Node) { n.AccessibleID = "MainWindow.central" }), true},
+		{"component interface", fake.With(fake.Node("panel", ""), fake.Ifaces("accessible", "component")), true},
+		{"named panel", fake.Node("panel", "Options"), false},
+		{"described panel", fake.With(fake.Node("panel", ""), fake.Desc("Options")), false},
+		{"panel with action", fake.With(fake.Node("panel", ""), fake.Actions("click")), false},
+		{"focusable panel", fake.With(fake.Node("panel", ""), fake.AddStates("focusable")), false},
+		{"panel with text", fake.With(fake.Node("panel", ""), fake.Ifaces("text")), false},
+		{"panel with editabletext", fake.With(fake.Node("panel", ""), fake.Ifaces("EditableText")), false},
+		{"panel with value", fake.With(fake.Node("panel", ""), fake.Ifaces("value")), false},
+		{"panel with selection", fake.With(fake.Node("panel", ""), fake.Ifaces("selection")), false},
+		{"panel with table", fake.With(fake.Node("panel", ""), fake.Ifaces("table")), false},
+		{"panel with error", fake.With(fake.Node("panel", ""), func(n *platform.Node) { n.Err = "timeout" }), false},
+		{"panel with unfetched children", fake.With(fake.Node("panel", ""), func(n *platform.Node) { n.ChildCount = 5 }), false},
+		{"bare separator (not a structure role)", fake.Node("separator", ""), false},
+		{"bare scroll pane (not a structure role)", fake.Node("scroll pane", ""), false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			c := tc.node
-			c.Children = append(c.Children, nd("label", "x"))
+			c.Children = append(c.Children, fake.Node("label", "x"))
 			c.ChildCount = max(c.ChildCount, 1)
-			tr := NewTree(nd("frame", "f", c), KindA11y)
+			tr := NewTree(fake.Node("frame", "f", c), KindA11y)
 			e, _, err := tr.Render(ViewOptions{View: "control", Depth: -1})
 			if err != nil {
 				t.Fatal(err)
@@ -160,23 +161,23 @@ func TestContentRule(t *testing.T) {
 		node *platform.Node
 		kept bool
 	}{
-		{"named label", nd("label", "Hello"), true},
-		{"described image", with(nd("image", ""), desc("logo")), true},
-		{"text interface", with(nd("text", ""), ifaces("text")), true},
-		{"editable", with(nd("entry", ""), ifaces("editabletext")), true},
-		{"value", with(nd("slider", ""), ifaces("value")), true},
-		{"action", with(nd("push button", ""), actions("click")), true},
-		{"password", nd("password text", "x"), true},
-		{"error", with(nd("separator", ""), func(n *platform.Node) { n.Err = "gone" }), true},
-		{"unfetched children", with(nd("list", ""), func(n *platform.Node) { n.ChildCount = 1000 }), true},
-		{"bare separator", nd("separator", ""), false},
-		{"bare image", nd("image", ""), false},
-		{"whitespace label", nd("label", " \t"), false},
-		{"focusable only", with(nd("canvas", ""), addStates("focusable")), false},
+		{"named label", fake.Node("label", "Hello"), true},
+		{"described image", fake.With(fake.Node("image", ""), fake.Desc("logo")), true},
+		{"text interface", fake.With(fake.Node("text", ""), fake.Ifaces("text")), true},
+		{"editable", fake.With(fake.Node("entry", ""), fake.Ifaces("editabletext")), true},
+		{"value", fake.With(fake.Node("slider", ""), fake.Ifaces("value")), true},
+		{"action", fake.With(fake.Node("push button", ""), fake.Actions("click")), true},
+		{"password", fake.Node("password text", "x"), true},
+		{"error", fake.With(fake.Node("separator", ""), func(n *platform.Node) { n.Err = "gone" }), true},
+		{"unfetched children", fake.With(fake.Node("list", ""), func(n *platform.Node) { n.ChildCount = 1000 }), true},
+		{"bare separator", fake.Node("separator", ""), false},
+		{"bare image", fake.Node("image", ""), false},
+		{"whitespace label", fake.Node("label", " \t"), false},
+		{"focusable only", fake.With(fake.Node("canvas", ""), fake.AddStates("focusable")), false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tr := NewTree(nd("frame", "", tc.node), KindA11y)
+			tr := NewTree(fake.Node("frame", "", tc.node), KindA11y)
 			e, _, err := tr.Render(ViewOptions{View: "content", Depth: -1})
 			if err != nil {
 				t.Fatal(err)
@@ -191,9 +192,9 @@ func TestContentRule(t *testing.T) {
 		})
 	}
 	// Ancestors needed to reach content are kept (unless structure-only).
-	tr := NewTree(nd("frame", "",
-		nd("list", "", nd("panel", "", nd("list item", "", nd("label", "deep")))),
-		nd("list", "", nd("list item", "")),
+	tr := NewTree(fake.Node("frame", "",
+		fake.Node("list", "", fake.Node("panel", "", fake.Node("list item", "", fake.Node("label", "deep")))),
+		fake.Node("list", "", fake.Node("list item", "")),
 	), KindA11y)
 	e, _, _ := tr.Render(ViewOptions{View: "content", Depth: -1})
 	if got, want := shape(e), "e0(e1(e3(e4)))"; got != want {
@@ -238,9 +239,9 @@ func TestRenderDefaultBudget(t *testing.T) {
 	// A flat list of 2500 rows: the default budget is 2000 nodes.
 	rows := make([]*platform.Node, 2500)
 	for i := range rows {
-		rows[i] = nd("list item", "row")
+		rows[i] = fake.Node("list item", "row")
 	}
-	tr := NewTree(nd("list", "rows", rows...), KindA11y)
+	tr := NewTree(fake.Node("list", "rows", rows...), KindA11y)
 	e, st, err := tr.Render(ViewOptions{Depth: -1})
 	if err != nil {
 		t.Fatal(err)
@@ -256,14 +257,14 @@ func TestRenderDefaultBudget(t *testing.T) {
 func TestRenderDeepTree(t *testing.T) {
 	// A very deep chain renders without trouble (iterative walks).
 	const depth = 20000
-	root := nd("frame", "top")
+	root := fake.Node("frame", "top")
 	cur := root
 	for range depth {
-		c := nd("panel", "")
+		c := fake.Node("panel", "")
 		cur.Children, cur.ChildCount = []*platform.Node{c}, 1
 		cur = c
 	}
-	cur.Children, cur.ChildCount = []*platform.Node{nd("label", "bottom")}, 1
+	cur.Children, cur.ChildCount = []*platform.Node{fake.Node("label", "bottom")}, 1
 	tr := NewTree(root, KindA11y)
 	e, st, err := tr.Render(ViewOptions{View: "control", Depth: -1})
 	if err != nil {

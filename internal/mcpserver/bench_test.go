@@ -12,6 +12,7 @@ import (
 
 	"github.com/uiscope/uiscope/internal/core"
 	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/platform/fake"
 )
 
 // benchDesk is fakeDesk serving one large prebuilt tree: what the server
@@ -32,11 +33,11 @@ func (d benchDesk) Tree(_ context.Context, app platform.App, _ platform.TreeOpti
 // benchTree builds a widget-factory-like tree of about n nodes: panels of
 // labelled buttons, check boxes and entries, with bounds, states, actions.
 func benchTree(n int) (*platform.Node, int) {
-	shown := fakeStates("enabled", "sensitive", "showing", "visible", "focusable")
+	shown := fake.States("enabled", "sensitive", "showing", "visible", "focusable")
 	count := 0
 	node := func(role, name string, x, y int) *platform.Node {
 		count++
-		return &platform.Node{Key: fmt.Sprintf("/org/a11y/atspi/accessible/%d", count), Role: fakeRole(role), Name: name,
+		return &platform.Node{Key: fmt.Sprintf("/org/a11y/atspi/accessible/%d", count), Role: fake.Role(role), Name: name,
 			Description: "", States: shown, Bounds: &platform.Rect{X: x, Y: y, Width: 120, Height: 28},
 			Interfaces: []string{"accessible", "component", "action"}, Actions: []string{"click"}}
 	}

@@ -23,7 +23,7 @@ func TestTreeDepthCappedByServer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var root *platform.Node
 		for i := 999; i >= 0; i-- {
-			n := &platform.Node{Key: fmt.Sprint("d/", i), Role: fakeRole("panel"), Name: fmt.Sprint("level ", i)}
+			n := &platform.Node{Key: fmt.Sprint("d/", i), Role: fake.Role("panel"), Name: fmt.Sprint("level ", i)}
 			if root != nil {
 				n.Children, n.ChildCount = []*platform.Node{root}, 1
 			}

@@ -21,9 +21,7 @@ import (
 const tickerPid = 5151
 
 func tickerTree(label string) *platform.Node {
-	shown := fakeStates("enabled", "sensitive", "showing", "visible")
-	lbl := &platform.Node{Key: "t/label", Role: fakeRole("label"), Name: label, States: shown}
-	frame := &platform.Node{Key: "t/frame", Role: fakeRole("frame"), Name: "Ticker", States: shown, ChildCount: 1, Children: []*platform.Node{lbl}}
+	frame := fake.Keyed("t/frame", "frame", "Ticker", fake.Keyed("t/label", "label", label))
 	return &platform.Node{Key: "t/root", Role: platform.RoleApplication, Name: "ticker", ChildCount: 1, Children: []*platform.Node{frame}}
 }
 

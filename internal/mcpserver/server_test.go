@@ -24,6 +24,7 @@ import (
 
 	"github.com/uiscope/uiscope/internal/core"
 	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/platform/fake"
 	"github.com/uiscope/uiscope/internal/security"
 )
 
@@ -39,31 +40,10 @@ type fakeDesk struct{}
 
 const fakeApp = "fixture"
 
-func fakeRole(name string) platform.Role {
-	r, ok := platform.RoleByName(name)
-	if !ok {
-		panic("unknown role " + name)
-	}
-	return r
-}
-
-func fakeStates(names ...string) platform.StateSet {
-	var s platform.StateSet
-	for _, n := range names {
-		st, ok := platform.StateByName(n)
-		if !ok {
-			panic("unknown state " + n)
-		}
-		s |= 1 << st
-	}
-	return s
-}
-
 // fakeTree builds the tree afresh on every read: core redacts in place.
 func fakeTree() *platform.Node {
-	shown := fakeStates("enabled", "sensitive", "showing", "visible")
 	node := func(key, role, name string, b platform.Rect, kids ...*platform.Node) *platform.Node {
-		return &platform.Node{Key: key, Role: fakeRole(role), Name: name, States: shown, Bounds: &b,
+		return &platform.Node{Key: key, Role: fake.Role(role), Name: name, States: fake.Shown, Bounds: &b,
 			Interfaces: []string{"accessible", "component"}, ChildCount: len(kids), Children: kids}
 	}
 	submit := node("k/submit", "push button", "Submit", platform.Rect{X: 20, Y: 200, Width: 100, Height: 30},
@@ -72,7 +52,7 @@ func fakeTree() *platform.Node {
 	submit.Interfaces = append(submit.Interfaces, "action")
 	entry := node("k/name", "text", "Name", platform.Rect{X: 20, Y: 40, Width: 300, Height: 30})
 	entry.Interfaces = append(entry.Interfaces, "text", "editabletext")
-	entry.States |= fakeStates("editable", "focusable")
+	entry.States |= fake.States("editable", "focusable")
 	password := node("k/password", "password text", "Password", platform.Rect{X: 20, Y: 80, Width: 300, Height: 30})
 	check := node("k/check", "check box", "Remember me", platform.Rect{X: 20, Y: 120, Width: 150, Height: 25})
 	panel := node("k/panel", "panel", "", platform.Rect{X: 10, Y: 30, Width: 380, Height: 260},

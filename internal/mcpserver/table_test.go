@@ -23,12 +23,12 @@ func TestReadTableTool(t *testing.T) {
 		const secret = "hunter2-mcp-table"
 		d := fake.New()
 		d.AddApp(fake.App{Pid: 6262, Name: "sheet", Tree: &platform.Node{Key: "root", Role: platform.RoleApplication, ChildCount: 1,
-			Children: []*platform.Node{{Key: "t", Role: fakeRole("table"), Name: "Sheet", Interfaces: []string{"table"}}}},
+			Children: []*platform.Node{{Key: "t", Role: fake.Role("table"), Name: "Sheet", Interfaces: []string{"table"}}}},
 			Tables: map[string]*fake.Table{"t": {Rows: 1000000, Columns: 3, Cell: func(r, c int) *platform.Node {
 				if r == 1 && c == 1 {
-					return &platform.Node{Role: fakeRole("password text"), Name: secret}
+					return &platform.Node{Role: fake.Role("password text"), Name: secret}
 				}
-				return &platform.Node{Role: fakeRole("table cell"), Name: fmt.Sprintf("%d/%d", r, c)}
+				return &platform.Node{Role: fake.Role("table cell"), Name: fmt.Sprintf("%d/%d", r, c)}
 			}}}})
 		srv := New(Config{}, core.NewSessions(d.Platform()))
 		t1, t2 := mcp.NewInMemoryTransports()

@@ -73,3 +73,34 @@ func TestTreesAreCopies(t *testing.T) {
 		t.Errorf("child named %q, want the name it was added with", again.Children[0].Name)
 	}
 }
+
+// TestBuilders: Node keys an element by its role and name and gives it
+// Shown; the edits change what they name; an unknown name panics.
+func TestBuilders(t *testing.T) {
+	save := With(Node("push button", "Save"), Actions("click"), AddStates("focused"), Bounds(1, 2, 3, 4), Desc("saves"))
+	root := Root("editor", Keyed("frame", "frame", "Editor", save))
+	frame := root.Children[0]
+	if root.Key != "root" || root.Role != platform.RoleApplication || root.Name != "editor" || root.ChildCount != 1 || root.States != 0 {
+		t.Errorf("root: %+v", root)
+	}
+	if frame.Key != "frame" || frame.Role != platform.RoleFrame || frame.ChildCount != 1 || frame.States != Shown {
+		t.Errorf("frame: %+v", frame)
+	}
+	if save.Key != "test:1.1/push_button/Save" || save.Role != Role("push button") || len(save.Actions) != 1 || save.Description != "saves" ||
+		save.States != Shown|States("focused") || *save.Bounds != (platform.Rect{X: 1, Y: 2, Width: 3, Height: 4}) {
+		t.Errorf("save: %+v", save)
+	}
+	if With(Node("label", "x"), SetStates("showing")).States != States("showing") {
+		t.Error("SetStates did not replace the states")
+	}
+	for _, bad := range []func(){func() { Role("no such role") }, func() { States("no such state") }} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Error("an unknown name did not panic")
+				}
+			}()
+			bad()
+		}()
+	}
+}
