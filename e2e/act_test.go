@@ -85,19 +85,20 @@ func liveStates(ctx context.Context, d *testdesk.Desk, key string) platform.Stat
 // liveNamed reports whether the app now has an element with this name.
 func liveNamed(ctx context.Context, d *testdesk.Desk, bus, name string) bool {
 	root, _, err := d.A11y.Tree(ctx, bus, atspi.TreeOptions{NoDetails: true})
-	if err != nil {
-		return false
+	return err == nil && hasName(root, name)
+}
+
+// hasName reports whether n or a node below it has this name.
+func hasName(n *platform.Node, name string) bool {
+	if n.Name == name {
+		return true
 	}
-	found := false
-	var walk func(n *platform.Node)
-	walk = func(n *platform.Node) {
-		found = found || n.Name == name
-		for _, k := range n.Children {
-			walk(k)
+	for _, k := range n.Children {
+		if hasName(k, name) {
+			return true
 		}
 	}
-	walk(root)
-	return found
+	return false
 }
 
 func TestActGTK3(t *testing.T) {

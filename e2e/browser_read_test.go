@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/uiscope/uiscope/internal/platform"
 	"github.com/uiscope/uiscope/internal/platform/atspi"
 	"github.com/uiscope/uiscope/internal/testdesk"
 )
@@ -133,16 +132,8 @@ func waitForNamed(t testing.TB, d *testdesk.Desk, bus, name string) int {
 		rctx, rcancel := context.WithTimeout(ctx, 60*time.Second)
 		root, st, err := d.A11y.Tree(rctx, bus, atspi.TreeOptions{NoDetails: true, MaxNodes: 100000})
 		rcancel()
-		found := false
 		if err == nil && !st.Truncated {
-			var walk func(n *platform.Node)
-			walk = func(n *platform.Node) {
-				found = found || n.Name == name
-				for _, k := range n.Children {
-					walk(k)
-				}
-			}
-			walk(root)
+			found := hasName(root, name)
 			shape := testdesk.Shape(root)
 			if found && strings.Join(shape, "\n") == strings.Join(last, "\n") {
 				return len(shape)

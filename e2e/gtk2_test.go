@@ -32,6 +32,13 @@ func TestGTK2GIMP(t *testing.T) {
 	s := startMCP(t, d, "", "--allow-input")
 	defer s.logCost(t, "gimp")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
+	gimpNewImage(t, d, s, sess, app)
+}
+
+// gimpNewImage makes an image through GIMP's own File ▸ New… dialog and its
+// OK, and waits for the window's X title to say so.
+func gimpNewImage(t *testing.T, d *testdesk.Desk, s *mcpServer, sess string, app *testdesk.App) {
+	t.Helper()
 	item := findOne(t, s, sess, map[string]any{"name": "New...", "nameMatch": "exact", "role": "menu item"})
 	s.ok(t, "invoke", map[string]any{"session": sess, "element": item.Ref})
 	dialog := appears(t, s, sess, "the New Image dialog", map[string]any{"name": "Create a New Image", "nameMatch": "exact"})

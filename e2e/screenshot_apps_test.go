@@ -180,20 +180,7 @@ func TestScreenshotGIMPImageMenu(t *testing.T) {
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
 	// An image first (File ▸ New… ▸ OK), so that the Image menu's entries
 	// are enabled.
-	item := findOne(t, s, sess, map[string]any{"name": "New...", "nameMatch": "exact", "role": "menu item"})
-	s.ok(t, "invoke", map[string]any{"session": sess, "element": item.Ref})
-	dialog := appears(t, s, sess, "the New Image dialog", map[string]any{"name": "Create a New Image", "nameMatch": "exact"})
-	ok := findOne(t, s, sess, map[string]any{"within": dialog.Ref, "name": "OK", "nameMatch": "exact", "role": "push button"})
-	s.ok(t, "click", map[string]any{"session": sess, "element": ok.Ref})
-	until(t, "GIMP's window shows a new image", func(ctx context.Context) (bool, string) {
-		titles := pidTitles(ctx, d, app.Pid)
-		for _, title := range titles {
-			if strings.Contains(title, "Untitled") {
-				return true, ""
-			}
-		}
-		return false, fmt.Sprintf("%q", titles)
-	})
+	gimpNewImage(t, d, s, sess, app)
 
 	// The Image menu opened as a user opens it, by a press and a release
 	// on it (gail's click action on a menu bar's menu posts the menu and
@@ -207,7 +194,7 @@ func TestScreenshotGIMPImageMenu(t *testing.T) {
 	out, img, _ := s.screenshot(t, map[string]any{"session": sess, "window": fmt.Sprintf("%#x", uint32(popup.id)), "annotate": false})
 	checkShotWindow(t, out, img, popup)
 	checkShot(t, xc, "GIMP's Image menu by its window", out, img, popup.id)
-	item = findOne(t, s, sess, map[string]any{"within": image.Ref, "name": "Canvas Size...", "nameMatch": "exact", "role": "menu item"})
+	item := findOne(t, s, sess, map[string]any{"within": image.Ref, "name": "Canvas Size...", "nameMatch": "exact", "role": "menu item"})
 	if item.Bounds == nil {
 		s.fail(t, "screenshot", map[string]any{"session": sess, "element": item.Ref}, "notSupported")
 	} else {
