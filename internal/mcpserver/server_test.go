@@ -155,9 +155,15 @@ func listTools(t *testing.T, cs *mcp.ClientSession) []*mcp.Tool {
 }
 
 // toolsetOf looks a tool up in the full inventory.
+// fullInventory is the inventory with every capability, built once: the
+// helpers below ask it tool by tool, and deriving its schemas takes a while.
+var fullInventory = sync.OnceValue(func() []toolDef {
+	return Inventory(Config{Caps: security.Input}, core.NewSessions(fakePlatform()))
+})
+
 func toolsetOf(t *testing.T, name string) string {
 	t.Helper()
-	for _, d := range Inventory(Config{Caps: security.Input}, core.NewSessions(fakePlatform())) {
+	for _, d := range fullInventory() {
 		if d.Tool.Name == name {
 			return d.Toolset
 		}
@@ -168,7 +174,7 @@ func toolsetOf(t *testing.T, name string) string {
 
 func inputArgsOf(t *testing.T, name string) []string {
 	t.Helper()
-	for _, d := range Inventory(Config{Caps: security.Input}, core.NewSessions(fakePlatform())) {
+	for _, d := range fullInventory() {
 		if d.Tool.Name == name {
 			return d.InputArgs
 		}
@@ -482,7 +488,8 @@ var (
 )
 
 // outputSchema resolves a tool's output schema as tools/list shows it: the
-// server does not validate its results at run time, the tests do.
+// server does not validate its results at run time, the tests do. One
+// tools/list resolves every tool it lists.
 func outputSchema(t *testing.T, cs *mcp.ClientSession, name string) *jsonschema.Resolved {
 	t.Helper()
 	resolvedMu.Lock()
@@ -491,7 +498,7 @@ func outputSchema(t *testing.T, cs *mcp.ClientSession, name string) *jsonschema.
 		return r
 	}
 	for _, tool := range listTools(t, cs) {
-		if tool.Name != name {
+		if resolved[tool.Name] != nil {
 			continue
 		}
 		raw, err := json.Marshal(tool.OutputSchema)
@@ -504,9 +511,11 @@ func outputSchema(t *testing.T, cs *mcp.ClientSession, name string) *jsonschema.
 		}
 		r, err := s.Resolve(nil)
 		if err != nil {
-			t.Fatalf("%s: output schema does not resolve: %v", name, err)
+			t.Fatalf("%s: output schema does not resolve: %v", tool.Name, err)
 		}
-		resolved[name] = r
+		resolved[tool.Name] = r
+	}
+	if r, ok := resolved[name]; ok {
 		return r
 	}
 	t.Fatalf("no tool %s listed", name)
