@@ -3,13 +3,10 @@
 package mcpserver
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
 	"testing/synctest"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/uiscope/uiscope/internal/core"
 	"github.com/uiscope/uiscope/internal/platform"
@@ -31,16 +28,7 @@ func TestTreeDepthCappedByServer(t *testing.T) {
 		}
 		d := fake.New()
 		d.AddApp(fake.App{Pid: 6161, Name: "deep", Tree: root})
-		srv := New(Config{}, core.NewSessions(d.Platform()))
-		t1, t2 := mcp.NewInMemoryTransports()
-		if _, err := srv.Connect(context.Background(), t1, nil); err != nil {
-			t.Fatal(err)
-		}
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "unit", Version: "1"}, nil).Connect(context.Background(), t2, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer cs.Close()
+		cs := serve(t, New(Config{}, core.NewSessions(d.Platform())), "")
 		id := mustOK(t, cs, "connect", map[string]any{"pid": 6161})["session"].(string)
 		for _, args := range []map[string]any{
 			{"session": id, "maxNodes": 100000, "maxBytes": core.MaxMaxBytes},

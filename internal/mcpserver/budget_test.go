@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -23,17 +22,7 @@ func TestTreeAnswerWithinMaxBytes(t *testing.T) {
 		root, count := benchTree(3000)
 		desk := fakePlatform()
 		desk.Accessibility = benchDesk{root: root, nodes: count}
-		srv := New(Config{}, core.NewSessions(desk))
-		t1, t2 := mcp.NewInMemoryTransports()
-		ss, err := srv.Connect(context.Background(), t1, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "unit", Version: "1"}, nil).Connect(context.Background(), t2, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer func() { cs.Close(); ss.Wait() }()
+		cs := serve(t, New(Config{}, core.NewSessions(desk)), "")
 		session := mustOK(t, cs, "connect", map[string]any{"name": fakeApp})["session"].(string)
 		refs := regexp.MustCompile(`a11y:e[0-9]+`)
 		for _, format := range []string{"json", "outline"} {

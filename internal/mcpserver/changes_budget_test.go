@@ -20,17 +20,7 @@ func TestTreeChangesWithinMaxBytes(t *testing.T) {
 		root, _ := benchTree(3000)
 		desk := fakePlatform()
 		desk.Accessibility = benchDesk{root: root, nodes: 3000}
-		srv := New(Config{}, core.NewSessions(desk))
-		t1, t2 := mcp.NewInMemoryTransports()
-		ss, err := srv.Connect(context.Background(), t1, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "unit", Version: "1"}, nil).Connect(context.Background(), t2, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer func() { cs.Close(); ss.Wait() }()
+		cs := serve(t, New(Config{}, core.NewSessions(desk)), "")
 		connect := func() string { return mustOK(t, cs, "connect", map[string]any{"name": fakeApp})["session"].(string) }
 
 		// A first call as a host makes it: within the default budget.

@@ -119,12 +119,19 @@ func fakePlatform() platform.Desktop {
 	return platform.Desktop{Accessibility: fakeDesk{}, Processes: hostProcesses()}
 }
 
-// connectClient serves New(cfg) over in-memory transports and returns a
-// client session speaking the given protocol version ("" = default).
+// connectClient serves New(cfg) on the canned desktop and returns a client
+// session speaking the given protocol version ("" = default).
 func connectClient(t *testing.T, cfg Config, version string) *mcp.ClientSession {
 	t.Helper()
+	return serve(t, New(cfg, core.NewSessions(fakePlatform())), version)
+}
+
+// serve serves srv over in-memory transports and returns a client session
+// speaking the given protocol version ("" = default); when the test ends,
+// the client closes and the server's side is waited for.
+func serve(t *testing.T, srv *mcp.Server, version string) *mcp.ClientSession {
+	t.Helper()
 	ctx := context.Background()
-	srv := New(cfg, core.NewSessions(fakePlatform()))
 	t1, t2 := mcp.NewInMemoryTransports()
 	ss, err := srv.Connect(ctx, t1, nil)
 	if err != nil {
@@ -772,7 +779,6 @@ func TestHugeInputQuotedShort(t *testing.T) {
 // TestPanicRecovered: a handler that panics answers internal, logs, and the
 // server keeps serving.
 func TestPanicRecovered(t *testing.T) {
-	ctx := context.Background()
 	var log bytes.Buffer
 	srv := mcp.NewServer(&mcp.Implementation{Name: "panics", Version: "1"}, nil)
 	def := newTool(ToolsetInspect, &mcp.Tool{Name: "boom", Annotations: readOnly("Boom")},
@@ -783,16 +789,7 @@ func TestPanicRecovered(t *testing.T) {
 			return sessionResult(in), nil
 		})
 	def.register(srv, def.Tool, newGuard(Config{}, &syncWriter{b: &log}))
-	t1, t2 := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(ctx, t1, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "unit", Version: "1"}, nil).Connect(ctx, t2, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cs.Close(); ss.Wait() }()
+	cs := serve(t, srv, "")
 	out := mustFail(t, cs, "boom", map[string]any{"session": "panic"}, core.CodeInternal)
 	if msg, _ := out["error"].(string); strings.Contains(msg, "nil map") {
 		t.Errorf("the panic's text reached the client: %q", msg)

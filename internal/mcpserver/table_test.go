@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -30,16 +29,7 @@ func TestReadTableTool(t *testing.T) {
 				}
 				return &platform.Node{Role: fake.Role("table cell"), Name: fmt.Sprintf("%d/%d", r, c)}
 			}}}})
-		srv := New(Config{}, core.NewSessions(d.Platform()))
-		t1, t2 := mcp.NewInMemoryTransports()
-		if _, err := srv.Connect(context.Background(), t1, nil); err != nil {
-			t.Fatal(err)
-		}
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "unit", Version: "1"}, nil).Connect(context.Background(), t2, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer cs.Close()
+		cs := serve(t, New(Config{}, core.NewSessions(d.Platform())), "")
 		session := mustOK(t, cs, "connect", map[string]any{"pid": 6262})["session"].(string)
 		found := mustOK(t, cs, "find_elements", map[string]any{"session": session, "interface": "table"})["elements"].([]any)
 		sheet, _ := found[0].(map[string]any)["ref"].(string)
