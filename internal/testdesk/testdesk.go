@@ -160,7 +160,9 @@ func (d *Desk) LaunchAsPid(t testing.TB, pid int, argv ...string) *App {
 // window, and its tree has stopped growing.
 func (d *Desk) ready(t testing.TB, app *App, argv []string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	// Generous: a tree of thousands of nodes, read twice to see it hold
+	// still, takes a minute or more on a loaded 2-core machine under -race.
+	ctx, cancel := context.WithTimeout(context.Background(), 180*time.Second)
 	defer cancel()
 	var last []string
 	stable := 0
@@ -175,7 +177,7 @@ func (d *Desk) ready(t testing.TB, app *App, argv []string) {
 		if ok, why := d.window(ctx, app.Pid); !ok {
 			return false, why
 		}
-		wctx, wcancel := context.WithTimeout(ctx, 20*time.Second)
+		wctx, wcancel := context.WithTimeout(ctx, 45*time.Second)
 		root, st, err := d.A11y.Tree(wctx, app.Bus, atspi.TreeOptions{NoDetails: true})
 		wcancel()
 		if err != nil || st.Truncated || len(root.Children) == 0 {
@@ -243,16 +245,21 @@ func (d *Desk) window(ctx context.Context, pid int) (bool, string) {
 func poll(ctx context.Context, app *App, cond func() (bool, string)) error {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
-	why := ""
+	why, tries := "", 0
 	for {
 		ok, w := cond()
 		if ok {
 			return nil
 		}
-		why = w
+		// A check cut short by the deadline says nothing of the app: the
+		// one before it does.
+		if why == "" || ctx.Err() == nil {
+			why = w
+		}
+		tries++
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("gave up waiting: %s (log: %s%s)", why, app.Proc.LogPath, app.Proc.LogHint())
+			return fmt.Errorf("gave up waiting after %d checks: %s (log: %s%s)", tries, why, app.Proc.LogPath, app.Proc.LogHint())
 		case <-app.Proc.Done():
 			return fmt.Errorf("exited with status %d before it was ready (log: %s%s)", app.Proc.ExitCode(), app.Proc.LogPath, app.Proc.LogHint())
 		case <-tick.C:
