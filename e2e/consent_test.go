@@ -67,8 +67,26 @@ type consentDialog struct {
 	text    []string
 }
 
+// activeOf reports whether the active window belongs to pid.
+func activeOf(ctx context.Context, d *testdesk.Desk, pid int) (bool, string) {
+	active, err := d.X.ActiveWindow(ctx)
+	if err != nil {
+		return false, "reading the active window: " + err.Error()
+	}
+	wins, err := d.X.TopLevels(ctx)
+	if err != nil {
+		return false, "reading the top levels: " + err.Error()
+	}
+	for _, w := range wins {
+		if w.Pid == pid && uint32(w.ID) == active {
+			return true, ""
+		}
+	}
+	return false, fmt.Sprintf("the dialog does not have the focus yet (active window 0x%x)", active)
+}
+
 // waitDialog waits until the server shows a dialog whose buttons are on
-// the screen.
+// the screen and that has the focus.
 func (s consentServer) waitDialog(t *testing.T, d *testdesk.Desk) consentDialog {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -100,10 +118,18 @@ func (s consentServer) waitDialog(t *testing.T, d *testdesk.Desk) consentDialog 
 				}
 			}
 			walk(root)
-			if _, ok := dlg.buttons["Deny"]; ok {
-				return dlg
+			if _, ok := dlg.buttons["Deny"]; !ok {
+				last = "no Deny button on the screen yet"
+				continue
 			}
-			last = "no Deny button on the screen yet"
+			// The window manager gives a new window the focus a moment
+			// after it maps: input a test sends before then would lose
+			// the focus to the dialog part way.
+			if active, why := activeOf(ctx, d, pid); !active {
+				last = why
+				continue
+			}
+			return dlg
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
