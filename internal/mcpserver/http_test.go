@@ -218,7 +218,7 @@ func pipeHTTPServer(t *testing.T, l *liveServer) (endpoint, token string, rt *ht
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln := &pipeListener{conns: make(chan net.Conn), done: make(chan struct{})}
+	ln := newPipeListener()
 	hs := &http.Server{Handler: newHTTPHandler(l.srv, token, pipePort, false, nil)}
 	go hs.Serve(ln)
 	rt = &http.Transport{DialContext: ln.dial}
@@ -232,11 +232,30 @@ func pipeHTTPServer(t *testing.T, l *liveServer) (endpoint, token string, rt *ht
 // pipePort is the port pipeHTTPServer's address and Host header name.
 const pipePort = 8123
 
+// pipeGuardedServer is guardedHTTPServer on in-memory connections, as
+// pipeHTTPServer's; raw requests reach it through rawRequest(ln.dial).
+func pipeGuardedServer(t *testing.T, l *liveServer, conns int) (endpoint, token string, ln *pipeListener) {
+	t.Helper()
+	token, err := newToken()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln = newPipeListener()
+	hs := newHTTPServer(l.srv, token, pipePort, false, io.Discard)
+	go hs.Serve(newLimitListener(ln, conns))
+	t.Cleanup(func() { hs.Close() })
+	return "http://" + ln.Addr().String() + HTTPPath, token, ln
+}
+
 // pipeListener accepts the server ends of the pipes its dial makes.
 type pipeListener struct {
 	conns chan net.Conn
 	done  chan struct{}
 	once  sync.Once
+}
+
+func newPipeListener() *pipeListener {
+	return &pipeListener{conns: make(chan net.Conn), done: make(chan struct{})}
 }
 
 func (l *pipeListener) Accept() (net.Conn, error) {
@@ -521,12 +540,12 @@ func guardedHTTPServer(t *testing.T, l *liveServer, conns int) (endpoint, token 
 	return hs.URL + HTTPPath, token
 }
 
-// rawRequest writes req on a new connection and returns the connection
-// and the reader of its answers.
-func rawRequest(t *testing.T, endpoint, req string) (net.Conn, *bufio.Reader) {
+// rawRequest writes req on a new connection dial makes and returns the
+// connection and the reader of its answers.
+func rawRequest(t *testing.T, dial func(ctx context.Context, network, addr string) (net.Conn, error), endpoint, req string) (net.Conn, *bufio.Reader) {
 	t.Helper()
 	u, _ := url.Parse(endpoint)
-	c, err := net.Dial("tcp", u.Host)
+	c, err := dial(context.Background(), "tcp", u.Host)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -552,43 +571,46 @@ func closedByServer(t *testing.T, c net.Conn, r *bufio.Reader, limit time.Durati
 // only refused requests is closed once idle for unauthIdle, while one that
 // carried the token stays and serves again.
 func TestHTTPConnectionsWithoutToken(t *testing.T) {
-	defer func(d time.Duration) { unauthIdle = d }(unauthIdle)
-	unauthIdle = 200 * time.Millisecond
-	endpoint, token := guardedHTTPServer(t, newLiveServer(), 16)
-	u, _ := url.Parse(endpoint)
-	get := func(tok string) string {
-		return fmt.Sprintf("GET /mcp HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n\r\n", u.Host, tok)
-	}
-	idle, r := rawRequest(t, endpoint, get("not-the-token"))
-	res, err := http.ReadResponse(r, nil)
-	if err != nil || res.StatusCode != 401 {
-		t.Fatalf("no token: %v %v", res, err)
-	}
-	io.Copy(io.Discard, res.Body)
-	closedByServer(t, idle, r, 20*time.Second, "an idle connection that never carried the token")
+	synctest.Test(t, func(t *testing.T) {
+		drainBubble(t)
+		defer func(d time.Duration) { unauthIdle = d }(unauthIdle)
+		unauthIdle = 200 * time.Millisecond
+		endpoint, token, ln := pipeGuardedServer(t, newLiveServer(), 16)
+		u, _ := url.Parse(endpoint)
+		get := func(tok string) string {
+			return fmt.Sprintf("GET /mcp HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n\r\n", u.Host, tok)
+		}
+		idle, r := rawRequest(t, ln.dial, endpoint, get("not-the-token"))
+		res, err := http.ReadResponse(r, nil)
+		if err != nil || res.StatusCode != 401 {
+			t.Fatalf("no token: %v %v", res, err)
+		}
+		io.Copy(io.Discard, res.Body)
+		closedByServer(t, idle, r, 20*time.Second, "an idle connection that never carried the token")
 
-	// With the token: the 2025 era's GET without a session is refused
-	// (400), but the connection carried the token and is kept.
-	kept, kr := rawRequest(t, endpoint, get(token))
-	res, err = http.ReadResponse(kr, nil)
-	if err != nil || res.StatusCode == 401 {
-		t.Fatalf("with the token: %v %v", res, err)
-	}
-	io.Copy(io.Discard, res.Body)
-	// Another connection without the token is closed meanwhile: the kept
-	// one has been idle at least as long.
-	other, or := rawRequest(t, endpoint, get("not-the-token"))
-	if res, err := http.ReadResponse(or, nil); err != nil || res.StatusCode != 401 {
-		t.Fatalf("no token: %v %v", res, err)
-	}
-	closedByServer(t, other, or, 20*time.Second, "a second idle connection without the token")
-	if _, err := io.WriteString(kept, get(token)); err != nil {
-		t.Fatalf("the connection that carried the token was closed: %v", err)
-	}
-	kept.SetReadDeadline(time.Now().Add(20 * time.Second))
-	if res, err := http.ReadResponse(kr, nil); err != nil || res.StatusCode == 401 {
-		t.Errorf("a second request on the connection that carried the token: %v %v", res, err)
-	}
+		// With the token: the 2025 era's GET without a session is refused
+		// (400), but the connection carried the token and is kept.
+		kept, kr := rawRequest(t, ln.dial, endpoint, get(token))
+		res, err = http.ReadResponse(kr, nil)
+		if err != nil || res.StatusCode == 401 {
+			t.Fatalf("with the token: %v %v", res, err)
+		}
+		io.Copy(io.Discard, res.Body)
+		// Another connection without the token is closed meanwhile: the kept
+		// one has been idle at least as long.
+		other, or := rawRequest(t, ln.dial, endpoint, get("not-the-token"))
+		if res, err := http.ReadResponse(or, nil); err != nil || res.StatusCode != 401 {
+			t.Fatalf("no token: %v %v", res, err)
+		}
+		closedByServer(t, other, or, 20*time.Second, "a second idle connection without the token")
+		if _, err := io.WriteString(kept, get(token)); err != nil {
+			t.Fatalf("the connection that carried the token was closed: %v", err)
+		}
+		kept.SetReadDeadline(time.Now().Add(20 * time.Second))
+		if res, err := http.ReadResponse(kr, nil); err != nil || res.StatusCode == 401 {
+			t.Errorf("a second request on the connection that carried the token: %v %v", res, err)
+		}
+	})
 }
 
 // TestLimitListener: at most n connections are accepted at once (the next
@@ -628,23 +650,26 @@ func TestLimitListener(t *testing.T) {
 // TestHTTPSlowBody: a body announced and not sent is cut off after
 // bodyReadTimeout, with the token (408) and without it.
 func TestHTTPSlowBody(t *testing.T) {
-	defer func(d time.Duration) { bodyReadTimeout = d }(bodyReadTimeout)
-	bodyReadTimeout = 200 * time.Millisecond
-	endpoint, token := guardedHTTPServer(t, newLiveServer(), 16)
-	const post = "POST /mcp HTTP/1.1\r\nHost: HOST\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\n" +
-		"Accept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n{\"jsonrpc\":"
-	for _, tok := range []string{token, "not-the-token"} {
-		c, r := rawRequest(t, endpoint, fmt.Sprintf(post, tok))
-		c.SetReadDeadline(time.Now().Add(20 * time.Second))
-		res, err := http.ReadResponse(r, nil)
-		if tok == token && (err != nil || res.StatusCode != http.StatusRequestTimeout) {
-			t.Errorf("a body that never arrives, with the token: %v %v; want 408", res, err)
+	synctest.Test(t, func(t *testing.T) {
+		drainBubble(t)
+		defer func(d time.Duration) { bodyReadTimeout = d }(bodyReadTimeout)
+		bodyReadTimeout = 200 * time.Millisecond
+		endpoint, token, ln := pipeGuardedServer(t, newLiveServer(), 16)
+		const post = "POST /mcp HTTP/1.1\r\nHost: HOST\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\n" +
+			"Accept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n{\"jsonrpc\":"
+		for _, tok := range []string{token, "not-the-token"} {
+			c, r := rawRequest(t, ln.dial, endpoint, fmt.Sprintf(post, tok))
+			c.SetReadDeadline(time.Now().Add(20 * time.Second))
+			res, err := http.ReadResponse(r, nil)
+			if tok == token && (err != nil || res.StatusCode != http.StatusRequestTimeout) {
+				t.Errorf("a body that never arrives, with the token: %v %v; want 408", res, err)
+			}
+			if res != nil {
+				io.Copy(io.Discard, res.Body)
+			}
+			closedByServer(t, c, r, 20*time.Second, "a connection whose body never arrives (token "+fmt.Sprint(tok == token)+")")
 		}
-		if res != nil {
-			io.Copy(io.Discard, res.Body)
-		}
-		closedByServer(t, c, r, 20*time.Second, "a connection whose body never arrives (token "+fmt.Sprint(tok == token)+")")
-	}
+	})
 }
 
 // TestHTTPSessionCap: past maxHTTPSessions 2025-era MCP sessions, a new
