@@ -17,6 +17,7 @@ import (
 // depth is asked, with a note saying so, in both formats; the answer
 // decodes.
 func TestTreeDepthCappedByServer(t *testing.T) {
+	t.Parallel() // CPU-bound on a large tree: the three large-tree tests run side by side
 	synctest.Test(t, func(t *testing.T) {
 		var root *platform.Node
 		for i := 999; i >= 0; i-- {

@@ -18,6 +18,7 @@ import (
 // none is given) in both formats, cut breadth-first, and its note names
 // where to read on: a ref that, passed as element, shows what was left out.
 func TestTreeAnswerWithinMaxBytes(t *testing.T) {
+	t.Parallel() // CPU-bound on a large tree: the three large-tree tests run side by side
 	synctest.Test(t, func(t *testing.T) {
 		root, count := benchTree(3000)
 		desk := fakePlatform()

@@ -16,6 +16,7 @@ import (
 // true until the last, and the pages hold every element once, as one
 // unbounded answer does. The session resource's reads page the same way.
 func TestTreeChangesWithinMaxBytes(t *testing.T) {
+	t.Parallel() // CPU-bound on a large tree: the three large-tree tests run side by side
 	synctest.Test(t, func(t *testing.T) {
 		root, _ := benchTree(3000)
 		desk := fakePlatform()
