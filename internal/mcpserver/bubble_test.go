@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 )
@@ -10,14 +11,27 @@ import (
 // core's polls) run in a synctest bubble, where those waits take no real
 // time. A bubble ends only when none of its goroutines is left.
 
-// drainBubble, called first in a bubble, waits after the test's other
-// cleanups (they run last in, first out) for the goroutines that end on a
-// timer of their own, such as the hold watcher at its next poll.
+// drainBubble, called first in a bubble, lets the goroutines that end on
+// a timer of their own (the hold watcher at its next poll) end after the
+// test's other cleanups (they run last in, first out): a minute of the
+// bubble's clock, which takes no real time. Counting goroutines would not
+// do: runtime.NumGoroutine counts the whole process, whose other
+// goroutines come and go meanwhile.
 func drainBubble(t *testing.T) {
-	n := runtime.NumGoroutine()
-	t.Cleanup(func() {
-		for deadline := time.Now().Add(time.Minute); runtime.NumGoroutine() > n && time.Now().Before(deadline); {
-			time.Sleep(10 * time.Millisecond)
+	t.Cleanup(func() { time.Sleep(time.Minute) })
+}
+
+// bubbleGoroutines counts the goroutines of the calling goroutine's bubble
+// (the stack dump names each one's bubble): runtime.NumGoroutine counts
+// the process, where a goroutine an earlier test left behind (a timer's
+// function) may start or end while a bubble's clock runs without it.
+func bubbleGoroutines() int {
+	buf := make([]byte, 1<<22)
+	n := 0
+	for _, line := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n") {
+		if strings.HasPrefix(line, "goroutine ") && strings.Contains(line, "synctest bubble") {
+			n++
 		}
-	})
+	}
+	return n
 }

@@ -237,8 +237,7 @@ func TestSubscriptionsLeaveNothingBehind(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l := newLiveServer()
 		ctx := context.Background()
-		runtime.GC()
-		before := runtime.NumGoroutine()
+		before := bubbleGoroutines()
 		for i := range 200 {
 			version := eras[i%2].version
 			cs, updates, end := l.client(t, version)
@@ -275,10 +274,10 @@ func TestSubscriptionsLeaveNothingBehind(t *testing.T) {
 			}
 		}
 		deadline := time.Now().Add(10 * time.Second)
-		after := runtime.NumGoroutine()
+		after := bubbleGoroutines()
 		for after > before && time.Now().Before(deadline) {
 			time.Sleep(5 * time.Millisecond)
-			after = runtime.NumGoroutine()
+			after = bubbleGoroutines()
 		}
 		if after > before || l.desk.Watchers(tickerPid) != 0 {
 			buf := make([]byte, 1<<20)
