@@ -31,10 +31,10 @@ type fetchInfo struct {
 }
 
 func runTree(ctx context.Context, c *cli, args []string) error {
-	fs := newFlags(c, "tree", "TARGET [--visual] [--format json|outline] [--view raw|control|content] [--depth N] [--element REF] [--max-nodes N] [--max-bytes N] [--timeout-ms N]")
+	fs := newFlags(c, "tree", "TARGET [--visual] [--format json|outline] [--view raw|control|content|visible] [--depth N] [--element REF] [--max-nodes N] [--max-bytes N] [--timeout-ms N]")
 	t := appSpecFlags(fs, true)
 	format := fs.String("format", core.FormatOutline, "json or outline")
-	view := fs.String("view", core.ViewRaw, "raw, control or content")
+	view := fs.String("view", core.ViewRaw, "raw, control, content or visible (on screen only)")
 	depth := fs.Int("depth", -1, "levels below the start element (-1: all)")
 	element := fs.String("element", "", "start at this element ref (a11y:eN)")
 	maxNodes := fs.Int("max-nodes", core.DefaultMaxNodes, "most nodes to print")

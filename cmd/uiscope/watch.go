@@ -31,9 +31,9 @@ const watchReadTimeout = 10 * time.Second
 // session's watcher, core.Follow): a snapshot first, then each patch as
 // the application changes, until interrupted or the application exits.
 func runWatch(ctx context.Context, c *cli, args []string) error {
-	fs := newFlags(c, "watch", "TARGET [--view raw|control|content] [--outline]")
+	fs := newFlags(c, "watch", "TARGET [--view raw|control|content|visible] [--outline]")
 	t := appSpecFlags(fs, true)
-	view := fs.String("view", core.ViewRaw, "raw, control or content")
+	view := fs.String("view", core.ViewRaw, "raw, control, content or visible (on screen only)")
 	outline := fs.Bool("outline", false, "print the changes as lines for people, not JSON")
 	if err := parseFlags(fs, args); err != nil {
 		return err

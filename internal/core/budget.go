@@ -410,7 +410,7 @@ func (r *TreeRead) ReadOnNote(flags bool) string {
 	if len(rs.Cuts) > 0 {
 		b.WriteString(")")
 	}
-	fmt.Fprintf(&b, "; narrow with %s or %s control or content", arg("depth", "--depth"), arg("view", "--view"))
+	fmt.Fprintf(&b, "; narrow with %s or %s visible, control or content", arg("depth", "--depth"), arg("view", "--view"))
 	if r.Format == FormatJSON {
 		fmt.Fprintf(&b, "; %s is a fraction of json's size", arg(`format "outline"`, "--format outline"))
 	}

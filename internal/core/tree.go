@@ -336,7 +336,7 @@ type TreeRequest struct {
 	// Depth is how many levels below the start element to show; nil for
 	// all, 0 for the element alone.
 	Depth *int
-	// View is raw (the default when empty), control or content.
+	// View is raw (the default when empty), control, content or visible.
 	View string
 	// Format is outline (the default when empty) or json.
 	Format string

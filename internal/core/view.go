@@ -36,6 +36,21 @@ const (
 	// the walk did not reach — or when it passes control and has such a
 	// node among its descendants (the ancestors needed to reach it).
 	ViewContent = "content"
+
+	// ViewVisible is control, narrowed to what is on screen: a node is
+	// kept when it passes control and is on screen itself, or when it
+	// passes control and has such a node among its descendants (the
+	// ancestors that keep the outline a tree). A node is on screen when
+	// it is showing, or visible without SHOWING (toolkits that leave it
+	// out: GTK 4 everywhere, GTK 2 on an open menu's items, whose bounds
+	// the backend reads only inside a popup window shown), and its bounds
+	// are not empty and meet its window's: the bounds of its top level
+	// (the root's child it is in; a top level needs bounds of its own).
+	// An element whose window could not be told (BoundsUnknown) counts
+	// when it is showing. Backends read bounds only for elements on
+	// screen, so closed menus, hidden popovers, other stack pages and
+	// what is scrolled out of a window drop out.
+	ViewVisible = "visible"
 )
 
 // Budgets for Render and Outline.
@@ -121,10 +136,10 @@ type RenderStats struct {
 // ValidateView checks a view name ("" means raw).
 func ValidateView(view string) error {
 	switch view {
-	case "", ViewRaw, ViewControl, ViewContent:
+	case "", ViewRaw, ViewControl, ViewContent, ViewVisible:
 		return nil
 	}
-	return fmt.Errorf("%w: unknown view %s (want raw, control or content)", ErrInvalidArgument, Quote(view))
+	return fmt.Errorf("%w: unknown view %s (want raw, control, content or visible)", ErrInvalidArgument, Quote(view))
 }
 
 // normalize checks opts against t and fills defaults.
@@ -224,18 +239,50 @@ func (t *Tree) keepSet(view string) []bool {
 	for i := range keep {
 		keep[i] = !t.structureOnly(i)
 	}
-	if view == ViewContent {
+	var self func(int) bool
+	switch view {
+	case ViewContent:
+		self = t.hasContent
+	case ViewVisible:
+		self = t.onScreen
+	}
+	if self != nil {
 		// Children have higher ids than their parents: one backward pass
 		// knows, at each node, whether any descendant was kept.
 		desc := make([]bool, len(t.nodes))
 		for i := len(t.nodes) - 1; i >= 0; i-- {
-			keep[i] = keep[i] && (desc[i] || t.hasContent(i))
+			keep[i] = keep[i] && (desc[i] || self(i))
 			if p := t.parent[i]; p >= 0 && (keep[i] || desc[i]) {
 				desc[p] = true
 			}
 		}
 	}
 	return keep
+}
+
+// onScreen applies ViewVisible's "on screen itself" rule.
+func (t *Tree) onScreen(id int) bool {
+	n := t.nodes[id]
+	showing := n.States.Has(platform.StateShowing)
+	if !showing && !n.States.Has(platform.StateVisible) {
+		return false
+	}
+	if n.BoundsUnknown {
+		return showing
+	}
+	if n.Bounds == nil || n.Bounds.Empty() {
+		return false
+	}
+	top := id
+	for t.parent[top] > 0 {
+		top = t.parent[top]
+	}
+	if top == id {
+		// The root, or a top level: its bounds are its window's.
+		return true
+	}
+	w := t.nodes[top].Bounds
+	return w != nil && !n.Bounds.Intersect(*w).Empty()
 }
 
 // viewKids lists the children of id in the view: kept children, and the

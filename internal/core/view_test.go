@@ -202,6 +202,88 @@ func TestContentRule(t *testing.T) {
 	}
 }
 
+func TestVisibleRule(t *testing.T) {
+	// Each case: a leaf in a frame at 100,100 400x300. Kept in the visible
+	// view when it is on screen.
+	hidden := fake.SetStates("enabled", "sensitive")
+	noShowing := fake.SetStates("enabled", "sensitive", "visible")
+	tests := []struct {
+		name string
+		node *platform.Node
+		kept bool
+	}{
+		{"showing inside", fake.With(fake.Node("push button", "OK"), fake.Bounds(120, 120, 80, 30)), true},
+		{"showing across the edge", fake.With(fake.Node("push button", "OK"), fake.Bounds(480, 380, 80, 30)), true},
+		{"showing outside the window", fake.With(fake.Node("push button", "OK"), fake.Bounds(120, 420, 80, 30)), false},
+		{"scrolled far away", fake.With(fake.Node("label", "row 900"), fake.Bounds(120, 27100, 80, 30)), false},
+		{"showing, no bounds", fake.Node("push button", "OK"), false},
+		{"showing, empty bounds", fake.With(fake.Node("push button", "OK"), fake.Bounds(120, 120, 0, 30)), false},
+		{"not showing nor visible, bounds inside", fake.With(fake.Node("push button", "OK"), fake.Bounds(120, 120, 80, 30), hidden), false},
+		// GTK 2's open menu items and GTK 4's widgets: visible, no
+		// SHOWING; their bounds decide.
+		{"visible without showing, bounds inside", fake.With(fake.Node("menu item", "New..."), fake.Bounds(120, 150, 300, 25), noShowing), true},
+		{"visible without showing, no bounds (a closed menu)", fake.With(fake.Node("menu item", "New..."), noShowing), false},
+		{"visible without showing, outside", fake.With(fake.Node("menu item", "New..."), fake.Bounds(900, 150, 300, 25), noShowing), false},
+		{"window unknown, showing", fake.With(fake.Node("push button", "OK"), func(n *platform.Node) { n.BoundsUnknown = true }), true},
+		{"window unknown, visible only", fake.With(fake.Node("push button", "OK"), noShowing, func(n *platform.Node) { n.BoundsUnknown = true }), false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := NewTree(fake.Root("app", fake.With(fake.Node("frame", "Main", tc.node), fake.Bounds(100, 100, 400, 300))), KindA11y)
+			e, _, err := tr.Render(ViewOptions{View: ViewVisible, Depth: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := "e0(e1)"
+			if tc.kept {
+				want = "e0(e1(e2))"
+			}
+			if got := shape(e); got != want {
+				t.Errorf("visible: got %s want %s", got, want)
+			}
+		})
+	}
+
+	// Ancestors of what is on screen are kept, hidden or not (a GTK 2
+	// menu, whose items show in a popup window of their own); layout-only
+	// containers drop as in control; a hidden top level (a closed popup)
+	// drops whole, and so does the subtree of a closed menu.
+	w := fake.With
+	tr := NewTree(fake.Root("app",
+		w(fake.Node("frame", "Main",
+			fake.Node("panel", "",
+				w(fake.Node("menu bar", "",
+					w(fake.Node("menu", "File",
+						w(fake.Node("menu item", "New..."), fake.Bounds(102, 122, 200, 25), noShowing),
+						w(fake.Node("menu", "Recent",
+							w(fake.Node("menu item", "a.txt"), noShowing),
+						), fake.Bounds(102, 147, 200, 25), noShowing),
+					), fake.Bounds(100, 100, 40, 20)),
+					w(fake.Node("menu", "Edit",
+						w(fake.Node("menu item", "Undo"), noShowing),
+					), fake.Bounds(140, 100, 40, 20)),
+				), fake.Bounds(100, 100, 400, 20)),
+			),
+			w(fake.Node("scroll pane", "",
+				w(fake.Node("text", ""), fake.Bounds(100, 120, 400, 280), fake.Ifaces("component", "text")),
+			), fake.Bounds(100, 120, 400, 280)),
+		), fake.Bounds(100, 100, 400, 300)),
+		w(fake.Node("window", "",
+			w(fake.Node("menu", "Context", w(fake.Node("menu item", "Copy"), hidden)), hidden),
+		), hidden),
+	), KindA11y)
+	e, _, err := tr.Render(ViewOptions{View: ViewVisible, Depth: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The panel e2 (structure-only) hoists the menu bar; the menu Edit e8
+	// stays (on screen in the menu bar), its item e9 goes; a.txt e7, in a
+	// submenu never opened, goes; the hidden window e12 goes whole.
+	if got, want := shape(e), "e0(e1(e3(e4(e5 e6) e8) e10(e11)))"; got != want {
+		t.Errorf("visible: got %s want %s", got, want)
+	}
+}
+
 func TestRenderOptionErrors(t *testing.T) {
 	tr := NewTree(sampleTree(), KindA11y)
 	tests := []struct {
@@ -210,7 +292,7 @@ func TestRenderOptionErrors(t *testing.T) {
 		msg  string
 	}{
 		{ViewOptions{View: "tree"}, ErrInvalidArgument, `unknown view "tree"`},
-		{ViewOptions{View: "Raw"}, ErrInvalidArgument, "raw, control or content"},
+		{ViewOptions{View: "Raw"}, ErrInvalidArgument, "raw, control, content or visible"},
 		{ViewOptions{Depth: -2}, ErrInvalidArgument, "depth -2"},
 		{ViewOptions{MaxNodes: -1}, ErrInvalidArgument, "maxNodes -1"},
 		{ViewOptions{MaxNodes: MaxMaxNodes + 1}, ErrInvalidArgument, "maxNodes 100001"},

@@ -302,7 +302,7 @@ func (h *handlers) changesTools() []toolDef {
 
 type changesArgs struct {
 	Session   string `json:"session" jsonschema:"session id from connect"`
-	View      string `json:"view,omitempty" jsonschema:"raw (default), control or content; another view than the last call's starts a snapshot"`
+	View      string `json:"view,omitempty" jsonschema:"raw (default), control, content or visible; another view than the last call's starts a snapshot"`
 	TimeoutMs *int   `json:"timeoutMs,omitempty" jsonschema:"deadline for reading the tree in ms (default 10000)"`
 	MaxBytes  *int   `json:"maxBytes,omitempty" jsonschema:"most bytes of this result's JSON (default 32000, about 10000 tokens; 2000 to 100000000); events that do not fit wait for the next call (more)"`
 }

@@ -32,7 +32,7 @@ type treeArgs struct {
 	sessionField
 	Element   string `json:"element,omitempty" jsonschema:"ref of the subtree root (a11y:eN from an earlier read); default the app root"`
 	Depth     *int   `json:"depth,omitempty" jsonschema:"levels below the start element; omit for all, 0 for the element alone"`
-	View      string `json:"view,omitempty" jsonschema:"raw (default), control or content"`
+	View      string `json:"view,omitempty" jsonschema:"raw (default), control, content, or visible (on screen only: the first look)"`
 	Format    string `json:"format,omitempty" jsonschema:"outline (default, compact text) or json"`
 	MaxNodes  *int   `json:"maxNodes,omitempty" jsonschema:"most elements to return (default 2000, at most 100000)"`
 	MaxBytes  *int   `json:"maxBytes,omitempty" jsonschema:"most bytes of this result's JSON (default 32000, about 10000 tokens; 2000 to 100000000)"`
