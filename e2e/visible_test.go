@@ -1,0 +1,127 @@
+//go:build linux
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/testdesk"
+)
+
+// visibleTree reads the session's visible view as JSON, whole.
+func visibleTree(t *testing.T, s *mcpServer, session string) *elem {
+	t.Helper()
+	out := s.ok(t, "get_a11y_tree", map[string]any{"session": session, "view": "visible", "format": "json", "maxBytes": 10000000})
+	if out["truncated"] == true || out["cutBy"] != nil {
+		t.Fatalf("visible view cut short: %v %v", out["truncatedReason"], out["cutBy"])
+	}
+	return decode[*elem](t, out["root"])
+}
+
+// appWindow is the app's mapped, managed X window, as the X server has it
+// now: what a screenshot of the app shows.
+func appWindow(ctx context.Context, d *testdesk.Desk, pid int) (platform.Window, bool) {
+	wins, err := d.X.TopLevels(ctx)
+	if err != nil {
+		return platform.Window{}, false
+	}
+	for _, w := range wins {
+		if w.Pid == pid && w.Mapped {
+			return w, true
+		}
+	}
+	return platform.Window{}, false
+}
+
+// onScreenIn checks the visible view against the window the X server
+// shows: every element with bounds meets it, and every leaf (an element
+// the view keeps for itself, not as an ancestor) has bounds that do.
+func onScreenIn(t *testing.T, root *elem, win platform.Rect) {
+	t.Helper()
+	root.walk(func(e, parent *elem) {
+		if parent == nil {
+			return
+		}
+		if e.Bounds != nil && win.Intersect(*e.Bounds).Empty() {
+			t.Errorf("visible view holds %s %q [%s] at %+v, outside the window at %+v", e.Role, e.Name, e.Ref, *e.Bounds, win)
+		}
+		if len(e.Children) == 0 && (e.Bounds == nil || e.Bounds.Empty()) {
+			t.Errorf("visible view holds %s %q [%s] without bounds on screen (%v)", e.Role, e.Name, e.Ref, e.States)
+		}
+	})
+}
+
+func named(root *elem, role, name string) *elem {
+	return root.find(func(e *elem) bool { return e.Role == role && e.Name == name })
+}
+
+// TestVisibleViewGedit: gedit's visible view against the window the X
+// server shows it in: everything in it is on screen, the document's text
+// view is there, and the items of its closed main menu (a popover, whose
+// items the control view lists) are not; opened, the menu's items are in
+// the view, inside the window; closed again, they are gone.
+func TestVisibleViewGedit(t *testing.T) {
+	d := testdesk.Shared(t)
+	app := d.Launch(t, append(freshHome(t), "gedit", "--new-window")...)
+	s := startMCP(t, d, "", "--allow-input")
+	sess := s.connect(t, map[string]any{"pid": app.Pid})
+	win, ok := appWindow(context.Background(), d, app.Pid)
+	if !ok {
+		t.Fatal("gedit has no mapped X window")
+	}
+
+	control := decode[*elem](t, s.ok(t, "get_a11y_tree", map[string]any{"session": sess, "view": "control", "format": "json", "maxBytes": 10000000})["root"])
+	if named(control, "push button", "Save As…") == nil {
+		t.Fatal("the control view has no Save As… (the closed menu's item this test expects the visible view to leave out)")
+	}
+	vis := visibleTree(t, s, sess)
+	onScreenIn(t, vis, win.Bounds)
+	if vis.find(func(e *elem) bool { return e.Role == "text" && e.has("editable") }) == nil {
+		t.Error("the visible view has no editable text view (the document)")
+	}
+	if e := named(vis, "push button", "Save As…"); e != nil {
+		t.Errorf("the visible view holds the closed menu's Save As… [%s]", e.Ref)
+	}
+	outline := func(view string) int {
+		out := s.ok(t, "get_a11y_tree", map[string]any{"session": sess, "view": view})
+		return len(out["outline"].(string))
+	}
+	t.Logf("outline bytes: control %d, visible %d", outline("control"), outline("visible"))
+
+	// The main menu: the rightmost toggle button "Menu" in the header bar.
+	var menu *elem
+	vis.walk(func(e, _ *elem) {
+		if e.Role == "toggle button" && e.Name == "Menu" && e.Bounds != nil && (menu == nil || e.Bounds.X > menu.Bounds.X) {
+			menu = e
+		}
+	})
+	if menu == nil {
+		t.Fatal("no toggle button Menu in the visible view")
+	}
+	s.ok(t, "click", map[string]any{"session": sess, "element": menu.Ref})
+	var item *elem
+	until(t, "the open menu's Save As… in the visible view", func(context.Context) (bool, string) {
+		vis = visibleTree(t, s, sess)
+		item = named(vis, "push button", "Save As…")
+		return item != nil, "not there"
+	})
+	onScreenIn(t, vis, win.Bounds)
+	if item.Bounds == nil || item.Bounds.Intersect(win.Bounds) != *item.Bounds {
+		t.Errorf("Save As… at %v, not inside the window at %+v", item.Bounds, win.Bounds)
+	}
+	s.ok(t, "press_key", map[string]any{"session": sess, "keys": "Escape"})
+	until(t, "the closed menu's items gone from the visible view", func(context.Context) (bool, string) {
+		vis = visibleTree(t, s, sess)
+		var left []string
+		vis.walk(func(e, _ *elem) {
+			if slices.Contains([]string{"Save As…", "Find…", "Preferences"}, e.Name) {
+				left = append(left, fmt.Sprintf("%s %q", e.Role, e.Name))
+			}
+		})
+		return len(left) == 0, fmt.Sprint(left)
+	})
+}
