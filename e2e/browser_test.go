@@ -115,7 +115,7 @@ func removeAllSoon(t testing.TB, dir string) {
 // openPage launches b on html (written to a temporary page) and waits until
 // the page's document, named title, is on the accessibility bus with at
 // least one child: a browser shows its window before the page is exported.
-func openPage(t *testing.T, d *testdesk.Desk, b browser, title, html string) *testdesk.App {
+func openPage(t testing.TB, d *testdesk.Desk, b browser, title, html string) *testdesk.App {
 	t.Helper()
 	app := b.launch(t, d, writePage(t, "page.html", html))
 	waitDocument(t, d, app, title)
@@ -125,7 +125,7 @@ func openPage(t *testing.T, d *testdesk.Desk, b browser, title, html string) *te
 // waitDocument waits until app's tree holds a document named title with
 // children, reading the tree again after each of the app's events (and at
 // least every half second: a browser's tree also grows without one).
-func waitDocument(t *testing.T, d *testdesk.Desk, app *testdesk.App, title string) {
+func waitDocument(t testing.TB, d *testdesk.Desk, app *testdesk.App, title string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()

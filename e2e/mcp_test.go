@@ -44,20 +44,23 @@ type mcpCost struct {
 	mu    sync.Mutex
 	calls int
 	bytes int
+	each  []string // "tool bytes", a call each, in order
 }
 
-func (c *mcpCost) add(res *mcp.CallToolResult) {
+func (c *mcpCost) add(tool string, res *mcp.CallToolResult) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.calls++
-	if res == nil {
-		return
-	}
-	for _, b := range res.Content {
-		if tc, ok := b.(*mcp.TextContent); ok {
-			c.bytes += len(tc.Text)
+	n := 0
+	if res != nil {
+		for _, b := range res.Content {
+			if tc, ok := b.(*mcp.TextContent); ok {
+				n += len(tc.Text)
+			}
 		}
 	}
+	c.bytes += n
+	c.each = append(c.each, fmt.Sprintf("%s %d", tool, n))
 }
 
 // logCost logs the calls and answer bytes so far, under the task's name.
@@ -126,7 +129,7 @@ func (s *mcpServer) callRaw(t testing.TB, name string, args map[string]any) (map
 	ctx, cancel := context.WithTimeout(context.Background(), mcpCallLimit)
 	defer cancel()
 	res, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-	s.cost.add(res)
+	s.cost.add(name, res)
 	if ctx.Err() != nil {
 		t.Fatalf("%s %v: no answer within %v\nserver stderr:\n%s", name, args, mcpCallLimit, s.stderr.String())
 	}

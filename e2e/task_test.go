@@ -34,7 +34,7 @@ func freshHome(t testing.TB) []string {
 }
 
 // fileHolds waits until path exists with exactly want in it.
-func fileHolds(t *testing.T, path, want string) {
+func fileHolds(t testing.TB, path, want string) {
 	t.Helper()
 	until(t, "file "+filepath.Base(path)+" saved", func(ctx context.Context) (bool, string) {
 		b, err := os.ReadFile(path)

@@ -1,13 +1,16 @@
 // Command benchtable turns the output of make bench (bench.out) into the
 // tables of docs/performance.md's latest run.
 //
-//	go run ./bench/benchtable -in bench.out -doc docs/performance.md
+//	go run ./bench/benchtable -in bench.out -doc docs/performance.md -readme README.md
 //
 // It reads the result lines go test -bench writes (a benchmark's name, its
 // iterations, then value-unit pairs, with lines that benchmarks print to
 // stderr possibly between the name and the figures) and the peak-RSS line
 // of scripts/bench-rss.sh, and replaces what lies between the
 // <!-- bench:begin --> and <!-- bench:end --> markers of -doc with:
+//   - whole agent tasks both ways (BenchmarkAgentTasks), which also
+//     replace what lies between -readme's <!-- tasks:begin --> and
+//     <!-- tasks:end --> markers;
 //   - tree reads (BenchmarkTree) against the pyatspi peer;
 //   - the CLI process (BenchmarkCLITree) and its peak RSS;
 //   - MCP tool calls (BenchmarkMCPTree, BenchmarkMCPAct);
@@ -37,19 +40,23 @@ import (
 const (
 	beginMarker = "<!-- bench:begin -->"
 	endMarker   = "<!-- bench:end -->"
+	// The README's agent task table.
+	tasksBegin = "<!-- tasks:begin -->"
+	tasksEnd   = "<!-- tasks:end -->"
 )
 
 func main() {
 	in := flag.String("in", "bench.out", "the output of make bench")
 	doc := flag.String("doc", "", "the Markdown file whose bench:begin … bench:end section is replaced; stdout when empty")
+	readme := flag.String("readme", "", "a Markdown file whose tasks:begin … tasks:end section gets the agent task table, when the run has one")
 	flag.Parse()
-	if err := run(*in, *doc, os.Stdout); err != nil {
+	if err := run(*in, *doc, *readme, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "benchtable:", err)
 		os.Exit(1)
 	}
 }
 
-func run(in, doc string, stdout io.Writer) error {
+func run(in, doc, readme string, stdout io.Writer) error {
 	f, err := os.Open(in)
 	if err != nil {
 		return err
@@ -59,20 +66,34 @@ func run(in, doc string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if tasks := agentSection(r); readme != "" && tasks != "" {
+		note := "Written by `make bench` (`go test -run '^$' -bench '^BenchmarkAgentTasks$' -benchtime 1x ./e2e/`)"
+		if r.cpu != "" {
+			note += " on " + r.cpu
+		}
+		if err := rewrite(readme, tasksBegin, tasksEnd, note+":\n\n"+tasks); err != nil {
+			return err
+		}
+	}
 	tables := render(r)
 	if doc == "" {
 		_, err := io.WriteString(stdout, tables)
 		return err
 	}
-	old, err := os.ReadFile(doc)
+	return rewrite(doc, beginMarker, endMarker, tables)
+}
+
+// rewrite replaces the section of the file between the markers.
+func rewrite(path, begin, end, section string) error {
+	old, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	updated, err := replaceSection(old, tables)
+	updated, err := replaceSection(old, begin, end, section)
 	if err != nil {
-		return fmt.Errorf("%s: %w", doc, err)
+		return fmt.Errorf("%s: %w", path, err)
 	}
-	return os.WriteFile(doc, updated, 0o644)
+	return os.WriteFile(path, updated, 0o644)
 }
 
 // result is one benchmark's line: its name without the GOMAXPROCS suffix,
@@ -169,13 +190,13 @@ func figures(s string) (int, map[string]float64, bool) {
 }
 
 // replaceSection puts tables between the markers of doc.
-func replaceSection(doc []byte, tables string) ([]byte, error) {
-	i, j := bytes.Index(doc, []byte(beginMarker)), bytes.Index(doc, []byte(endMarker))
+func replaceSection(doc []byte, begin, end, tables string) ([]byte, error) {
+	i, j := bytes.Index(doc, []byte(begin)), bytes.Index(doc, []byte(end))
 	if i < 0 || j < i {
-		return nil, fmt.Errorf("no %s … %s section", beginMarker, endMarker)
+		return nil, fmt.Errorf("no %s … %s section", begin, end)
 	}
 	var out bytes.Buffer
-	out.Write(doc[:i+len(beginMarker)])
+	out.Write(doc[:i+len(begin)])
 	out.WriteString("\n" + tables)
 	out.Write(doc[j:])
 	return out.Bytes(), nil

@@ -44,6 +44,8 @@ func TestSample(t *testing.T) {
 		"| type_text, 100 characters into a GTK 3 entry, read back |  | 255 characters/s |",
 		"peak RSS of uiscope tree on gtk4-widget-factory: 21.6 MB",
 		"| `BenchmarkGeometryGTK4/hit_test` |",
+		"| gedit (GTK 3): type, Save As, type, close, Save | 17 → 12 (1.4×) | 28.5 KB → 5.1 KB (5.6×) |",
+		"| **all 2 tasks** | 30 → 24 (1.2×) |",
 	} {
 		if !strings.Contains(got, row) {
 			t.Errorf("the tables lack %q", row)
@@ -99,7 +101,7 @@ func TestRunKeepsDocWithoutResults(t *testing.T) {
 	if err := os.WriteFile(failed, []byte("--- FAIL: BenchmarkTree\nFAIL\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := run(failed, doc, nil); err == nil {
+	if err := run(failed, doc, "", nil); err == nil {
 		t.Error("a run without results succeeded")
 	}
 	if b, _ := os.ReadFile(doc); string(b) != orig {
@@ -109,7 +111,7 @@ func TestRunKeepsDocWithoutResults(t *testing.T) {
 	if err := os.WriteFile(ok, []byte("BenchmarkX-2 \t 3\t 1.5 median-ms\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := run(ok, doc, nil); err != nil {
+	if err := run(ok, doc, "", nil); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(doc)
@@ -118,7 +120,45 @@ func TestRunKeepsDocWithoutResults(t *testing.T) {
 		!strings.HasPrefix(s, "# Perf\n\nbefore\n"+beginMarker+"\n") || !strings.HasSuffix(s, endMarker+"\nafter\n") {
 		t.Errorf("the document after a run:\n%s", s)
 	}
-	if _, err := replaceSection([]byte("no markers"), "x"); err == nil {
+	if _, err := replaceSection([]byte("no markers"), beginMarker, endMarker, "x"); err == nil {
 		t.Error("a document without markers was accepted")
+	}
+}
+
+// TestRunReadme: the agent task table replaces the README's tasks section;
+// a run without agent tasks leaves the README as it was.
+func TestRunReadme(t *testing.T) {
+	dir := t.TempDir()
+	doc, readme := filepath.Join(dir, "perf.md"), filepath.Join(dir, "README.md")
+	orig := "# Tool\n" + tasksBegin + "\nold\n" + tasksEnd + "\nrest\n"
+	for _, f := range []string{doc, readme} {
+		if err := os.WriteFile(f, []byte(beginMarker+"\n"+endMarker+"\n"+orig), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	other := filepath.Join(dir, "other.out")
+	if err := os.WriteFile(other, []byte("BenchmarkX-2 \t 3\t 1.5 median-ms\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(other, doc, readme, nil); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(readme); !strings.Contains(string(b), "\nold\n") {
+		t.Errorf("a run without agent tasks changed the README:\n%s", b)
+	}
+	tasks := filepath.Join(dir, "tasks.out")
+	if err := os.WriteFile(tasks, []byte("cpu: Some CPU\n"+
+		"BenchmarkAgentTasks/gedit/today-2 \t 1\t 17.00 calls/op\t 28467 bytes/op\t 4036 wall-ms/op\n"+
+		"BenchmarkAgentTasks/gedit/loop-2 \t 1\t 8.00 calls/op\t 5114 bytes/op\t 4523 wall-ms/op\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(tasks, doc, readme, nil); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(readme)
+	s := string(b)
+	if strings.Contains(s, "\nold\n") || !strings.Contains(s, "on Some CPU:") || !strings.HasSuffix(s, tasksEnd+"\nrest\n") ||
+		!strings.Contains(s, "| gedit (GTK 3): type, Save As, type, close, Save | 17 → 8 (2.1×) | 28.5 KB → 5.1 KB (5.6×) | 4.0 s → 4.5 s (0.9×) |") {
+		t.Errorf("the README after a run with agent tasks:\n%s", s)
 	}
 }

@@ -18,7 +18,7 @@ func render(r *benchRun) string {
 	}
 	b.WriteString(". Medians unless a table says otherwise; calls are the D-Bus calls of one read.\n")
 	for _, section := range []func(*strings.Builder, *benchRun, map[string]bool){
-		treeTable, cliTable, mcpTable, valuesTable, screenshotTable, liveTable, otherTable,
+		agentTable, treeTable, cliTable, mcpTable, valuesTable, screenshotTable, liveTable, otherTable,
 	} {
 		section(&b, r, used)
 	}
@@ -35,6 +35,111 @@ func with(r *benchRun, used map[string]bool, prefix string) []result {
 		}
 	}
 	return out
+}
+
+// agentCases names BenchmarkAgentTasks's tasks.
+var agentCases = map[string]string{
+	"gedit":        "gedit (GTK 3): type, Save As, type, close, Save",
+	"mousepad":     "mousepad (GTK 3): type, Save As",
+	"kwrite":       "KWrite (Qt 5): new document, type, File ▸ Save As…",
+	"writer":       "LibreOffice Writer: type two paragraphs, Save As .odt",
+	"evince":       "Evince: read a PDF page's text",
+	"calc":         "LibreOffice Calc: edit a cell, read it back",
+	"speedcrunch":  "SpeedCrunch (Qt 5): evaluate 12*7, read the result",
+	"firefox-todo": "Firefox: add three to-dos, check one off, read the status",
+}
+
+// agentSection is the agent task table alone (the README shows it): each
+// task's calls, answer bytes and wall time scripted today's way and the
+// loop's, with the ratios and a total row; "" without those results.
+func agentSection(r *benchRun) string {
+	type way struct{ calls, bytes, wall float64 }
+	type task struct {
+		name        string
+		today, loop *way
+	}
+	var tasks []*task
+	byName := map[string]*task{}
+	for _, res := range r.results {
+		rest, ok := strings.CutPrefix(res.name, "BenchmarkAgentTasks/")
+		if !ok {
+			continue
+		}
+		name, kind := splitLast(rest)
+		tk := byName[name]
+		if tk == nil {
+			tk = &task{name: name}
+			byName[name] = tk
+			tasks = append(tasks, tk)
+		}
+		w := &way{res.metrics["calls/op"], res.metrics["bytes/op"], res.metrics["wall-ms/op"]}
+		switch kind {
+		case "today":
+			tk.today = w
+		case "loop":
+			tk.loop = w
+		}
+	}
+	var b strings.Builder
+	var sumToday, sumLoop way
+	rows := 0
+	for _, tk := range tasks {
+		if tk.today == nil || tk.loop == nil {
+			continue
+		}
+		if rows == 0 {
+			b.WriteString("| task | calls, today → loop | answer bytes, today → loop | wall time, today → loop |\n|---|---|---|---|\n")
+		}
+		rows++
+		label := tk.name
+		if l, ok := agentCases[tk.name]; ok {
+			label = l
+		}
+		a, o := *tk.today, *tk.loop
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", label, fewer(a.calls, o.calls, count), fewer(a.bytes, o.bytes, size), fewer(a.wall, o.wall, seconds))
+		sumToday.calls, sumToday.bytes, sumToday.wall = sumToday.calls+a.calls, sumToday.bytes+a.bytes, sumToday.wall+a.wall
+		sumLoop.calls, sumLoop.bytes, sumLoop.wall = sumLoop.calls+o.calls, sumLoop.bytes+o.bytes, sumLoop.wall+o.wall
+	}
+	if rows == 0 {
+		return ""
+	}
+	a, o := sumToday, sumLoop
+	fmt.Fprintf(&b, "| **all %d tasks** | %s | %s | %s |\n", rows, fewer(a.calls, o.calls, count), fewer(a.bytes, o.bytes, size), fewer(a.wall, o.wall, seconds))
+	return b.String()
+}
+
+func agentTable(b *strings.Builder, r *benchRun, used map[string]bool) {
+	table := agentSection(r)
+	with(r, used, "BenchmarkAgentTasks/")
+	if table == "" {
+		return
+	}
+	b.WriteString("\nWhole tasks in real apps (`BenchmarkAgentTasks`), each scripted two ways from a fresh app to the same end state, " +
+		"read outside uiscope: today's (one action per call, a read after each to learn what it caused) and the agent loop's " +
+		"(what an action's answer says, several steps in one call); MCP calls, the bytes of their answers' text blocks, " +
+		"and the wall time of the calls (× is today's figure over the loop's):\n\n")
+	b.WriteString(table)
+}
+
+// fewer formats "today → loop (ratio×)", the ratio being today over loop.
+func fewer(today, loop float64, f func(float64) string) string {
+	if loop <= 0 {
+		return f(today) + " → " + f(loop)
+	}
+	return fmt.Sprintf("%s → %s (%s)", f(today), f(loop), strconv.FormatFloat(today/loop, 'f', 1, 64)+"×")
+}
+
+// size formats bytes: "931 B", "28.5 KB".
+func size(v float64) string {
+	if v < 1000 {
+		return strconv.FormatFloat(v, 'f', 0, 64) + " B"
+	}
+	return strconv.FormatFloat(v/1000, 'f', 1, 64) + " KB"
+}
+
+// seconds formats milliseconds as seconds: "4.3 s".
+func seconds(v float64) string {
+	return strconv.FormatFloat(v/1000, 'f', 1, 64) + " s"
 }
 
 func treeTable(b *strings.Builder, r *benchRun, used map[string]bool) {

@@ -1,0 +1,327 @@
+//go:build linux
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/platform/atspi"
+	"github.com/uiscope/uiscope/internal/testdesk"
+)
+
+// The agent tasks, each scripted both ways (agent_tasks_test.go). Today's
+// scripts look at the app first (the default outline), take a ref from
+// it where it shows one and search where it does not, act one action per
+// call, and read after each action what it caused; the loop's scripts
+// take what the action's own answer says.
+
+// ref is the ref of an element the first look showed, or else the first
+// match of a search: what an agent takes from an outline it has read.
+func (r *taskRun) ref(t testing.TB, outline, role, name string, find map[string]any, states ...string) string {
+	t.Helper()
+	if ref := outlineRef(outline, role, name, states...); ref != "" {
+		return ref
+	}
+	return findOne(t, r.s, r.sess, find).Ref
+}
+
+// saveAs is the loop's save through a GTK file chooser: the keys that
+// open it, whose answer says a window opened and which element took the
+// focus (the name field); its value set; Enter, whose answer says the
+// dialog closed. Where an answer does not say it, the loop reads as
+// today's script does: a wait for the dialog, a search for the field, a
+// wait for the dialog to close.
+func (r *taskRun) saveAs(t testing.TB, keys string) {
+	t.Helper()
+	s := r.s
+	out := s.ok(t, "press_key", map[string]any{"session": r.sess, "keys": keys})
+	chooser := map[string]any{"name": "Save As", "nameMatch": "exact", "role": "file chooser"}
+	r.opened(t, out, "the Save As dialog", chooser)
+	name := r.focused(t, out, "text", "", map[string]any{"role": "text", "states": []string{"editable", "focused"}})
+	s.ok(t, "set_value", map[string]any{"session": r.sess, "element": name, "value": r.path})
+	out = s.ok(t, "press_key", map[string]any{"session": r.sess, "element": name, "keys": "Enter"})
+	r.closed(t, out, chooser)
+}
+
+// opened is the loop's check that an action opened a window: its answer's
+// effects, or else a wait for the window (args: wait_for's criteria).
+func (r *taskRun) opened(t testing.TB, out map[string]any, what string, args map[string]any) {
+	t.Helper()
+	if e := decode[actEffects](t, out).Effects; e == nil || len(e.WindowsOpened) == 0 {
+		appears(t, r.s, r.sess, what, args)
+	}
+}
+
+// closed is the loop's check that an action closed a window: its
+// answer's effects, or else a wait for the window (args) to disappear.
+func (r *taskRun) closed(t testing.TB, out map[string]any, args map[string]any) {
+	t.Helper()
+	if e := decode[actEffects](t, out).Effects; e == nil || len(e.WindowsClosed) == 0 {
+		r.gone(t, args)
+	}
+}
+
+// focused is the ref of the element an action's answer says took the
+// focus, when it has this role (and name, unless empty) and the answer
+// gives its ref; else the first match of a search (find).
+func (r *taskRun) focused(t testing.TB, out map[string]any, role, name string, find map[string]any) string {
+	t.Helper()
+	if e := decode[actEffects](t, out).Effects; e != nil && e.Focus != nil && e.Focus.Ref != "" &&
+		e.Focus.Role == role && (name == "" || e.Focus.Name == name) {
+		return e.Focus.Ref
+	}
+	return findOne(t, r.s, r.sess, find).Ref
+}
+
+// fileState waits until path holds want and returns what it holds.
+func fileState(t testing.TB, path, want string) string {
+	t.Helper()
+	fileHolds(t, path, want)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// gedit: type two lines, save them through Save As, type a third, close
+// the document and answer its "Save changes?" question with Save.
+
+const (
+	geditLines = "gedit's first line\nits second line"
+	geditMore  = "\nand a third"
+)
+
+var geditTask = agentTask{
+	name: "gedit",
+	start: func(t testing.TB, r *taskRun) {
+		r.app = r.d.Launch(t, append(freshHome(t), "gedit", "--new-window")...)
+		r.path = filepath.Join(r.dir, "gedit.txt")
+	},
+	today: func(t testing.TB, r *taskRun) {
+		s := r.s
+		r.sess = s.connect(t, map[string]any{"pid": r.app.Pid})
+		outline := r.look(t)
+		doc := r.ref(t, outline, "text", "", map[string]any{"role": "text", "states": []string{"editable", "focused"}}, "focused", "editable")
+		s.ok(t, "type_text", map[string]any{"session": r.sess, "element": doc, "text": geditLines})
+		expect(t, r.textOf(t, doc) == geditLines, "the document holds the lines", nil)
+		s.ok(t, "press_key", map[string]any{"session": r.sess, "keys": "Ctrl+S"})
+		chooser := appears(t, s, r.sess, "the Save As dialog", map[string]any{"name": "Save As", "nameMatch": "exact", "role": "file chooser"})
+		name := findOne(t, s, r.sess, map[string]any{"within": chooser.Ref, "role": "text", "states": []string{"editable", "focused"}})
+		s.ok(t, "set_value", map[string]any{"session": r.sess, "element": name.Ref, "value": r.path})
+		s.ok(t, "press_key", map[string]any{"session": r.sess, "element": name.Ref, "keys": "Enter"})
+		r.gone(t, map[string]any{"name": "Save As", "nameMatch": "exact", "role": "file chooser"})
+		s.ok(t, "type_text", map[string]any{"session": r.sess, "element": doc, "text": geditMore})
+		expect(t, r.textOf(t, doc) == geditLines+geditMore, "the document holds the third line", nil)
+		s.ok(t, "press_key", map[string]any{"session": r.sess, "keys": "Ctrl+W"})
+		alert := appears(t, s, r.sess, "the Save changes question", map[string]any{"role": "alert"})
+		save := findOne(t, s, r.sess, map[string]any{"within": alert.Ref, "name": "Save", "nameMatch": "exact", "role": "push button"})
+		s.ok(t, "click", map[string]any{"session": r.sess, "element": save.Ref})
+		r.gone(t, map[string]any{"role": "alert"})
+	},
+	loop: func(t testing.TB, r *taskRun) {
+		s := r.s
+		r.sess = s.connect(t, map[string]any{"pid": r.app.Pid})
+		doc := findOne(t, s, r.sess, map[string]any{"role": "text", "states": []string{"editable", "focused"}}).Ref
+		s.ok(t, "type_text", map[string]any{"session": r.sess, "element": doc, "text": geditLines})
+		r.saveAs(t, "Ctrl+S")
+		s.ok(t, "type_text", map[string]any{"session": r.sess, "element": doc, "text": geditMore})
+		out := s.ok(t, "press_key", map[string]any{"session": r.sess, "keys": "Ctrl+W"})
+		r.opened(t, out, "the Save changes question", map[string]any{"role": "alert"})
+		save := r.focused(t, out, "push button", "Save", map[string]any{"name": "Save", "nameMatch": "exact", "role": "push button", "states": []string{"focused"}})
+		out = s.ok(t, "click", map[string]any{"session": r.sess, "element": save})
+		r.closed(t, out, map[string]any{"role": "alert"})
+	},
+	end: func(t testing.TB, r *taskRun) string {
+		// gedit ends a file with a newline it does not show.
+		return fileState(t, r.path, geditLines+geditMore+"\n")
+	},
+}
+
+// mousepad: type two lines and save them through its Save As dialog.
+
+const mousepadLines = "first line of the task\nsecond line, the last"
+
+var mousepadTask = agentTask{
+	name: "mousepad",
+	start: func(t testing.TB, r *taskRun) {
+		r.app = r.d.Launch(t, append(freshHome(t), "mousepad")...)
+		r.path = filepath.Join(r.dir, "mousepad.txt")
+	},
+	today: func(t testing.TB, r *taskRun) {
+		s := r.s
+		r.sess = s.connect(t, map[string]any{"pid": r.app.Pid})
+		outline := r.look(t)
+		doc := r.ref(t, outline, "text", "", map[string]any{"role": "text", "states": []string{"editable", "focused"}}, "focused", "editable")
+		s.ok(t, "type_text", map[string]any{"session": r.sess, "element": doc, "text": mousepadLines})
+		expect(t, r.textOf(t, doc) == mousepadLines, "the document holds the lines", nil)
+		s.ok(t, "press_key", map[string]any{"session": r.sess, "keys": "Ctrl+S"})
+		chooser := appears(t, s, r.sess, "the Save As dialog", map[string]any{"name": "Save As", "nameMatch": "exact", "role": "file chooser"})
+		name := findOne(t, s, r.sess, map[string]any{"within": chooser.Ref, "role": "text", "states": []string{"editable", "focused"}})
+		s.ok(t, "set_value", map[string]any{"session": r.sess, "element": name.Ref, "value": r.path})
+		s.ok(t, "press_key", map[string]any{"session": r.sess, "element": name.Ref, "keys": "Enter"})
+		r.gone(t, map[string]any{"name": "Save As", "nameMatch": "exact", "role": "file chooser"})
+	},
+	loop: func(t testing.TB, r *taskRun) {
+		s := r.s
+		r.sess = s.connect(t, map[string]any{"pid": r.app.Pid})
+		doc := findOne(t, s, r.sess, map[string]any{"role": "text", "states": []string{"editable", "focused"}}).Ref
+		s.ok(t, "type_text", map[string]any{"session": r.sess, "element": doc, "text": mousepadLines})
+		r.saveAs(t, "Ctrl+S")
+	},
+	end: func(t testing.TB, r *taskRun) string {
+		return fileState(t, r.path, mousepadLines)
+	},
+}
+
+// SpeedCrunch: evaluate an expression and read the result.
+
+var speedcrunchTask = agentTask{
+	name: "speedcrunch",
+	start: func(t testing.TB, r *taskRun) {
+		r.app = r.d.Launch(t, append(freshHome(t), "speedcrunch")...)
+	},
+	today: func(t testing.TB, r *taskRun) {
+		s := r.s
+		r.sess = s.connect(t, map[string]any{"pid": r.app.Pid})
+		outline := r.look(t)
+		field := r.ref(t, outline, "text", "", map[string]any{"role": "text", "states": []string{"editable"}}, "editable")
+		history := findOne(t, s, r.sess, map[string]any{"role": "text", "states": []string{"!editable"}}).Ref
+		s.ok(t, "type_text", map[string]any{"session": r.sess, "element": field, "text": "12*7\n"})
+		got := r.textOf(t, history)
+		expect(t, strings.Contains(got, "84"), "the history shows the result", map[string]any{"history": got})
+	},
+	loop: func(t testing.TB, r *taskRun) {
+		s := r.s
+		r.sess = s.connect(t, map[string]any{"pid": r.app.Pid})
+		field := findOne(t, s, r.sess, map[string]any{"role": "text", "states": []string{"editable"}}).Ref
+		s.ok(t, "type_text", map[string]any{"session": r.sess, "element": field, "text": "12*7\n"})
+		found := decode[[]elem](t, s.ok(t, "find_elements", map[string]any{"session": r.sess, "name": "84"})["elements"])
+		expect(t, len(found) > 0, "a search for the result finds it", map[string]any{"found": found})
+	},
+	end: func(t testing.TB, r *taskRun) string {
+		history := ""
+		until(t, "the history shows 12*7 = 84 once", func(ctx context.Context) (bool, string) {
+			root, err := r.d.A11y.AppForPid(ctx, r.app.Pid)
+			if err != nil {
+				return false, err.Error()
+			}
+			history = historyText(ctx, r.d, root.Bus)
+			return strings.Count(history, "12*7") == 1 && strings.Contains(history, "84"), fmt.Sprintf("%q", history)
+		})
+		return strings.Join(strings.Fields(history), " ")
+	},
+}
+
+// A to-do page: three items added through its form, one checked off, and
+// its status line read.
+
+const todoPage = `<!DOCTYPE html>
+<html lang="en">
+<head><meta charset="utf-8"><title>todo ready</title></head>
+<body>
+<form id="f"><label for="task">New task</label> <input id="task" type="text"> <button type="submit">Add</button></form>
+<ul id="list"></ul>
+<p role="status" id="status">nothing to do</p>
+<script>
+var f = document.getElementById("f"), list = document.getElementById("list");
+function show() {
+  var all = [], done = [];
+  list.querySelectorAll("input").forEach(function (b) { all.push(b.value); if (b.checked) done.push(b.value); });
+  document.getElementById("status").textContent = done.length + " of " + all.length + " done";
+  document.title = "todo=" + all.join(",") + "|done=" + done.join(",");
+}
+f.addEventListener("submit", function (e) {
+  e.preventDefault();
+  var v = f.task.value.trim();
+  if (!v) return;
+  var li = document.createElement("li"), id = "item" + list.children.length;
+  li.innerHTML = '<input type="checkbox" id="' + id + '"> <label for="' + id + '"></label>';
+  li.querySelector("label").textContent = v;
+  li.querySelector("input").value = v;
+  li.querySelector("input").addEventListener("change", show);
+  list.appendChild(li);
+  f.task.value = "";
+  show();
+});
+</script>
+</body>
+</html>
+`
+
+var todoItems = []string{"milk", "eggs", "bread"}
+
+var todoTask = agentTask{
+	name: "firefox-todo",
+	start: func(t testing.TB, r *taskRun) {
+		r.app = openPage(t, r.d, browsers[0], "todo ready", todoPage)
+	},
+	today: func(t testing.TB, r *taskRun) {
+		s := r.s
+		r.sess = s.connect(t, map[string]any{"pid": r.app.Pid})
+		outline := r.look(t)
+		entry := r.ref(t, outline, "entry", "New task", map[string]any{"name": "New task", "nameMatch": "exact", "role": "entry"})
+		add := r.ref(t, outline, "push button", "Add", map[string]any{"name": "Add", "nameMatch": "exact", "role": "push button"})
+		boxes := map[string]string{}
+		for _, item := range todoItems {
+			s.ok(t, "set_value", map[string]any{"session": r.sess, "element": entry, "value": item})
+			s.ok(t, "click", map[string]any{"session": r.sess, "element": add})
+			boxes[item] = findOne(t, s, r.sess, map[string]any{"name": item, "nameMatch": "exact", "role": "check box"}).Ref
+		}
+		s.ok(t, "toggle", map[string]any{"session": r.sess, "element": boxes["eggs"]})
+		s.ok(t, "wait_for", map[string]any{"session": r.sess, "name": "1 of 3 done", "nameMatch": "exact", "until": "appears", "timeoutMs": 20000})
+	},
+	loop: func(t testing.TB, r *taskRun) {
+		s := r.s
+		r.sess = s.connect(t, map[string]any{"pid": r.app.Pid})
+		entry := findOne(t, s, r.sess, map[string]any{"name": "New task", "nameMatch": "exact", "role": "entry"}).Ref
+		add := findOne(t, s, r.sess, map[string]any{"name": "Add", "nameMatch": "exact", "role": "push button"}).Ref
+		for _, item := range todoItems {
+			s.ok(t, "set_value", map[string]any{"session": r.sess, "element": entry, "value": item})
+			s.ok(t, "click", map[string]any{"session": r.sess, "element": add})
+		}
+		eggs := findOne(t, s, r.sess, map[string]any{"name": "eggs", "nameMatch": "exact", "role": "check box"}).Ref
+		s.ok(t, "toggle", map[string]any{"session": r.sess, "element": eggs})
+		found := decode[[]elem](t, s.ok(t, "find_elements", map[string]any{"session": r.sess, "name": "1 of 3 done", "nameMatch": "exact"})["elements"])
+		expect(t, len(found) == 1, "the status line says one of three is done", map[string]any{"found": found})
+	},
+	end: func(t testing.TB, r *taskRun) string {
+		const want = "todo=milk,eggs,bread|done=eggs"
+		got := ""
+		until(t, "the page's title "+want, func(ctx context.Context) (bool, string) {
+			got = windowTitle(ctx, r.d, r.app.Pid)
+			return strings.HasPrefix(got, want+" "), fmt.Sprintf("%q", got)
+		})
+		return want
+	},
+}
+
+// historyText is what SpeedCrunch's history (its text that is not
+// editable) holds, read over AT-SPI from the test process.
+func historyText(ctx context.Context, d *testdesk.Desk, bus string) string {
+	root, _, err := d.A11y.Tree(ctx, bus, atspi.TreeOptions{})
+	if err != nil {
+		return "<" + err.Error() + ">"
+	}
+	var history *platform.Node
+	var walk func(n *platform.Node)
+	walk = func(n *platform.Node) {
+		if history == nil && n.Role.String() == "text" && !n.States.Has(platform.StateEditable) {
+			history = n
+		}
+		for _, k := range n.Children {
+			walk(k)
+		}
+	}
+	walk(root)
+	if history == nil {
+		return "<no history>"
+	}
+	return liveText(ctx, d, history.Key)
+}
