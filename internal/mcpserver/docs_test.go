@@ -37,7 +37,9 @@ func toolTable() string {
 	b.WriteString("| tool | toolset | kind | what it does |\n|---|---|---|---|\n")
 	for _, d := range docTools() {
 		kind := "read-only"
-		if a := d.Tool.Annotations; a != nil && a.DestructiveHint != nil && *a.DestructiveHint {
+		if d.Runner {
+			kind = "as its steps: acting ones need `--allow-input`"
+		} else if a := d.Tool.Annotations; a != nil && a.DestructiveHint != nil && *a.DestructiveHint {
 			kind = "destructive (`--allow-input`)"
 		} else if len(d.InputArgs) > 0 {
 			kind = "read-only; `" + strings.Join(d.InputArgs, "`, `") + "` needs `--allow-input`"

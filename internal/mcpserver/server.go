@@ -35,6 +35,7 @@ package mcpserver
 import (
 	"context"
 	_ "embed"
+	"encoding/json"
 	"io"
 	"os"
 	"sort"
@@ -83,6 +84,16 @@ type toolDef struct {
 	// tool is not annotated read-only.
 	InputArgs []string
 	register  func(s *mcp.Server, t *mcp.Tool, g *guard)
+	// serve is the tool's handler under g, as registered: run_steps
+	// calls a step's tool through it, the same path as a call of its own.
+	serve func(g *guard) mcp.ToolHandler
+	// Runner marks a tool that runs other tools (run_steps): read-only
+	// without input capabilities, and with them destructive, as the
+	// acting tools it may run.
+	Runner bool
+	// check decodes arguments as the handler would, and refuses them as
+	// it would, without running anything.
+	check func(raw json.RawMessage) error
 }
 
 // mutating reports whether a tool changes an application (or the disk).
@@ -93,6 +104,10 @@ type handlers struct {
 	cfg      Config
 	sessions *core.Sessions
 	res      *resources // the sessions' resources (changes.go); nil in Inventory alone
+	// all is the whole inventory and steps the tools run_steps runs, with
+	// their handlers (steps.go); set by New once the inventory is built.
+	all   []toolDef
+	steps map[string]stepTool
 }
 
 // Inventory lists every tool the server knows, registered or not, sorted by
@@ -108,6 +123,7 @@ func inventory(h *handlers) []toolDef {
 		h.appsTools, h.sessionTools, h.treeTools, h.findTools, h.propsTools, h.tableTools, h.editableTools,
 		h.frameworksTools, h.hitTestTools, h.waitTools, h.visualTools, h.changesTools, h.screenshotTools,
 		h.clickTools, h.valueTools, h.selectTools, h.scrollTools, h.keyboardTools, h.windowTools, h.heldTools,
+		h.stepsTools,
 	} {
 		tools = append(tools, feature()...)
 	}
@@ -146,7 +162,11 @@ func New(cfg Config, sessions *core.Sessions) *mcp.Server {
 		logw = os.Stderr
 	}
 	g := newGuard(cfg, logw)
-	for _, t := range Enabled(cfg, inventory(&handlers{cfg: cfg, sessions: sessions, res: res})) {
+	h := &handlers{cfg: cfg, sessions: sessions, res: res}
+	h.all = inventory(h)
+	enabled := Enabled(cfg, h.all)
+	h.steps = stepToolsOf(h.all, enabled, g)
+	for _, t := range enabled {
 		t.register(s, t.Tool, g)
 	}
 	s.AddReceivingMiddleware(g.middleware)

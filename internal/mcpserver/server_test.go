@@ -179,6 +179,16 @@ func toolsetOf(t *testing.T, name string) string {
 	return ""
 }
 
+func runnerOf(t *testing.T, name string) bool {
+	t.Helper()
+	for _, d := range fullInventory() {
+		if d.Tool.Name == name {
+			return d.Runner
+		}
+	}
+	return false
+}
+
 func inputArgsOf(t *testing.T, name string) []string {
 	t.Helper()
 	for _, d := range fullInventory() {
@@ -273,7 +283,13 @@ func TestAnnotations(t *testing.T) {
 			if a.OpenWorldHint == nil || !*a.OpenWorldHint {
 				t.Errorf("%s %s: openWorldHint must be set and true", where, tool.Name)
 			}
-			if toolset == ToolsetInspect && len(inputArgsOf(t, tool.Name)) > 0 {
+			if toolset == ToolsetInspect && runnerOf(t, tool.Name) {
+				// Registered with input capabilities here: its steps may
+				// act, so it is annotated as they are.
+				if a.ReadOnlyHint || a.DestructiveHint == nil || !*a.DestructiveHint {
+					t.Errorf("%s %s: a tool that runs acting tools must be destructiveHint true and not read-only with input capabilities", where, tool.Name)
+				}
+			} else if toolset == ToolsetInspect && len(inputArgsOf(t, tool.Name)) > 0 {
 				// Registered with input capabilities here: it may write a file, so it
 				// is not read-only, and it never replaces one.
 				if a.ReadOnlyHint || (a.DestructiveHint != nil && *a.DestructiveHint) {

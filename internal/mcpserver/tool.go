@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"maps"
 	"reflect"
 	"runtime/debug"
 	"slices"
@@ -36,9 +37,12 @@ func newTool[In, Out any](toolset string, t *mcp.Tool, h handlerFunc[In, Out]) t
 	args := newArgSpec(t.Name, in)
 	d := toolDef{Tool: t, Toolset: toolset}
 	class := classOf(d)
-	d.register = func(s *mcp.Server, t *mcp.Tool, g *guard) {
-		s.AddTool(t, serveTool(t.Name, class, args, h, g))
+	d.serve = func(g *guard) mcp.ToolHandler { return serveTool(t.Name, class, args, h, g) }
+	d.check = func(raw json.RawMessage) error {
+		var in In
+		return args.decode(raw, &in)
 	}
+	d.register = func(s *mcp.Server, t *mcp.Tool, g *guard) { s.AddTool(t, d.serve(g)) }
 	return d
 }
 
@@ -146,11 +150,24 @@ type failure struct {
 // failResult turns an error into a failure result: data the agent can act
 // on, with isError set, never a protocol error.
 func failResult(err error) *mcp.CallToolResult {
-	b, merr := json.Marshal(failure{OK: false, Error: core.AsError(err)})
+	var shape any = failure{OK: false, Error: core.AsError(err)}
+	var shaped shapedFailure
+	if errors.As(err, &shaped) {
+		shape = shaped.failureShape()
+	}
+	b, merr := json.Marshal(shape)
 	if merr != nil {
 		b, _ = json.Marshal(failure{Error: core.Errorf(core.CodeInternal, "an error could not be encoded")})
 	}
 	return &mcp.CallToolResult{IsError: true, StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}
+}
+
+// shapedFailure is an error that answers with more than the failure
+// shape (run_steps: what ran before the failure); its shape must hold
+// "ok": false and the failure's members.
+type shapedFailure interface {
+	error
+	failureShape() any
 }
 
 // argSpec is what serveTool checks arguments against: the tool's input
@@ -159,11 +176,12 @@ type argSpec struct {
 	names    []string // sorted
 	required []string
 	props    map[string]*jsonschema.Resolved
-	types    map[string]string // what each argument must be, for messages
+	types    map[string]string             // what each argument must be, for messages
+	schemas  map[string]*jsonschema.Schema // for messages about an array's items
 }
 
 func newArgSpec(tool string, s *jsonschema.Schema) *argSpec {
-	a := &argSpec{required: s.Required, props: map[string]*jsonschema.Resolved{}, types: map[string]string{}}
+	a := &argSpec{required: s.Required, props: map[string]*jsonschema.Resolved{}, types: map[string]string{}, schemas: map[string]*jsonschema.Schema{}}
 	for name, p := range s.Properties {
 		r, err := p.Resolve(nil)
 		if err != nil {
@@ -172,9 +190,46 @@ func newArgSpec(tool string, s *jsonschema.Schema) *argSpec {
 		a.names = append(a.names, name)
 		a.props[name] = r
 		a.types[name] = describeType(p)
+		a.schemas[name] = p
 	}
 	slices.Sort(a.names)
 	return a
+}
+
+// itemProblem says which item of an array of objects is wrong and how
+// ("" when value is no such array, or no item is wrong): "argument
+// steps[3] lacks tool (a string)" rather than that steps must be an array.
+func itemProblem(name string, s *jsonschema.Schema, value any) string {
+	items, ok := value.([]any)
+	if !ok || s == nil || s.Items == nil || len(s.Items.Properties) == 0 {
+		return ""
+	}
+	var members []string
+	for m := range s.Items.Properties {
+		members = append(members, m)
+	}
+	slices.Sort(members)
+	for i, item := range items {
+		obj, ok := item.(map[string]any)
+		if !ok {
+			return fmt.Sprintf("argument %s[%d] must be an object, not %s", name, i, core.JSONKind(item))
+		}
+		for _, m := range slices.Sorted(maps.Keys(obj)) {
+			p, ok := s.Items.Properties[m]
+			if !ok {
+				return fmt.Sprintf("argument %s[%d] has an unknown member %s; it takes: %s", name, i, core.Quote(m), strings.Join(members, ", "))
+			}
+			if r, err := p.Resolve(nil); err == nil && r.Validate(obj[m]) != nil {
+				return fmt.Sprintf("argument %s[%d].%s must be %s, not %s", name, i, m, describeType(p), core.JSONKind(obj[m]))
+			}
+		}
+		for _, m := range s.Items.Required {
+			if _, ok := obj[m]; !ok {
+				return fmt.Sprintf("argument %s[%d] lacks %s (%s)", name, i, m, describeType(s.Items.Properties[m]))
+			}
+		}
+	}
+	return ""
 }
 
 // describeType says in words what values a schema admits.
@@ -232,6 +287,9 @@ func (a *argSpec) decode(raw json.RawMessage, in any) error {
 			return bad("argument %s is not valid JSON", name)
 		}
 		if err := r.Validate(value); err != nil {
+			if msg := itemProblem(name, a.schemas[name], value); msg != "" {
+				return bad("%s", msg)
+			}
 			return bad("argument %s must be %s, not %s", name, a.types[name], core.JSONKind(value))
 		}
 	}
@@ -263,6 +321,8 @@ func (a *argSpec) decode(raw json.RawMessage, in any) error {
 // (a window's, in the visual tree) are elements, a cycle for For: the element's schema is derived once with
 // children described as objects, and used wherever an element appears.
 var schemaTypes = map[reflect.Type]*jsonschema.Schema{
+	// JSON passed through whole: another tool's answer (run_steps).
+	reflect.TypeFor[json.RawMessage](): {Type: "object"},
 	reflect.TypeFor[core.Element](): deriveWith[core.Element](map[reflect.Type]*jsonschema.Schema{
 		reflect.TypeFor[[]*core.Element](): {Type: "array", Items: &jsonschema.Schema{Type: "object"}},
 	}),
