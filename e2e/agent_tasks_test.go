@@ -16,8 +16,8 @@ import (
 // The agent task benchmark: whole tasks in real apps, each scripted twice
 // — the way an agent drives uiscope one action per call, with a read after
 // each action to learn what it caused (today), and the way the answers
-// allow it to go without those reads (loop: what an action's effects say
-// in place of a read). Both
+// allow it to go without those reads (loop: a first look at what is on
+// screen, and what an action's effects say in place of a read). Both
 // ways start from a fresh app and end in the same state, read outside
 // uiscope (the file on disk, the page's title); what differs is what the
 // agent pays: tool calls, the bytes of the answers' text blocks (what a
@@ -184,6 +184,13 @@ func expect(t testing.TB, ok bool, what string, out map[string]any) {
 func (r *taskRun) look(t testing.TB) string {
 	t.Helper()
 	out := r.s.ok(t, "get_a11y_tree", map[string]any{"session": r.sess})
+	return fmt.Sprint(out["outline"])
+}
+
+// glance is the loop's first look: the outline of what is on screen.
+func (r *taskRun) glance(t testing.TB) string {
+	t.Helper()
+	out := r.s.ok(t, "get_a11y_tree", map[string]any{"session": r.sess, "view": "visible"})
 	return fmt.Sprint(out["outline"])
 }
 
