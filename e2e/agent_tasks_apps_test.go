@@ -32,22 +32,25 @@ func (r *taskRun) ref(t testing.TB, outline, role, name string, find map[string]
 	return findOne(t, r.s, r.sess, find).Ref
 }
 
-// saveAs is the loop's save through a GTK file chooser: the keys that
-// open it, whose answer says a window opened and which element took the
-// focus (the name field); its value set; Enter, whose answer says the
-// dialog closed. Where an answer does not say it, the loop reads as
-// today's script does: a wait for the dialog, a search for the field, a
-// wait for the dialog to close.
-func (r *taskRun) saveAs(t testing.TB, keys string) {
+// saveAs is the loop's save through a GTK file chooser that the run
+// before opened (its answer says a window opened, and that the name field
+// took the focus): the field's ref, which the answer cannot give before a
+// read of the new window, then its value, Enter and the wait for the
+// dialog to close in one call.
+func (r *taskRun) saveAs(t testing.TB, out map[string]any, then ...map[string]any) map[string]any {
 	t.Helper()
-	s := r.s
-	out := s.ok(t, "press_key", map[string]any{"session": r.sess, "keys": keys})
 	chooser := map[string]any{"name": "Save As", "nameMatch": "exact", "role": "file chooser"}
 	r.opened(t, out, "the Save As dialog", chooser)
 	name := r.focused(t, out, "text", "", map[string]any{"role": "text", "states": []string{"editable", "focused"}})
-	s.ok(t, "set_value", map[string]any{"session": r.sess, "element": name, "value": r.path})
-	out = s.ok(t, "press_key", map[string]any{"session": r.sess, "element": name, "keys": "Enter"})
-	r.closed(t, out, chooser)
+	gone := map[string]any{"until": "disappears", "timeoutMs": 30000}
+	for k, v := range chooser {
+		gone[k] = v
+	}
+	return r.steps(t, append([]map[string]any{
+		step("set_value", map[string]any{"element": name, "value": r.path}),
+		step("press_key", map[string]any{"element": name, "keys": "Enter"}),
+		step("wait_for", gone),
+	}, then...)...)
 }
 
 // opened is the loop's check that an action opened a window: its answer's
@@ -130,10 +133,12 @@ var geditTask = agentTask{
 		s := r.s
 		r.sess = s.connect(t, map[string]any{"pid": r.app.Pid})
 		doc := r.ref(t, r.glance(t), "text", "", map[string]any{"role": "text", "states": []string{"editable", "focused"}}, "focused", "editable")
-		s.ok(t, "type_text", map[string]any{"session": r.sess, "element": doc, "text": geditLines})
-		r.saveAs(t, "Ctrl+S")
-		s.ok(t, "type_text", map[string]any{"session": r.sess, "element": doc, "text": geditMore})
-		out := s.ok(t, "press_key", map[string]any{"session": r.sess, "keys": "Ctrl+W"})
+		out := r.steps(t,
+			step("type_text", map[string]any{"element": doc, "text": geditLines}),
+			step("press_key", map[string]any{"keys": "Ctrl+S"}))
+		out = r.saveAs(t, out,
+			step("type_text", map[string]any{"element": doc, "text": geditMore}),
+			step("press_key", map[string]any{"keys": "Ctrl+W"}))
 		r.opened(t, out, "the Save changes question", map[string]any{"role": "alert"})
 		save := r.focused(t, out, "push button", "Save", map[string]any{"name": "Save", "nameMatch": "exact", "role": "push button", "states": []string{"focused"}})
 		out = s.ok(t, "click", map[string]any{"session": r.sess, "element": save})
@@ -173,8 +178,10 @@ var mousepadTask = agentTask{
 		s := r.s
 		r.sess = s.connect(t, map[string]any{"pid": r.app.Pid})
 		doc := r.ref(t, r.glance(t), "text", "", map[string]any{"role": "text", "states": []string{"editable", "focused"}}, "focused", "editable")
-		s.ok(t, "type_text", map[string]any{"session": r.sess, "element": doc, "text": mousepadLines})
-		r.saveAs(t, "Ctrl+S")
+		out := r.steps(t,
+			step("type_text", map[string]any{"element": doc, "text": mousepadLines}),
+			step("press_key", map[string]any{"keys": "Ctrl+S"}))
+		r.saveAs(t, out)
 	},
 	end: func(t testing.TB, r *taskRun) string {
 		return fileState(t, r.path, mousepadLines)
@@ -202,8 +209,10 @@ var speedcrunchTask = agentTask{
 		s := r.s
 		r.sess = s.connect(t, map[string]any{"pid": r.app.Pid})
 		field := r.ref(t, r.glance(t), "text", "", map[string]any{"role": "text", "states": []string{"editable"}}, "editable")
-		s.ok(t, "type_text", map[string]any{"session": r.sess, "element": field, "text": "12*7\n"})
-		found := decode[[]elem](t, s.ok(t, "find_elements", map[string]any{"session": r.sess, "name": "84"})["elements"])
+		out := r.steps(t,
+			step("type_text", map[string]any{"element": field, "text": "12*7\n"}),
+			step("find_elements", map[string]any{"name": "84"}))
+		found := stepFound(t, out, 1)
 		expect(t, len(found) > 0, "a search for the result finds it", map[string]any{"found": found})
 	},
 	end: func(t testing.TB, r *taskRun) string {
@@ -285,14 +294,18 @@ var todoTask = agentTask{
 		// search for what the task needs costs less.
 		entry := findOne(t, s, r.sess, map[string]any{"name": "New task", "nameMatch": "exact", "role": "entry"}).Ref
 		add := findOne(t, s, r.sess, map[string]any{"name": "Add", "nameMatch": "exact", "role": "push button"}).Ref
+		var adds []map[string]any
 		for _, item := range todoItems {
-			s.ok(t, "set_value", map[string]any{"session": r.sess, "element": entry, "value": item})
-			s.ok(t, "click", map[string]any{"session": r.sess, "element": add})
+			adds = append(adds, step("set_value", map[string]any{"element": entry, "value": item}), step("click", map[string]any{"element": add}))
 		}
-		eggs := findOne(t, s, r.sess, map[string]any{"name": "eggs", "nameMatch": "exact", "role": "check box"}).Ref
-		s.ok(t, "toggle", map[string]any{"session": r.sess, "element": eggs})
-		found := decode[[]elem](t, s.ok(t, "find_elements", map[string]any{"session": r.sess, "name": "1 of 3 done", "nameMatch": "exact"})["elements"])
-		expect(t, len(found) == 1, "the status line says one of three is done", map[string]any{"found": found})
+		adds = append(adds, step("find_elements", map[string]any{"name": "eggs", "nameMatch": "exact", "role": "check box"}))
+		out := r.steps(t, adds...)
+		eggs := stepFound(t, out, len(adds)-1)
+		expect(t, len(eggs) == 1, "the run finds the new item's check box", out)
+		out = r.steps(t,
+			step("toggle", map[string]any{"element": eggs[0].Ref}),
+			step("find_elements", map[string]any{"name": "1 of 3 done", "nameMatch": "exact"}))
+		expect(t, len(stepFound(t, out, 1)) == 1, "the status line says one of three is done", out)
 	},
 	end: func(t testing.TB, r *taskRun) string {
 		const want = "todo=milk,eggs,bread|done=eggs"

@@ -187,6 +187,28 @@ func (r *taskRun) look(t testing.TB) string {
 	return fmt.Sprint(out["outline"])
 }
 
+// step is one step of a run_steps call.
+func step(tool string, args map[string]any) map[string]any {
+	return map[string]any{"tool": tool, "arguments": args}
+}
+
+// steps runs the steps in one run_steps call, which must succeed.
+func (r *taskRun) steps(t testing.TB, steps ...map[string]any) map[string]any {
+	t.Helper()
+	return r.s.ok(t, "run_steps", map[string]any{"session": r.sess, "steps": steps})
+}
+
+// stepFound is the elements step i of a run_steps answer found.
+func stepFound(t testing.TB, out map[string]any, i int) []elem {
+	t.Helper()
+	results, _ := out["results"].([]any)
+	if i >= len(results) {
+		t.Fatalf("run_steps answered %d results, want step %d's: %.2000v", len(results), i, out)
+	}
+	step, _ := results[i].(map[string]any)
+	return decode[[]elem](t, step["elements"])
+}
+
 // glance is the loop's first look: the outline of what is on screen.
 func (r *taskRun) glance(t testing.TB) string {
 	t.Helper()
