@@ -34,6 +34,15 @@ Options:
                        area "Notes" (text, multi-line) holds "first line\nsecond line" (after "Tree")
   --native-submit      give "Submit" a native X window (its input window made native), so
                        that a button has a window of its own in the visual tree
+  --effects            add, after everything else, what an action's effects are checked on:
+                       "Effects entry" (entry, empty), "Effects next" (push button, the next in
+                       the focus chain), "Open dialog" (push button: opens the dialog "Effects
+                       dialog", not modal, with a push button "Close" that closes it) and
+                       "Remove me" (push button that destroys itself when clicked)
+  --log FILE           append a line per event: "focus NAME" when a widget of the main window
+                       takes the focus (NAME its accessible name), "dialog-open" and
+                       "dialog-closed", "removed Remove me", "toggled Remember me True|False",
+                       "scrolled Rows" (the --rows list's view moved)
   --x X --y Y          window position (default 40, 40)
 """
 import argparse
@@ -55,6 +64,47 @@ def name(widget, text):
     return widget
 
 
+LOG = None
+
+
+def log_event(line):
+    if LOG:
+        LOG.write(line + "\n")
+
+
+def add_effects(win, box):
+    """The widgets an action's effects are checked on (--effects)."""
+    box.pack_start(name(Gtk.Entry(), "Effects entry"), False, False, 0)
+    box.pack_start(Gtk.Button(label="Effects next"), False, False, 0)
+
+    def open_dialog(_b):
+        dialog = Gtk.Dialog(title="Effects dialog", transient_for=win, modal=False)
+        dialog.add_button("Close", Gtk.ResponseType.CLOSE)
+        dialog.get_content_area().add(Gtk.Label(label="A dialog an action opened."))
+        dialog.connect("response", lambda d, _r: d.destroy())
+        dialog.connect("destroy", lambda _d: log_event("dialog-closed"))
+        dialog.show_all()
+        log_event("dialog-open")
+
+    opener = Gtk.Button(label="Open dialog")
+    opener.connect("clicked", open_dialog)
+    box.pack_start(opener, False, False, 0)
+
+    def remove(b):
+        b.destroy()
+        log_event("removed Remove me")
+
+    remover = Gtk.Button(label="Remove me")
+    remover.connect("clicked", remove)
+    box.pack_start(remover, False, False, 0)
+
+    def focused(_w, widget):
+        if widget is not None:
+            log_event("focus " + (widget.get_accessible().get_name() or ""))
+
+    win.connect("set-focus", focused)
+
+
 def build(args):
     win = Gtk.Window(title=args.title)
     win.set_default_size(600, 500)
@@ -70,7 +120,9 @@ def build(args):
     password = name(Gtk.Entry(visibility=False, text=SECRET), "Password")
     box.pack_start(password, False, False, 0)
 
-    box.pack_start(Gtk.CheckButton(label="Remember me"), False, False, 0)
+    remember = Gtk.CheckButton(label="Remember me")
+    remember.connect("toggled", lambda b: log_event("toggled Remember me %s" % b.get_active()))
+    box.pack_start(remember, False, False, 0)
 
     combo = Gtk.ComboBoxText()
     for color in ("Red", "Green", "Blue"):
@@ -138,6 +190,7 @@ def build(args):
         scroller = Gtk.ScrolledWindow(min_content_height=120)
         scroller.set_policy(Gtk.PolicyType.NEVER, Gtk.PolicyType.AUTOMATIC)
         scroller.add(name(view, "Rows"))
+        scroller.get_vadjustment().connect("value-changed", lambda _a: log_event("scrolled Rows"))
         box.pack_start(scroller, True, True, 0)
 
     if args.timer_label is not None:
@@ -192,6 +245,9 @@ def build(args):
 
         GLib.timeout_add(args.delayed_dialog, open_dialog)
 
+    if args.effects:
+        add_effects(win, box)
+
     win.show_all()
     if args.native_submit:
         # GTK 3 draws its widgets into the top-level window; a button's
@@ -219,9 +275,13 @@ def main():
     p.add_argument("--lockable", action="store_true")
     p.add_argument("--native-submit", action="store_true")
     p.add_argument("--form", action="store_true")
+    p.add_argument("--effects", action="store_true")
+    p.add_argument("--log", metavar="FILE")
     p.add_argument("--x", type=int, default=40)
     p.add_argument("--y", type=int, default=40)
     args = p.parse_args()
+    global LOG
+    LOG = open(args.log, "a", buffering=1) if args.log else None
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     Gtk.init([sys.argv[0]])

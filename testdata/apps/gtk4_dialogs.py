@@ -20,6 +20,12 @@ modal, transient for the main window):
   "Close dialog"  button; closes the dialog
 
   --twin          "Open dialog" opens two such dialogs, alike in title, size and widgets
+  --effects       add, after "Main status", what an action's effects are checked on:
+                  "Effects entry" (text, empty), "Effects next" (button, the next in the focus
+                  chain) and "Remove me" (button that removes itself when clicked, logging
+                  "removed Remove me"); the log then also says "focus NAME" when a named
+                  widget of the main window takes the focus, and the dialog's role is dialog
+                  (a plain window's is frame)
 
 Signals:
   SIGUSR1  log "geom<TAB>NAME<TAB>WINDOW TITLE<TAB>X<TAB>Y<TAB>W<TAB>H" for each named widget
@@ -96,8 +102,36 @@ class Fixture:
 
         self.status = self.name(Gtk.Label(label="Main status", xalign=0), "Main status")
         box.append(self.status)
+        if self.args.effects:
+            self.add_effects(win, box)
         win.present()
         GLib.idle_add(self.after_layout, "ready")
+
+    def add_effects(self, win, box):
+        box.append(self.name(Gtk.Entry(), "Effects entry"))
+        box.append(self.name(Gtk.Button(label="Effects next"), "Effects next"))
+        remover = Gtk.Button(label="Remove me")
+
+        def remove(b):
+            box.remove(b)
+            self.named.pop("Remove me", None)
+            self.log("removed Remove me")
+
+        remover.connect("clicked", remove)
+        box.append(self.name(remover, "Remove me"))
+
+        def focused(w, _pspec):
+            # The focus widget is the innermost one (an entry's GtkText):
+            # named is the widget it belongs to.
+            widget = w.get_focus()
+            while widget is not None:
+                for text, named in self.named.items():
+                    if named is widget:
+                        self.log("focus " + text)
+                        return
+                widget = widget.get_parent()
+
+        win.connect("notify::focus-widget", focused)
 
     def after_layout(self, line):
         # Logged once the frame clock has laid the widgets out.
@@ -116,7 +150,10 @@ class Fixture:
         GLib.idle_add(self.after_layout, "dialog-open")
 
     def make_dialog(self):
-        d = Gtk.Window(title=DIALOG_TITLE, transient_for=self.win, modal=False)
+        # A plain window's role is frame; with --effects the dialog says it
+        # is one, as a Gtk.Dialog does.
+        role = {"accessible_role": Gtk.AccessibleRole.DIALOG} if self.args.effects else {}
+        d = Gtk.Window(title=DIALOG_TITLE, transient_for=self.win, modal=False, **role)
         if self.args.dialog_name != DIALOG_TITLE:
             d.update_property([Gtk.AccessibleProperty.LABEL], [self.args.dialog_name])
         d.set_default_size(360, 220)
@@ -179,6 +216,7 @@ def main():
     p.add_argument("--dialog-name", default=DIALOG_TITLE)
     p.add_argument("--ssd", action="store_true", help="no header bars: the window manager decorates")
     p.add_argument("--log", metavar="FILE")
+    p.add_argument("--effects", action="store_true", help="add an entry, a button and a button that removes itself")
     p.add_argument("--twin", action="store_true", help="Open dialog opens two dialogs alike (title, size, widgets)")
     args = p.parse_args()
     signal.signal(signal.SIGINT, signal.SIG_DFL)

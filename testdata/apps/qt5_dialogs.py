@@ -25,6 +25,11 @@ Options:
                      dialog's exec() starts, "done NAME" when it returns, "eval EXPR = RESULT"
                      when an expression is evaluated
   --title T          window title (default "uiscope Qt5 dialogs")
+  --effects          add, after "History", what an action's effects are checked on: "Effects
+                     entry" (text, QLineEdit), "Effects next" (push button, the next in the
+                     focus chain) and "Remove me" (push button that deletes itself when clicked,
+                     logging "removed Remove me"); the log then also says "focus NAME" when a
+                     widget takes the focus (NAME its accessible name, else its text)
 """
 import argparse
 import re
@@ -93,6 +98,29 @@ class Editor(QPlainTextEdit):
         self.clear()
 
 
+def add_effects(layout):
+    entry = QLineEdit()
+    entry.setAccessibleName("Effects entry")
+    layout.addWidget(entry)
+    layout.addWidget(QPushButton("Effects next"))
+    remover = QPushButton("Remove me")
+
+    def remove():
+        remover.deleteLater()
+        log("removed Remove me")
+
+    remover.clicked.connect(remove)
+    layout.addWidget(remover)
+
+
+def widget_name(w):
+    if w is None:
+        return ""
+    if w.accessibleName():
+        return w.accessibleName()
+    return w.text() if hasattr(w, "text") else ""
+
+
 def build(args):
     win = QMainWindow()
     win.setWindowTitle(args.title)
@@ -116,6 +144,8 @@ def build(args):
     history.setAccessibleName("History")
     layout.addWidget(Editor(history))
     layout.addWidget(history)
+    if args.effects:
+        add_effects(layout)
     win.resize(460, 320)
     win.move(60, 60)
     win.show()
@@ -127,6 +157,7 @@ def main():
     p = argparse.ArgumentParser(description="uiscope Qt 5 dialogs fixture")
     p.add_argument("--log")
     p.add_argument("--title", default="uiscope Qt5 dialogs")
+    p.add_argument("--effects", action="store_true")
     args = p.parse_args()
     LOG = args.log
     signal.signal(signal.SIGINT, signal.SIG_DFL)
@@ -134,6 +165,8 @@ def main():
     app = QApplication([sys.argv[0]])  # keep our options away from Qt's own parser
     app.setApplicationName("qt5_dialogs.py")
     win = build(args)  # noqa: F841 (keep a reference)
+    if args.effects:
+        app.focusChanged.connect(lambda _old, new: new is not None and log("focus " + widget_name(new)))
     sys.exit(app.exec_())
 
 

@@ -586,3 +586,42 @@ func TestActionsGone(t *testing.T) {
 		}
 	}
 }
+
+// TestElementRemoved: a button that removed itself reads as gone, though
+// GTK 4 answers UnknownMethod and Qt UnknownInterface for it (not
+// UnknownObject, as GTK 3 does), as a path the app never exported does.
+func TestElementRemoved(t *testing.T) {
+	for _, app := range []string{"gtk4_dialogs.py", "qt5_dialogs.py"} {
+		t.Run(app, func(t *testing.T) {
+			f := launchFixture(t, app, "--effects")
+			c := f.d.A11y
+			btn := f.find("push button", "Remove me").Key
+			if _, err := c.Element(ctxT(t), btn, atspi.ElementOptions{}); err != nil {
+				t.Fatalf("Element before the removal: %v", err)
+			}
+			bus, _, _ := atspi.ParseKey(btn)
+			bogus := "atspi:" + bus + "/org/a11y/atspi/accessible/999999"
+			if _, err := c.Element(ctxT(t), bogus, atspi.ElementOptions{}); !errors.Is(err, platform.ErrElementGone) {
+				t.Errorf("Element on a path never exported: %v, want ErrElementGone", err)
+			}
+			if _, err := c.DoAction(ctxT(t), btn, "click", "press"); err != nil {
+				t.Fatal(err)
+			}
+			ctx := ctxT(t)
+			for {
+				_, err := c.Element(ctx, btn, atspi.ElementOptions{})
+				if errors.Is(err, platform.ErrElementGone) {
+					break
+				}
+				if err != nil {
+					t.Fatalf("Element after the removal: %v, want ErrElementGone", err)
+				}
+				select {
+				case <-ctx.Done():
+					t.Fatal("the removed button still reads as there")
+				case <-time.After(50 * time.Millisecond):
+				}
+			}
+		})
+	}
+}

@@ -92,7 +92,10 @@ func (c *Conn) Element(ctx context.Context, key string, opts ElementOptions) (*p
 	})
 	b.wait()
 	if first != nil {
-		return nil, mapErr(first)
+		// Errors of the Accessible interface itself, which every live
+		// element implements: GTK 4 and Qt answer UnknownMethod or
+		// UnknownInterface for a widget they removed.
+		return nil, goneErr(first)
 	}
 	redact(n)
 	if n.States.Has(platform.StateDefunct) {
