@@ -455,3 +455,48 @@ func TestRunStepsAnnotations(t *testing.T) {
 		}
 	})
 }
+
+// Two clients' runs at once, each in its own session on its own app, do
+// each its own steps only.
+func TestRunStepsTwoSessionsAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		d := newStepsDesk(t)
+		m := core.NewSessions(d.Platform())
+		m.Caps = security.Input
+		srv := New(Config{Caps: security.Input}, m)
+		alice, bob := serve(t, srv, ""), serve(t, srv, "")
+		form, refs := formSession(t, alice)
+		other := mustOK(t, bob, "connect", map[string]any{"pid": otherPid})["session"].(string)
+		ok := mustOK(t, bob, "find_elements", map[string]any{"session": other, "name": "OK"})["elements"].([]any)[0].(map[string]any)["ref"].(string)
+		// The runs go from their own goroutines, which may not end the
+		// test: their answers are checked here.
+		done := make(chan string, 2)
+		run := func(cs *mcp.ClientSession, args map[string]any) {
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_steps", Arguments: args})
+			if err != nil {
+				done <- err.Error()
+				return
+			}
+			done <- res.Content[0].(*mcp.TextContent).Text
+		}
+		go run(alice, map[string]any{"session": form, "steps": []any{
+			step("set_value", map[string]any{"element": refs["Name"], "value": "alice"}),
+			step("toggle", map[string]any{"element": refs["Remember me"]}),
+		}})
+		go run(bob, map[string]any{"session": other, "steps": []any{
+			step("invoke", map[string]any{"element": ok}),
+			step("find_elements", map[string]any{"name": "OK"}),
+		}})
+		for range 2 {
+			var out map[string]any
+			if text := <-done; json.Unmarshal([]byte(text), &out) != nil || out["ok"] != true || out["completed"] != float64(2) {
+				t.Errorf("a run beside another: %.1000s", text)
+			}
+		}
+		if got := d.Text(formPid, "f/name"); got != "alice" {
+			t.Errorf("the name field holds %q", got)
+		}
+		// Neither client may run steps in the other's session.
+		mustFail(t, bob, "run_steps", map[string]any{"session": form, "steps": []any{step("find_elements", nil)}}, core.CodeUnknownSession)
+	})
+}
