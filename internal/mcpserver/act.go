@@ -27,15 +27,15 @@ type actResult struct {
 // sessionField is the session argument of the tools that act or read
 // through a core request (action, read).
 type sessionField struct {
-	Session string `json:"session" jsonschema:"session id from connect"`
+	Session string `json:"session"`
 }
 
 func (s sessionField) session() string { return s.Session }
 
 // observeField asks an acting tool for the tree changes its action caused.
 type observeField struct {
-	Observe  bool `json:"observe,omitempty" jsonschema:"also answer with the tree changes the action caused (changes, as get_a11y_tree_changes gives them, refs included); costs a tree read before and after"`
-	MaxBytes *int `json:"maxBytes,omitempty" jsonschema:"byte budget of changes with observe (default 4000)"`
+	Observe  bool `json:"observe,omitempty"`
+	MaxBytes *int `json:"maxBytes,omitempty"`
 }
 
 func (o observeField) observing() (bool, *int) { return o.Observe, o.MaxBytes }
@@ -71,5 +71,5 @@ func action[In interface{ session() string }](toolset, name, title, desc string,
 type elementArgs struct {
 	sessionField
 	observeField
-	Element string `json:"element" jsonschema:"element ref, e.g. a11y:e12"`
+	Element string `json:"element"`
 }

@@ -14,10 +14,7 @@ func (h *handlers) appsTools() []toolDef {
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "list_apps",
 			Annotations: readOnly("List applications"),
-			Description: "List running desktop applications and their top-level windows: pid, process name, " +
-				"toolkit, window ids and titles, and whether the app exposes an accessibility tree (accessible). " +
-				"Start here to find what to connect to. An app with accessible=false has windows but no tree " +
-				"(Tk, or started before accessibility was on).",
+			Description: "Running apps and their windows, and whether each has an accessibility tree (accessible). Start here.",
 		}, h.listApps),
 	}
 }

@@ -271,40 +271,28 @@ func (h *handlers) changesTools() []toolDef {
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "get_a11y_tree_changes",
 			Annotations: readOnlySession("What changed in the tree"),
-			Description: "What changed in the connected app's accessibility tree since this tool's last call for the " +
-				"session: events \"added\" (with the element), \"removed\" and \"changed\" (fields as {old, new}; " +
-				"a move shows as parentKey or index), keyed by durable key, each with ref, parentKey, index and path " +
-				"(child indexes from the root). The first call, and the first in another view, return the whole tree " +
-				"as added events with snapshot true. maxBytes (default 32000) bounds an answer: when events are held back " +
-				"it says more true, and the next call continues where it stopped (changes made meanwhile come after), " +
-				"so calling until more is false gives the whole snapshot or patch. " +
-				"Cheaper than re-reading the tree to spot what an app did. " +
-				"Subscribing to the session's resource uiscope://session/<id>/a11y-tree pushes the same patches.",
+			Description: "What changed in the tree since this tool's last call, with refs; the first call is the whole tree. " +
+				"Call again while more is true.",
 		}, h.treeChanges(core.KindA11y)),
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "get_visual_tree_changes",
 			Annotations: readOnlySession("What changed in the window tree"),
-			Description: "get_a11y_tree_changes for a visual session (connect with mode \"visual\"): what changed in the " +
-				"app's native window tree since this tool's last call, as added, removed and changed events by window " +
-				"key, the first call a snapshot, paged by maxBytes as there. Subscribing to uiscope://session/<id>/visual-tree pushes the same patches.",
+			Description: "get_a11y_tree_changes for a visual session's window tree.",
 		}, h.treeChanges(core.KindVisual)),
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "get_events",
 			Annotations: readOnlySession("What happened since the last call"),
-			Description: "Drain the session's queue of events: focusMoved (to which ref), windowOpened / windowClosed " +
-				"(title in name), nameChanged (old, new) and stateChanged (state, on). The first call starts " +
-				"listening and returns what happened since then on later calls; without since, each call returns " +
-				"what the previous one did not; since (a seq) re-reads from there. The queue keeps the last " +
-				"1000 events (missed says some were dropped).",
+			Description: "Events since your last call: focus moved, windows opened and closed, names and states changed. The " +
+				"cheapest way to learn what the app did.",
 		}, h.getEvents),
 	}
 }
 
 type changesArgs struct {
-	Session   string `json:"session" jsonschema:"session id from connect"`
-	View      string `json:"view,omitempty" jsonschema:"raw (default), control, content or visible; another view than the last call's starts a snapshot"`
-	TimeoutMs *int   `json:"timeoutMs,omitempty" jsonschema:"deadline for reading the tree in ms (default 10000)"`
-	MaxBytes  *int   `json:"maxBytes,omitempty" jsonschema:"most bytes of this result's JSON (default 32000, about 10000 tokens; 2000 to 100000000); events that do not fit wait for the next call (more)"`
+	Session   string `json:"session"`
+	View      string `json:"view,omitempty" jsonschema:"raw (default), control, content or visible; another restarts"`
+	TimeoutMs *int   `json:"timeoutMs,omitempty"`
+	MaxBytes  *int   `json:"maxBytes,omitempty"`
 }
 
 type changesResult struct {
@@ -352,9 +340,9 @@ const (
 )
 
 type eventsArgs struct {
-	Session string `json:"session" jsonschema:"session id from connect"`
-	Since   *int64 `json:"since,omitempty" jsonschema:"return events after this seq (default: after what the last call returned)"`
-	Limit   *int   `json:"limit,omitempty" jsonschema:"most events to return (default 100, at most 1000)"`
+	Session string `json:"session"`
+	Since   *int64 `json:"since,omitempty" jsonschema:"read again after this seq"`
+	Limit   *int   `json:"limit,omitempty"`
 }
 
 type eventsResult struct {

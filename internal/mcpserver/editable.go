@@ -14,34 +14,22 @@ func (h *handlers) editableTools() []toolDef {
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "get_editable_properties",
 			Annotations: readOnly("Editable properties"),
-			Description: "Read one element's editable properties by its ref: a schemaId, descriptors (what can be " +
-				"edited and how: descriptorId, name, type, editor readonly/string/boolean/integer/number/enum/command, " +
-				"choices, minimum/maximum/increment, writable, clearable) and values (what each holds now, its runtime " +
-				"type, canClear), read live. Derived from the element's Text/EditableText (text), Value (value), " +
-				"checked/expanded/selected states, a Selection container's items (choice) and its actions (action). " +
-				"A descriptorId belongs to this element in this session under this schemaId: when the element " +
-				"changes (say it is disabled) the schemaId and ids change. A redacted field's text is never read.",
+			Description: "What one element lets you edit (descriptors) and what each holds, for set_property and " +
+				"clear_property.",
 		}, h.getEditableProperties),
 		newTool(ToolsetInteract, &mcp.Tool{Name: "set_property", Annotations: destructive("Set a property"),
-			Description: "Set one editable property of an element, named by a descriptorId from get_editable_properties " +
-				"on that element in this session: value a string (editor string, or enum: one of choices; command: an " +
-				"action name), a number (integer, number: within minimum/maximum) or a boolean. It goes through the " +
-				"verified action for its kind (set_value, toggle, set_expanded, select, invoke), and value in the " +
-				"result is the property read back from the app afterwards. A descriptorId that is unknown " +
-				"(unknownDescriptor), from another element (descriptorMismatch), stale because the element changed " +
-				"(staleDescriptor) or read-only (readOnlyProperty) is refused: read get_editable_properties again.",
+			Description: "Set a property by its descriptorId from get_editable_properties, verified; answers the value read " +
+				"back.",
 		}, h.setProperty),
 		newTool(ToolsetInteract, &mcp.Tool{Name: "clear_property", Annotations: destructive("Clear a property"),
-			Description: "Clear one clearable property (clearable true: an editable text) named by a descriptorId from " +
-				"get_editable_properties, and answer with the value read back from the app. Refused as set_property " +
-				"refuses, and with notClearable for a property that cannot be cleared.",
+			Description: "Clear a clearable property (an editable text) by its descriptorId from get_editable_properties.",
 		}, h.clearProperty),
 	}
 }
 
 type editableArgs struct {
-	Session string `json:"session" jsonschema:"session id from connect"`
-	Element string `json:"element" jsonschema:"element ref, e.g. a11y:e12"`
+	Session string `json:"session"`
+	Element string `json:"element"`
 }
 
 type editableResult struct {
@@ -61,15 +49,15 @@ func (h *handlers) getEditableProperties(ctx context.Context, _ *mcp.CallToolReq
 
 type setPropertyArgs struct {
 	sessionField
-	Element      string `json:"element" jsonschema:"element ref"`
-	DescriptorID string `json:"descriptorId" jsonschema:"descriptorId from get_editable_properties on this element"`
-	Value        any    `json:"value" jsonschema:"the new value: a string, number or boolean, as the descriptor's editor says"`
+	Element      string `json:"element"`
+	DescriptorID string `json:"descriptorId"`
+	Value        any    `json:"value" jsonschema:"string, number or boolean, as its editor says"`
 }
 
 type clearPropertyArgs struct {
 	sessionField
-	Element      string `json:"element" jsonschema:"element ref"`
-	DescriptorID string `json:"descriptorId" jsonschema:"descriptorId from get_editable_properties on this element"`
+	Element      string `json:"element"`
+	DescriptorID string `json:"descriptorId"`
 }
 
 type propertyResult struct {

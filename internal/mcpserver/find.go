@@ -13,12 +13,8 @@ func (h *handlers) findTools() []toolDef {
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "find_elements",
 			Annotations: readOnly("Find elements"),
-			Description: "Find elements in the connected app by name (nameMatch exact, contains — the default — or " +
-				"regex), role (e.g. \"push button\", \"check box\", \"text\"), accessibleId, states (all must hold; " +
-				"\"!focused\" negates) and interface (action, value, text, editable, selection). within limits the " +
-				"search to a subtree. Reads the tree afresh; returns flat elements with refs. No match in a " +
-				"truncated read proves nothing; visibleOnly says the search met containers that hold only their " +
-				"children on screen (spreadsheets, long lists: partialContainers), so what is scrolled away was not searched.",
+			Description: "Find elements by name, role, states or interface (all given must match), with refs: instead of a " +
+				"tree read when you know what you look for.",
 		}, read(findArgs.request, h.sessions.Find, findAnswer)),
 	}
 }
@@ -26,12 +22,12 @@ func (h *handlers) findTools() []toolDef {
 // criteria are the element-matching arguments find_elements and wait_for
 // share.
 type criteria struct {
-	Name         string   `json:"name,omitempty" jsonschema:"accessible name to match"`
-	NameMatch    string   `json:"nameMatch,omitempty" jsonschema:"exact, contains (default) or regex"`
-	Role         string   `json:"role,omitempty" jsonschema:"role name, e.g. push button, check box, text, entry, menu item"`
-	AccessibleID string   `json:"accessibleId,omitempty" jsonschema:"toolkit accessible id"`
-	States       []string `json:"states,omitempty" jsonschema:"states that must all be set, e.g. focused; !name for unset"`
-	Interface    string   `json:"interface,omitempty" jsonschema:"action, value, text, editable, selection, component..."`
+	Name         string   `json:"name,omitempty"`
+	NameMatch    string   `json:"nameMatch,omitempty" jsonschema:"contains (default), exact or regex"`
+	Role         string   `json:"role,omitempty" jsonschema:"e.g. push button, check box, text"`
+	AccessibleID string   `json:"accessibleId,omitempty"`
+	States       []string `json:"states,omitempty" jsonschema:"all must hold; !focused for not"`
+	Interface    string   `json:"interface,omitempty" jsonschema:"e.g. action, text, table"`
 }
 
 func (c criteria) query(limit int) core.Query {
@@ -42,9 +38,9 @@ func (c criteria) query(limit int) core.Query {
 type findArgs struct {
 	sessionField
 	criteria
-	Within    string `json:"within,omitempty" jsonschema:"ref of a subtree to search in"`
-	Limit     int    `json:"limit,omitempty" jsonschema:"most matches to return (default 50, at most 1000)"`
-	TimeoutMs *int   `json:"timeoutMs,omitempty" jsonschema:"deadline for reading the tree in ms (default 10000)"`
+	Within    string `json:"within,omitempty"`
+	Limit     int    `json:"limit,omitempty"`
+	TimeoutMs *int   `json:"timeoutMs,omitempty"`
 }
 
 type findResult struct {

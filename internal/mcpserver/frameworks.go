@@ -13,9 +13,7 @@ func (h *handlers) frameworksTools() []toolDef {
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "get_frameworks",
 			Annotations: readOnly("Detect UI frameworks"),
-			Description: "Name the UI toolkits the connected app uses, with versions where knowable: the AT-SPI " +
-				"toolkit and the libraries mapped into the process (GTK 3/4, Qt 5/6, Tk, Chromium/Electron, Java, " +
-				"wxWidgets, Flutter...). Useful to know what to expect of its tree.",
+			Description: "The UI toolkits the app uses, with versions.",
 		}, h.getFrameworks),
 	}
 }

@@ -17,22 +17,22 @@ type heldResult struct {
 
 type pressArgs struct {
 	sessionField
-	Element string `json:"element,omitempty" jsonschema:"ref to press at the centre of; or give x and y"`
-	X       *int   `json:"x,omitempty" jsonschema:"screen x in pixels, with y, instead of element"`
-	Y       *int   `json:"y,omitempty" jsonschema:"screen y in pixels"`
+	Element string `json:"element,omitempty" jsonschema:"or x and y"`
+	X       *int   `json:"x,omitempty"`
+	Y       *int   `json:"y,omitempty"`
 	Button  int    `json:"button,omitempty" jsonschema:"1 left (default), 2 middle, 3 right"`
 }
 
 type moveArgs struct {
 	sessionField
-	Element string `json:"element,omitempty" jsonschema:"ref to drag to the centre of; or give x and y"`
-	X       *int   `json:"x,omitempty" jsonschema:"screen x in pixels, with y, instead of element"`
-	Y       *int   `json:"y,omitempty" jsonschema:"screen y in pixels"`
+	Element string `json:"element,omitempty" jsonschema:"or x and y"`
+	X       *int   `json:"x,omitempty"`
+	Y       *int   `json:"y,omitempty"`
 }
 
 type releaseArgs struct {
 	sessionField
-	Button int `json:"button,omitempty" jsonschema:"the held button to release; default the only one held"`
+	Button int `json:"button,omitempty"`
 }
 
 // point is x and y when both are given; one alone is refused by the core
@@ -46,7 +46,7 @@ func point(x, y *int) *core.Point {
 
 type heldKeyArgs struct {
 	sessionField
-	Key string `json:"key" jsonschema:"one key: Shift, Ctrl, Alt, or a key like a, Tab, F5"`
+	Key string `json:"key"`
 }
 
 // heldTool builds one held-input tool.
@@ -67,39 +67,29 @@ func (h *handlers) heldTools() []toolDef {
 	s := h.sessions
 	return []toolDef{
 		heldTool(ToolsetInteract, "press", "Press and hold a pointer button",
-			"Press a pointer button at an element's centre or a screen point in the session's window and keep it "+
-				"down, for a drag: then move, then release. The window is brought to the front and checked to be on top "+
-				"at the point first. held lists what the session holds. A held button is released automatically when "+
-				"the window loses the focus or closes, the session or the client's MCP session ends, or the server "+
-				"exits. Pressing a button that is held is refused (holdConflict).",
+			"Hold a pointer button at an element or point, for a drag: then move, release. Released by itself "+
+				"when the window loses the focus.",
 			func(ctx context.Context, in pressArgs) (*core.HeldResult, error) {
 				return s.Press(ctx, in.Session, in.Element, point(in.X, in.Y), in.Button)
 			}),
 		heldTool(ToolsetInteract, "move", "Drag the held button",
-			"Move the pointer, with the held button still down, to an element's centre or a screen point, "+
-				"in steps as a hand does, so sliders, scrollbars and selections follow. Refused (holdConflict) when the "+
-				"session holds nothing; when the window lost the focus, its buttons are released and nothing moves.",
+			"Drag the held button to an element or point, in steps.",
 			func(ctx context.Context, in moveArgs) (*core.HeldResult, error) {
 				return s.Move(ctx, in.Session, in.Element, point(in.X, in.Y))
 			}),
 		heldTool(ToolsetInteract, "release", "Release a held button",
-			"Release a button the session holds, where the pointer is. Releasing what is not held is refused "+
-				"(holdConflict) with the reason, e.g. that it was released automatically.",
+			"Release the held button where the pointer is.",
 			func(ctx context.Context, in releaseArgs) (*core.HeldResult, error) {
 				return s.Release(ctx, in.Session, in.Button)
 			}),
 		heldTool(ToolsetKeyboard, "key_down", "Press and hold a key",
-			"Press one key (a modifier mostly: Shift, Ctrl, Alt) in the connected app's window that has the focus "+
-				"and keep it down, e.g. Shift through clicks for a range selection; key_up releases it. held lists what "+
-				"the session holds. Released automatically as a held button is (press). Holding a key that is held, "+
-				"or a key that makes a desktop chord with those held (Super, Alt then Tab), is refused; while Alt is held, "+
-				"keys and text that make one (Tab) and pointer input (the window manager's: Alt+wheel, Alt+drag) are refused.",
+			"Hold a key (Shift, Ctrl, Alt) in the app's focused window, e.g. Shift through clicks; key_up "+
+				"releases it.",
 			func(ctx context.Context, in heldKeyArgs) (*core.HeldResult, error) {
 				return s.KeyDown(ctx, in.Session, in.Key)
 			}),
 		heldTool(ToolsetKeyboard, "key_up", "Release a held key",
-			"Release a key the session holds with key_down. Releasing what is not held is refused (holdConflict) "+
-				"with the reason.",
+			"Release a key held with key_down.",
 			func(ctx context.Context, in heldKeyArgs) (*core.HeldResult, error) {
 				return s.KeyUp(ctx, in.Session, in.Key)
 			}),

@@ -13,18 +13,16 @@ func (h *handlers) hitTestTools() []toolDef {
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "hit_test",
 			Annotations: readOnly("Element at a point"),
-			Description: "Find the smallest visible element of the connected app covering a screen point (x, y in " +
-				"screen pixels, as in bounds), with its ancestors, nearest first. element is null when no element " +
-				"of this app covers the point.",
+			Description: "The smallest element of the app at a screen point, with its ancestors.",
 		}, read(hitArgs.request, h.sessions.HitTest, hitAnswer)),
 	}
 }
 
 type hitArgs struct {
 	sessionField
-	X         int  `json:"x" jsonschema:"screen x in pixels"`
-	Y         int  `json:"y" jsonschema:"screen y in pixels"`
-	TimeoutMs *int `json:"timeoutMs,omitempty" jsonschema:"deadline for reading the tree in ms (default 10000)"`
+	X         int  `json:"x"`
+	Y         int  `json:"y"`
+	TimeoutMs *int `json:"timeoutMs,omitempty"`
 }
 
 type hitResult struct {

@@ -11,18 +11,15 @@ func (h *handlers) propsTools() []toolDef {
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "get_element_properties",
 			Annotations: readOnly("Read one element"),
-			Description: "Read one element live by its ref: role, name, description, states, bounds, interfaces, " +
-				"actions, text (Text interface content, at most 4000 characters; never for redacted fields), " +
-				"value (Value interface), attributes, parent. names selects a subset. A ref whose element is " +
-				"gone fails with elementGone: read the tree again.",
+			Description: "Read one element live: states, bounds, actions, text, value, attributes.",
 		}, read(propsArgs.request, h.sessions.Properties, propsAnswer)),
 	}
 }
 
 type propsArgs struct {
 	sessionField
-	Element string   `json:"element" jsonschema:"element ref, e.g. a11y:e12"`
-	Names   []string `json:"names,omitempty" jsonschema:"only these properties (e.g. states, value, text)"`
+	Element string   `json:"element"`
+	Names   []string `json:"names,omitempty" jsonschema:"only these, e.g. states, text"`
 }
 
 type propsResult struct {

@@ -10,9 +10,7 @@ func (h *handlers) scrollTools() []toolDef {
 	s := h.sessions
 	return []toolDef{
 		action(ToolsetInteract, "scroll", "Scroll",
-			"Scroll an element into view (direction intoView, semantic) or turn the mouse wheel over it (up, "+
-				"down, left, right; its window is brought to the front first). In a visual session: the wheel over "+
-				"the window's centre.", actTimeout,
+			"Scroll an element into view (intoView) or turn the mouse wheel over it.", actTimeout,
 			func(ctx context.Context, in scrollArgs) (*core.ActResult, error) {
 				return s.Scroll(ctx, in.Session, in.Element, in.Direction, in.Amount)
 			}),
@@ -22,7 +20,7 @@ func (h *handlers) scrollTools() []toolDef {
 type scrollArgs struct {
 	sessionField
 	observeField
-	Element   string `json:"element" jsonschema:"element ref"`
-	Direction string `json:"direction" jsonschema:"intoView (semantic), or up, down, left, right (wheel over the element)"`
-	Amount    int    `json:"amount,omitempty" jsonschema:"wheel steps (default 3)"`
+	Element   string `json:"element"`
+	Direction string `json:"direction" jsonschema:"intoView, up, down, left or right"`
+	Amount    int    `json:"amount,omitempty" jsonschema:"wheel steps, default 3"`
 }

@@ -14,28 +14,23 @@ func (h *handlers) sessionTools() []toolDef {
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "connect",
 			Annotations: readOnlySession("Connect to an application"),
-			Description: "Open a session on one application, named by exactly one of pid, name (process name), " +
-				"title (window title substring) or window (X window id like 0x1a00003). Returns the session id " +
-				"every other tool takes. A name or title matching several windows fails with errorCode " +
-				"\"ambiguous\" and lists candidates; connect again by pid or window. mode \"a11y\" (default) reads " +
-				"the accessibility tree; mode \"visual\" the native window tree (get_visual_tree), for apps without " +
-				"an accessibility tree (Tk) or what it hides. A session speaks one tree; two sessions (one per " +
-				"mode) on the same app are fine.",
+			Description: "Open a session on one app by exactly one of pid, name, title, window; the other tools take its id. " +
+				"mode visual for an app with accessible false.",
 		}, h.connect),
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "disconnect",
 			Annotations: readOnlySession("Close a session"),
-			Description: "Close a session opened by connect. The application is not affected.",
+			Description: "Close a session; the app is not affected.",
 		}, h.disconnect),
 	}
 }
 
 type connectArgs struct {
-	Pid    int    `json:"pid,omitempty" jsonschema:"process id of the application"`
-	Name   string `json:"name,omitempty" jsonschema:"process name, e.g. gtk3-widget-factory or app.py"`
-	Title  string `json:"title,omitempty" jsonschema:"substring of a window title (case-insensitive)"`
-	Window string `json:"window,omitempty" jsonschema:"X window id, e.g. 0x1a00003"`
-	Mode   string `json:"mode,omitempty" jsonschema:"a11y (default): the accessibility tree; visual: the native window tree"`
+	Pid    int    `json:"pid,omitempty"`
+	Name   string `json:"name,omitempty" jsonschema:"process name"`
+	Title  string `json:"title,omitempty" jsonschema:"window title substring"`
+	Window string `json:"window,omitempty"`
+	Mode   string `json:"mode,omitempty" jsonschema:"a11y (default) or visual"`
 }
 
 type connectResult struct {
@@ -70,7 +65,7 @@ func (h *handlers) connect(ctx context.Context, _ *mcp.CallToolRequest, in conne
 }
 
 type sessionArgs struct {
-	Session string `json:"session" jsonschema:"session id from connect"`
+	Session string `json:"session"`
 }
 
 type sessionResult struct {

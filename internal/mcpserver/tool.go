@@ -32,7 +32,7 @@ func newTool[In, Out any](toolset string, t *mcp.Tool, h handlerFunc[In, Out]) t
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: input schema: %v", t.Name, err))
 	}
-	t.InputSchema = in
+	t.InputSchema = listed(in)
 	t.OutputSchema = outputSchemaFor[Out]()
 	args := newArgSpec(t.Name, in)
 	d := toolDef{Tool: t, Toolset: toolset}
@@ -44,6 +44,23 @@ func newTool[In, Out any](toolset string, t *mcp.Tool, h handlerFunc[In, Out]) t
 	}
 	d.register = func(s *mcp.Server, t *mcp.Tool, g *guard) { s.AddTool(t, d.serve(g)) }
 	return d
+}
+
+// listed is an input schema as tools/list shows it, a copy of s without
+// what costs every client context on every turn and tells it nothing it
+// needs: additionalProperties false (serveTool refuses an unknown argument
+// itself, naming the arguments the tool takes) and "null" beside an
+// optional argument's type (leaving it out means the default; serveTool
+// still accepts null).
+func listed(s *jsonschema.Schema) *jsonschema.Schema {
+	s = s.CloneSchemas()
+	s.AdditionalProperties = nil
+	for _, p := range s.Properties {
+		if len(p.Types) == 2 && p.Types[0] == "null" {
+			p.Type, p.Types = p.Types[1], nil
+		}
+	}
+	return s
 }
 
 // serveTool wraps h as the SDK's raw handler, the one place every tool

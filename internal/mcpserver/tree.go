@@ -16,27 +16,21 @@ func (h *handlers) treeTools() []toolDef {
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "get_a11y_tree",
 			Annotations: readOnly("Read the accessibility tree"),
-			Description: "Read the connected app's accessibility tree afresh. format \"outline\" (default) gives one " +
-				"line per element — role, \"name\", [ref], key states, @x,y wxh screen bounds — at a fraction of " +
-				"the tokens of \"json\", which gives full element objects. view \"control\" drops layout-only " +
-				"containers, \"content\" keeps what carries text or actions, \"raw\" everything. element scopes to " +
-				"a subtree, depth limits levels below it. maxBytes (default 32000) and maxNodes bound the answer, cut " +
-				"breadth-first: upper levels whole, childrenOmitted / \"… N more\" where children were left out, and note " +
-				"says how to read on (element, read_table, a larger maxBytes). An element keeps its ref across reads in a session; the ref of an element that is " +
-				"gone is refused, never reused.",
+			Description: "The app's accessibility tree with refs, cut to maxBytes (note says how to read on). An outline by " +
+				"default; json for detail on a part.",
 		}, read(treeArgs.request, h.sessions.ReadTree, treeAnswer)),
 	}
 }
 
 type treeArgs struct {
 	sessionField
-	Element   string `json:"element,omitempty" jsonschema:"ref of the subtree root (a11y:eN from an earlier read); default the app root"`
-	Depth     *int   `json:"depth,omitempty" jsonschema:"levels below the start element; omit for all, 0 for the element alone"`
+	Element   string `json:"element,omitempty"`
+	Depth     *int   `json:"depth,omitempty"`
 	View      string `json:"view,omitempty" jsonschema:"raw (default), control, content, or visible (on screen only: the first look)"`
-	Format    string `json:"format,omitempty" jsonschema:"outline (default, compact text) or json"`
-	MaxNodes  *int   `json:"maxNodes,omitempty" jsonschema:"most elements to return (default 2000, at most 100000)"`
-	MaxBytes  *int   `json:"maxBytes,omitempty" jsonschema:"most bytes of this result's JSON (default 32000, about 10000 tokens; 2000 to 100000000)"`
-	TimeoutMs *int   `json:"timeoutMs,omitempty" jsonschema:"deadline for reading the tree in ms (default 10000)"`
+	Format    string `json:"format,omitempty" jsonschema:"outline (default) or json"`
+	MaxNodes  *int   `json:"maxNodes,omitempty"`
+	MaxBytes  *int   `json:"maxBytes,omitempty"`
+	TimeoutMs *int   `json:"timeoutMs,omitempty"`
 }
 
 // fetchInfo says how a tree was read.

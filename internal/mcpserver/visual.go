@@ -14,32 +14,21 @@ func (h *handlers) visualTools() []toolDef {
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "get_visual_tree",
 			Annotations: readOnly("Read the native window tree"),
-			Description: "Read the native window tree (X11 window hierarchy) of an app connected with mode " +
-				"\"visual\": its top-level windows from their window-manager frames down, and its popups. format " +
-				"\"outline\" (default) gives one line per window, \"json\" full objects; each window has " +
-				"ref (visual:eN), window id, name, class/instance (WM_CLASS), bounds in screen pixels, " +
-				"mapState (viewable, unviewable, unmapped), overrideRedirect, frame (a window manager's) and " +
-				"client (a managed top-level). Use it for apps without an accessibility tree (Tk) and for what " +
-				"the accessibility tree hides; click, scroll, focus, type_text and press_key act on visual refs by " +
-				"geometry. correlate: true adds a11yRef (the window's own accessible counterpart: an element showing " +
-				"exactly this window) and a11yAncestorRef (the counterpart of what it sits inside), as refs of an " +
-				"a11y session on the same app (a11ySession, else the latest open one, else one opened and " +
-				"returned); most toolkits draw widgets into one window, so most have no window of their own. " +
-				"correlationFailed says when the accessibility side could not be read. In the outline the own " +
-				"counterpart follows a window's flags, and \"in a11y:eN\" what it sits inside.",
+			Description: "The window tree of a visual session (connect mode visual): visual:eN refs that click, scroll, focus, " +
+				"type_text and press_key act on by geometry.",
 		}, read(visualTreeArgs.request, h.sessions.ReadVisual, visualTreeAnswer)),
 	}
 }
 
 type visualTreeArgs struct {
-	Session     string `json:"session" jsonschema:"session id from connect with mode visual"`
-	Element     string `json:"element,omitempty" jsonschema:"ref of the subtree root (visual:eN from an earlier read); default the app"`
-	Depth       *int   `json:"depth,omitempty" jsonschema:"levels below the start element; omit for all, 0 for the element alone"`
-	Format      string `json:"format,omitempty" jsonschema:"outline (default, one window a line) or json"`
-	MaxNodes    *int   `json:"maxNodes,omitempty" jsonschema:"most windows to return (default 2000, at most 100000)"`
-	Correlate   bool   `json:"correlate,omitempty" jsonschema:"add each window's accessible counterparts (a11yRef, a11yAncestorRef)"`
-	A11ySession string `json:"a11ySession,omitempty" jsonschema:"with correlate: the a11y session on the same app whose refs to use"`
-	TimeoutMs   *int   `json:"timeoutMs,omitempty" jsonschema:"deadline for reading the tree in ms (default 10000)"`
+	Session     string `json:"session"`
+	Element     string `json:"element,omitempty"`
+	Depth       *int   `json:"depth,omitempty"`
+	Format      string `json:"format,omitempty" jsonschema:"outline (default) or json"`
+	MaxNodes    *int   `json:"maxNodes,omitempty"`
+	Correlate   bool   `json:"correlate,omitempty" jsonschema:"add the windows' a11y refs"`
+	A11ySession string `json:"a11ySession,omitempty" jsonschema:"whose refs correlate uses"`
+	TimeoutMs   *int   `json:"timeoutMs,omitempty"`
 }
 
 type visualTreeResult struct {

@@ -11,13 +11,8 @@ func (h *handlers) waitTools() []toolDef {
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "wait_for",
 			Annotations: readOnly("Wait for a change"),
-			Description: "Block until an element matching the criteria (as find_elements) appears, disappears, or " +
-				"has a property value (until \"property\": property one of name, description, role, state, value, " +
-				"text; for state, value is a state name, \"!state\" for its absence). It re-reads as soon as the app " +
-				"reports a change (AT-SPI events), and at least every 500 ms for toolkits that stay silent. Returns " +
-				"the matching elements when satisfied; fails with errorCode \"timeout\" (retryable) after " +
-				"timeoutMs (default 10000). visibleOnly, as in find_elements, says only the on-screen part of " +
-				"partialContainers was searched.",
+			Description: "Wait until an element matching find_elements' criteria appears, disappears or has a property value; " +
+				"fails with timeout.",
 		}, read(waitArgs.request, h.sessions.WaitFor, waitAnswer)),
 	}
 }
@@ -33,9 +28,9 @@ type waitArgs struct {
 	sessionField
 	criteria
 	Until     string `json:"until" jsonschema:"appears, disappears or property"`
-	Property  string `json:"property,omitempty" jsonschema:"with until=property: name, description, role, state, value or text"`
-	Value     string `json:"value,omitempty" jsonschema:"with until=property: the value to wait for (a state name, or !state)"`
-	TimeoutMs *int   `json:"timeoutMs,omitempty" jsonschema:"how long to wait in ms (default 10000)"`
+	Property  string `json:"property,omitempty" jsonschema:"with property: name, description, role, state, value or text"`
+	Value     string `json:"value,omitempty" jsonschema:"with property; for state: a state, !state for not"`
+	TimeoutMs *int   `json:"timeoutMs,omitempty"`
 }
 
 type waitResult struct {
