@@ -290,7 +290,7 @@ func (h *handlers) changesTools() []toolDef {
 
 type changesArgs struct {
 	Session   string `json:"session"`
-	View      string `json:"view,omitempty" jsonschema:"raw (default), control, content or visible; another restarts"`
+	View      string `json:"view,omitempty" jsonschema:"raw (default), control, content or visible; a new view starts a snapshot"`
 	TimeoutMs *int   `json:"timeoutMs,omitempty"`
 	MaxBytes  *int   `json:"maxBytes,omitempty"`
 }

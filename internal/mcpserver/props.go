@@ -11,7 +11,8 @@ func (h *handlers) propsTools() []toolDef {
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "get_element_properties",
 			Annotations: readOnly("Read one element"),
-			Description: "Read one element live: states, bounds, actions, text, value, attributes.",
+			Description: "Read one element live: states, bounds, actions, text, value, attributes; to check one element " +
+				"without reading the tree.",
 		}, read(propsArgs.request, h.sessions.Properties, propsAnswer)),
 	}
 }

@@ -742,6 +742,9 @@ func TestFailures(t *testing.T) {
 						t.Errorf("%s %v: the message should name %s, briefly: %q", c.tool, c.args, c.arg, msg)
 					}
 				}
+				// tools/list shows optional arguments without their null
+				// (listed); null is still taken as leaving one out.
+				mustOK(t, cs, "get_a11y_tree", map[string]any{"session": session, "depth": nil, "maxBytes": nil})
 			})
 		})
 	}
