@@ -40,6 +40,24 @@ type observeField struct {
 
 func (o observeField) observing() (bool, *int) { return o.Observe, o.MaxBytes }
 
+// precheck checks maxBytes without running anything (run_steps).
+func (o observeField) precheck() error {
+	_, err := observeBytes(o.MaxBytes)
+	return err
+}
+
+// observeBytes is the byte budget of an observed call's changes: maxBytes,
+// or the default when none is given.
+func observeBytes(maxBytes *int) (int, error) {
+	if maxBytes == nil {
+		return core.DefaultObserveBytes, nil
+	}
+	if *maxBytes < 500 || *maxBytes > core.MaxMaxBytes {
+		return 0, core.Errorf(core.CodeInvalidArgument, "maxBytes must be between 500 and %d, not %d", core.MaxMaxBytes, *maxBytes)
+	}
+	return *maxBytes, nil
+}
+
 // action builds one acting tool: the deadline, the core call, the result
 // shape are the same for all of them.
 func action[In interface{ session() string }](toolset, name, title, desc string, limit time.Duration,
@@ -50,12 +68,9 @@ func action[In interface{ session() string }](toolset, name, title, desc string,
 			defer cancel()
 			if o, ok := any(in).(interface{ observing() (bool, *int) }); ok {
 				if on, maxBytes := o.observing(); on {
-					if maxBytes != nil && (*maxBytes < 500 || *maxBytes > core.MaxMaxBytes) {
-						return actResult{}, core.Errorf(core.CodeInvalidArgument, "maxBytes must be between 500 and %d, not %d", core.MaxMaxBytes, *maxBytes)
-					}
-					b := 0
-					if maxBytes != nil {
-						b = *maxBytes
+					b, err := observeBytes(maxBytes)
+					if err != nil {
+						return actResult{}, err
 					}
 					ctx = core.WithObserve(ctx, b)
 				}

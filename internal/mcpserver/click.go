@@ -50,3 +50,16 @@ type invokeArgs struct {
 	Action    string `json:"action,omitempty" jsonschema:"default the click-like one"`
 	TimeoutMs *int   `json:"timeoutMs,omitempty"`
 }
+
+func (in clickArgs) precheck() error  { return replyCheck(in.observeField, in.TimeoutMs) }
+func (in invokeArgs) precheck() error { return replyCheck(in.observeField, in.TimeoutMs) }
+
+// replyCheck checks maxBytes and the reply's timeoutMs without running
+// anything (run_steps).
+func replyCheck(o observeField, timeoutMs *int) error {
+	if err := o.precheck(); err != nil {
+		return err
+	}
+	_, err := core.ReplyWait(timeoutMs)
+	return err
+}

@@ -75,3 +75,8 @@ func findAnswer(in findArgs, r *core.FindRead) findResult {
 	}
 	return out
 }
+
+func (in findArgs) precheck() error {
+	r, err := in.request()
+	return requestCheck(&r, err)
+}

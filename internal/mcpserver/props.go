@@ -36,3 +36,8 @@ func (in propsArgs) request() (core.PropsRequest, error) {
 func propsAnswer(in propsArgs, r *core.PropsRead) propsResult {
 	return propsResult{Session: in.Session, Element: r.Ref, Properties: r.Properties}
 }
+
+func (in propsArgs) precheck() error {
+	r, err := in.request()
+	return requestCheck(&r, err)
+}

@@ -40,3 +40,13 @@ func joinNotes(notes ...string) string {
 	}
 	return strings.Join(out, "; ")
 }
+
+// requestCheck is a read's precheck (run_steps): its arguments made into
+// the core's request (ask) and the request checked as the core will check
+// it, nothing read.
+func requestCheck[R interface{ Validate() error }](req R, err error) error {
+	if err != nil {
+		return err
+	}
+	return req.Validate()
+}

@@ -182,15 +182,13 @@ func (h *handlers) runSteps(ctx context.Context, req *mcp.CallToolRequest, in st
 		return none, refuse(in.Session, MaxSteps, core.Errorf(core.CodeInvalidArgument,
 			"%d steps, and a run takes at most %d: split it into runs of %d or fewer", n, MaxSteps, MaxSteps))
 	}
-	observeBytes := 0
+	budget := 0
 	if in.Observe {
-		observeBytes = core.DefaultObserveBytes
-		if in.MaxBytes != nil {
-			if *in.MaxBytes < 500 || *in.MaxBytes > core.MaxMaxBytes {
-				return none, refuse(in.Session, -1, core.Errorf(core.CodeInvalidArgument, "maxBytes must be between 500 and %d, not %d", core.MaxMaxBytes, *in.MaxBytes))
-			}
-			observeBytes = *in.MaxBytes
+		b, err := observeBytes(in.MaxBytes)
+		if err != nil {
+			return none, refuse(in.Session, -1, err)
 		}
+		budget = b
 	}
 
 	// The steps' tools and arguments, before anything is asked of the app.
@@ -223,7 +221,7 @@ func (h *handlers) runSteps(ctx context.Context, req *mcp.CallToolRequest, in st
 		}
 	}
 
-	run.Start(ctx, observeBytes)
+	run.Start(ctx, budget)
 	out := stepsResult{Session: in.Session, Results: make([]json.RawMessage, 0, len(steps))}
 	failed := -1
 	var failure *core.Error

@@ -243,6 +243,11 @@ func TestRunStepsValidation(t *testing.T) {
 			{"an unknown ref", step("click", map[string]any{"element": "a11y:e99999"}), core.CodeUnknownRef, "a11y:e99999"},
 			{"another session's ref", step("click", map[string]any{"element": foreign}), core.CodeUnknownRef, foreign},
 			{"another session's within", step("find_elements", map[string]any{"within": foreign}), core.CodeUnknownRef, foreign},
+			{"wait_for's until", step("wait_for", map[string]any{"name": "Save", "until": "appear"}), core.CodeInvalidArgument, "until must be appears, disappears or property"},
+			{"a bad regex", step("find_elements", map[string]any{"name": "(", "nameMatch": "regex"}), core.CodeInvalidArgument, "regex"},
+			{"an unknown property", step("get_element_properties", map[string]any{"element": refs["Name"], "names": []string{"colour"}}), core.CodeInvalidArgument, "unknown property"},
+			{"a click's timeoutMs", step("click", map[string]any{"element": refs["Save"], "timeoutMs": 999999}), core.CodeInvalidArgument, "timeoutMs must be between"},
+			{"an observed step's maxBytes", step("toggle", map[string]any{"element": refs["Remember me"], "observe": true, "maxBytes": 10}), core.CodeInvalidArgument, "maxBytes must be between"},
 			{"another session", step("click", map[string]any{"session": other, "element": refs["Save"]}), core.CodeInvalidArgument, "the run's session"},
 		} {
 			steps := append(good(), c.bad)

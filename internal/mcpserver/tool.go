@@ -40,7 +40,13 @@ func newTool[In, Out any](toolset string, t *mcp.Tool, h handlerFunc[In, Out]) t
 	d.serve = func(g *guard) mcp.ToolHandler { return serveTool(t.Name, class, args, h, g) }
 	d.check = func(raw json.RawMessage) error {
 		var in In
-		return args.decode(raw, &in)
+		if err := args.decode(raw, &in); err != nil {
+			return err
+		}
+		if p, ok := any(in).(prechecker); ok {
+			return p.precheck()
+		}
+		return nil
 	}
 	d.register = func(s *mcp.Server, t *mcp.Tool, g *guard) { s.AddTool(t, d.serve(g)) }
 	return d
@@ -116,6 +122,11 @@ func serveTool[In, Out any](name string, class security.Class, args *argSpec, h 
 		return res, nil
 	}
 }
+
+// prechecker is arguments that can be checked further than their schema
+// without running anything, as the handler will check them (run_steps
+// checks every step before the first runs).
+type prechecker interface{ precheck() error }
 
 // actingArgs are the arguments of a tool that is an inspection unless
 // they make it act.

@@ -55,3 +55,5 @@ func waitAnswer(in waitArgs, r *core.WaitResult) waitResult {
 		WaitedMs: r.Waited.Milliseconds(), Polls: r.Polls, VisibleOnly: len(r.Partial) > 0, PartialContainers: r.Partial,
 		Note: joinNotes(r.Note, r.PartialNote)}
 }
+
+func (in waitArgs) precheck() error { return requestCheck(in.request()) }
