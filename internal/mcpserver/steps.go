@@ -85,9 +85,8 @@ func (h *handlers) stepsTools() []toolDef {
 	d := newTool(ToolsetInspect, &mcp.Tool{
 		Name:        "run_steps",
 		Annotations: ann,
-		Description: "Run up to 20 calls of acting tools, wait_for, find_elements or get_element_properties in one " +
-			"session, in order, stopping at the first failure; all are checked before any runs. E.g. a dialog's " +
-			"save: set_value, click, wait_for.",
+		Description: "Run up to 20 calls (acting tools, wait_for, find_elements, get_element_properties) in one " +
+			"session, in order, all checked before the first; stops at the first failure. A dialog's save in one call.",
 	}, h.runSteps)
 	d.Runner = true
 	return []toolDef{d}
