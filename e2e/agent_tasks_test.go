@@ -17,7 +17,9 @@ import (
 // — the way an agent drives uiscope one action per call, with a read after
 // each action to learn what it caused (today), and the way the answers
 // allow it to go without those reads (loop: a first look at what is on
-// screen, and what an action's effects say in place of a read). Both
+// screen, what an action's effects say in place of a read, and the steps
+// whose refs are known — a search for the next ones among them — in one
+// run_steps call). Both
 // ways start from a fresh app and end in the same state, read outside
 // uiscope (the file on disk, the page's title); what differs is what the
 // agent pays: tool calls, the bytes of the answers' text blocks (what a
@@ -59,6 +61,7 @@ type taskRun struct {
 	sess string
 	dir  string // a directory of the run's own (files the task saves)
 	path string // the file the task saves, when it saves one
+	read string // what the agent read, in a task that reads
 }
 
 // taskCost is what one run cost the agent.
@@ -95,7 +98,7 @@ func (task agentTask) ways() []agentWay {
 }
 
 // agentTasks are the tasks of the benchmark.
-var agentTasks = []agentTask{geditTask, mousepadTask, speedcrunchTask, todoTask}
+var agentTasks = []agentTask{geditTask, mousepadTask, kwriteTask, writerTask, evinceTask, calcTask, speedcrunchTask, todoTask}
 
 func TestAgentTasks(t *testing.T) {
 	d := testdesk.Shared(t)
@@ -150,8 +153,9 @@ func BenchmarkAgentTasks(b *testing.B) {
 // Reading answers as an agent does: the refs it needs are in what the
 // last answers said.
 
-// outlineLine matches an outline line: role, name, ref, the rest.
-var outlineLine = regexp.MustCompile(`^\s*([a-z][a-z -]*?)(?: "((?:[^"\\]|\\.)*)")? \[(a11y:e\d+)\](.*)$`)
+// outlineLine matches an outline line (role "name" = "value" [ref] the
+// rest): role, name, ref, the rest.
+var outlineLine = regexp.MustCompile(`^\s*([a-z][a-z -]*?)(?: "((?:[^"\\]|\\.)*)")?(?: = "(?:[^"\\]|\\.)*")? \[(a11y:e\d+)\](.*)$`)
 
 // outlineRef is the ref of the first element of an outline with this role
 // whose name contains name and whose line lists every state ("" when none).

@@ -127,6 +127,13 @@ func officeBinary() (string, error) {
 // stable. The app is stopped when the test ends.
 func launchCalc(t testing.TB, d *testdesk.Desk, rows [][]string) *testdesk.App {
 	t.Helper()
+	app, _ := openCalc(t, d, rows)
+	return app
+}
+
+// openCalc is launchCalc that also returns the path of the sheet's .ods.
+func openCalc(t testing.TB, d *testdesk.Desk, rows [][]string) (*testdesk.App, string) {
+	t.Helper()
 	dir := t.TempDir()
 	src := filepath.Join(dir, "sheet.csv")
 	f, err := os.Create(src)
@@ -141,11 +148,12 @@ func launchCalc(t testing.TB, d *testdesk.Desk, rows [][]string) *testdesk.App {
 		t.Fatal(err)
 	}
 	p := newOfficeProfile(t, dir)
-	app := p.launch(t, d, "calc", p.convert(t, d, src, "ods"))
+	doc := p.convert(t, d, src, "ods")
+	app := p.launch(t, d, "calc", doc)
 	waitShown(t, d, app, "the sheet's grid with cells", func(n *platform.Node) bool {
 		return n.Role == roleTable && strings.HasPrefix(n.Name, "Sheet") && len(n.Children) > 0
 	})
-	return app
+	return app, doc
 }
 
 var (

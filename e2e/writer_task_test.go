@@ -18,31 +18,36 @@ import (
 // odtParagraphs reads the paragraphs of an .odt's content.xml as plain
 // text (tags dropped), or an error while the file is not complete yet.
 func odtParagraphs(path string) ([]string, error) {
+	b, err := zipEntry(path, "content.xml")
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, m := range regexp.MustCompile(`(?s)<text:p\b[^>]*?(?:/>|>(.*?)</text:p>)`).FindAllStringSubmatch(string(b), -1) {
+		out = append(out, regexp.MustCompile(`<[^>]*>`).ReplaceAllString(m[1], ""))
+	}
+	return out, nil
+}
+
+// zipEntry reads one file of a zip archive (an OpenDocument file).
+func zipEntry(path, name string) ([]byte, error) {
 	z, err := zip.OpenReader(path)
 	if err != nil {
 		return nil, err
 	}
 	defer z.Close()
 	for _, f := range z.File {
-		if f.Name != "content.xml" {
+		if f.Name != name {
 			continue
 		}
 		r, err := f.Open()
 		if err != nil {
 			return nil, err
 		}
-		b, err := io.ReadAll(r)
-		r.Close()
-		if err != nil {
-			return nil, err
-		}
-		var out []string
-		for _, m := range regexp.MustCompile(`(?s)<text:p\b[^>]*?(?:/>|>(.*?)</text:p>)`).FindAllStringSubmatch(string(b), -1) {
-			out = append(out, regexp.MustCompile(`<[^>]*>`).ReplaceAllString(m[1], ""))
-		}
-		return out, nil
+		defer r.Close()
+		return io.ReadAll(r)
 	}
-	return nil, fmt.Errorf("%s has no content.xml", path)
+	return nil, fmt.Errorf("%s has no %s", path, name)
 }
 
 // saveAsIn runs a GTK file chooser titled title (LibreOffice's is "Save"):
