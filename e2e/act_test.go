@@ -20,10 +20,13 @@ import (
 // check every effect by reading the app back over AT-SPI from the test
 // process, never from the tool's own answer.
 
-// findOne finds exactly the first element matching args in the session.
+// findOne finds exactly the first element matching args in the session,
+// with its durable key (fields, unless args name them), by which tests
+// read the app back over AT-SPI.
 func findOne(t testing.TB, s *mcpServer, session string, args map[string]any) elem {
 	t.Helper()
 	args["session"] = session
+	withKeys(args)
 	out := s.ok(t, "find_elements", args)
 	els := decode[[]elem](t, out["elements"])
 	if len(els) == 0 {
@@ -38,6 +41,7 @@ func findOne(t testing.TB, s *mcpServer, session string, args map[string]any) el
 func appears(t testing.TB, s *mcpServer, session, what string, args map[string]any) elem {
 	t.Helper()
 	args["session"], args["until"] = session, "appears"
+	withKeys(args)
 	if _, ok := args["timeoutMs"]; !ok {
 		args["timeoutMs"] = 30000
 	}
@@ -47,6 +51,15 @@ func appears(t testing.TB, s *mcpServer, session, what string, args map[string]a
 		t.Fatalf("wait_for %s: %v", what, got)
 	}
 	return els[0]
+}
+
+// withKeys asks a read for the elements' durable keys, unless args name
+// the fields already.
+func withKeys(args map[string]any) map[string]any {
+	if _, ok := args["fields"]; !ok {
+		args["fields"] = []string{"key"}
+	}
+	return args
 }
 
 // until polls cond against the live app for up to 20 s.

@@ -38,7 +38,7 @@ type treeJSON struct {
 
 func readTree(t *testing.T, d *testdesk.Desk, pid int, extra ...string) (treeJSON, result) {
 	t.Helper()
-	args := append([]string{"tree", "--pid", strconv.Itoa(pid), "--format", "json", "--max-nodes", "100000", "--max-bytes", "100000000", "--timeout-ms", "60000"}, extra...)
+	args := append([]string{"tree", "--pid", strconv.Itoa(pid), "--format", "json", "--max-nodes", "100000", "--max-bytes", "100000000", "--timeout-ms", "60000", "--fields", "key"}, extra...)
 	r := runCLI(t, d, 90*time.Second, args...)
 	if r.code != 0 {
 		t.Fatalf("uiscope tree exited %d: %s", r.code, r.stderr)
@@ -311,7 +311,7 @@ func TestBadInput(t *testing.T) {
 		}
 	}
 	// A durable key works where a ref would: it names one element for good.
-	f := runCLI(t, d, 30*time.Second, "find", "--pid", pid, "--name", "Submit", "--json")
+	f := runCLI(t, d, 30*time.Second, "find", "--pid", pid, "--name", "Submit", "--json", "--fields", "key")
 	var found struct {
 		Elements []elem `json:"elements"`
 	}

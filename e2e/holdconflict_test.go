@@ -31,7 +31,7 @@ import (
 // verticalScrollBar finds the app's vertical scroll bar.
 func verticalScrollBar(t *testing.T, s *mcpServer, sess string) elem {
 	t.Helper()
-	out := s.ok(t, "find_elements", map[string]any{"session": sess, "role": "scroll bar"})
+	out := s.ok(t, "find_elements", withKeys(map[string]any{"session": sess, "role": "scroll bar"}))
 	for _, el := range decode[[]elem](t, out["elements"]) {
 		if slices.Contains(el.States, "vertical") {
 			return el

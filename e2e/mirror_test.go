@@ -41,7 +41,7 @@ func TestMCPMirrorGTK3(t *testing.T) {
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
 	read := func() treeJSON {
 		t.Helper()
-		out := s.ok(t, "get_a11y_tree", map[string]any{"session": sess, "format": "json", "view": "raw", "maxNodes": 100000, "maxBytes": 100000000, "timeoutMs": 60000})
+		out := s.ok(t, "get_a11y_tree", map[string]any{"session": sess, "format": "json", "view": "raw", "maxNodes": 100000, "maxBytes": 100000000, "timeoutMs": 60000, "fields": []string{"key"}})
 		return decode[treeJSON](t, out)
 	}
 	// held compares a mirror read with fresh processes' walks before and

@@ -51,7 +51,7 @@ func wholeTree(t *testing.T, s *mcpServer, session string) map[string]any {
 	t.Helper()
 	var out map[string]any
 	for range 3 {
-		out = s.ok(t, "get_a11y_tree", map[string]any{"session": session, "format": "json", "maxNodes": 100000, "maxBytes": 100000000, "timeoutMs": 60000})
+		out = s.ok(t, "get_a11y_tree", map[string]any{"session": session, "format": "json", "maxNodes": 100000, "maxBytes": 100000000, "timeoutMs": 60000, "fields": []string{"key"}})
 		if out["truncated"] != true {
 			return out
 		}
@@ -70,7 +70,7 @@ func mcpTree(t *testing.T, s *mcpServer, session string) *elem {
 // cliTree reads the app's tree afresh in a new process: no mirror.
 func cliTree(t *testing.T, d *testdesk.Desk, pid int) *elem {
 	t.Helper()
-	r := runCLI(t, d, 90*time.Second, "tree", "--pid", strconv.Itoa(pid), "--format", "json", "--max-nodes", "100000", "--max-bytes", "100000000", "--timeout-ms", "60000")
+	r := runCLI(t, d, 90*time.Second, "tree", "--pid", strconv.Itoa(pid), "--format", "json", "--max-nodes", "100000", "--max-bytes", "100000000", "--timeout-ms", "60000", "--fields", "key")
 	if r.code != 0 {
 		t.Fatalf("uiscope tree exited %d: %s", r.code, r.stderr)
 	}

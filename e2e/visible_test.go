@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/platform/atspi"
 	"github.com/uiscope/uiscope/internal/testdesk"
 )
 
@@ -124,4 +125,72 @@ func TestVisibleViewGedit(t *testing.T) {
 		})
 		return len(left) == 0, fmt.Sprint(left)
 	})
+}
+
+// TestElementKeysOnlyWhenAsked: the tree, find_elements, wait_for and
+// hit_test give elements without their durable keys, and with them when
+// fields asks; each key given is the element's own, as AT-SPI reads it.
+func TestElementKeysOnlyWhenAsked(t *testing.T) {
+	d := testdesk.Shared(t)
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"))
+	s := startMCP(t, d, "")
+	sess := s.connect(t, map[string]any{"pid": app.Pid})
+	submit := map[string]any{"session": sess, "name": "Submit", "nameMatch": "exact", "role": "push button"}
+	with := func(args map[string]any, fields ...string) map[string]any {
+		out := map[string]any{}
+		for k, v := range args {
+			out[k] = v
+		}
+		if fields != nil {
+			out["fields"] = fields
+		}
+		return out
+	}
+	elements := func(tool string, args map[string]any) []*elem {
+		out := s.ok(t, tool, args)
+		if root, ok := out["root"]; ok {
+			var all []*elem
+			decode[*elem](t, root).walk(func(e, _ *elem) { all = append(all, e) })
+			return all
+		}
+		if tool == "hit_test" {
+			return append([]*elem{decode[*elem](t, out["element"])}, decode[[]*elem](t, out["ancestors"])...)
+		}
+		return decode[[]*elem](t, out["elements"])
+	}
+	b := findOne(t, s, sess, map[string]any{"name": "Submit", "nameMatch": "exact", "role": "push button"}).Bounds
+	if b == nil {
+		t.Fatal("Submit has no bounds")
+	}
+	tree := map[string]any{"session": sess, "format": "json", "maxBytes": 10000000}
+	wait := with(submit)
+	wait["until"] = "appears"
+	hit := map[string]any{"session": sess, "x": b.X + b.Width/2, "y": b.Y + b.Height/2}
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{{"get_a11y_tree", tree}, {"find_elements", submit}, {"wait_for", wait}, {"hit_test", hit}} {
+		els := elements(c.tool, with(c.args))
+		if len(els) == 0 {
+			t.Fatalf("%s: no elements", c.tool)
+		}
+		for _, e := range els {
+			if e.Key != "" {
+				t.Errorf("%s without fields: %s %q has key %q", c.tool, e.Role, e.Name, e.Key)
+			}
+		}
+		for _, e := range elements(c.tool, with(c.args, "key")) {
+			if e.Role == "application" {
+				continue
+			}
+			if e.Key == "" {
+				t.Errorf("%s with fields [key]: %s %q has no key", c.tool, e.Role, e.Name)
+				continue
+			}
+			if n, err := d.A11y.Element(context.Background(), e.Key, atspi.ElementOptions{}); err != nil || n.Node.Name != e.Name {
+				t.Errorf("%s: key %s of %s %q reads back as %v (%v)", c.tool, e.Key, e.Role, e.Name, n, err)
+			}
+		}
+	}
+	s.fail(t, "find_elements", with(submit, "keys"), "invalidArgument")
 }

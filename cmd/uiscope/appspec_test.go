@@ -61,8 +61,20 @@ func TestCommandsReadThroughSessions(t *testing.T) {
 		} `json:"root"`
 		Shown int `json:"shown"`
 	}
-	if err := json.Unmarshal([]byte(out), &tj); code != 0 || err != nil || tj.Root.Name != "Notes" || tj.Shown != 1 {
+	if err := json.Unmarshal([]byte(out), &tj); code != 0 || err != nil || tj.Root.Name != "Notes" || tj.Shown != 1 || tj.Root.Key != "" {
 		t.Errorf("tree --element a11y:e3: exit %d, %v\n%s", code, err, out)
+	}
+	// The key, which props takes, only with --fields key.
+	out, _, code = runCmd("tree", "--pid", pid, "--element", "a11y:e3", "--format", "json", "--fields", "key")
+	if err := json.Unmarshal([]byte(out), &tj); code != 0 || err != nil || tj.Root.Key != "fake:notes" {
+		t.Errorf("tree --fields key: exit %d, %v\n%s", code, err, out)
+	}
+	out, _, code = runCmd("find", "--pid", pid, "--name", "notes", "--json", "--fields", "key")
+	if code != 0 || !strings.Contains(out, `"key": "fake:notes"`) {
+		t.Errorf("find --json --fields key: exit %d\n%s", code, out)
+	}
+	if _, errs, code = runCmd("tree", "--pid", pid, "--fields", "colour"); code != 1 || !strings.Contains(errs, `not "colour"`) {
+		t.Errorf("tree --fields colour: exit %d\n%s", code, errs)
 	}
 	out, _, code = runCmd("find", "--pid", pid, "--name", "save")
 	if code != 0 || strings.TrimSpace(out) != `push button "Save" [a11y:e2]` {

@@ -13,7 +13,7 @@ func init() {
 }
 
 func runFind(ctx context.Context, c *cli, args []string) error {
-	fs := newFlags(c, "find", "TARGET [--name S] [--match exact|contains|regex] [--role R] [--state S]... [--interface I] [--limit N] [--json]")
+	fs := newFlags(c, "find", "TARGET [--name S] [--match exact|contains|regex] [--role R] [--state S]... [--interface I] [--limit N] [--json [--fields key]]")
 	t := appSpecFlags(fs, false)
 	var q core.Query
 	fs.StringVar(&q.Name, "name", "", "accessible name to match")
@@ -24,6 +24,7 @@ func runFind(ctx context.Context, c *cli, args []string) error {
 	fs.StringVar(&q.Interface, "interface", "", "supported interface: action, value, text, editable, selection")
 	fs.IntVar(&q.Limit, "limit", 50, "most matches to print")
 	asJSON := fs.Bool("json", false, "print JSON")
+	fields := fieldsFlag(fs)
 	timeoutMs := fs.Int("timeout-ms", core.DefaultTimeoutMs, "deadline for reading the tree")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -31,7 +32,7 @@ func runFind(ctx context.Context, c *cli, args []string) error {
 	if *states != "" {
 		q.States = strings.Split(*states, ",")
 	}
-	req := core.FindRequest{Query: q, TimeoutMs: timeoutMs, SkipActions: !*asJSON, Fresh: true}
+	req := core.FindRequest{Query: q, TimeoutMs: timeoutMs, SkipActions: !*asJSON, Fresh: true, Fields: *fields}
 	if err := req.Validate(); err != nil {
 		return cliError(c, "find", err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"strings"
 
@@ -31,7 +32,7 @@ type fetchInfo struct {
 }
 
 func runTree(ctx context.Context, c *cli, args []string) error {
-	fs := newFlags(c, "tree", "TARGET [--visual] [--format json|outline] [--view raw|control|content|visible] [--depth N] [--element REF] [--max-nodes N] [--max-bytes N] [--timeout-ms N]")
+	fs := newFlags(c, "tree", "TARGET [--visual] [--format json|outline] [--view raw|control|content|visible] [--depth N] [--element REF] [--max-nodes N] [--max-bytes N] [--timeout-ms N] [--fields key]")
 	t := appSpecFlags(fs, true)
 	format := fs.String("format", core.FormatOutline, "json or outline")
 	view := fs.String("view", core.ViewRaw, "raw, control, content or visible (on screen only)")
@@ -40,6 +41,7 @@ func runTree(ctx context.Context, c *cli, args []string) error {
 	maxNodes := fs.Int("max-nodes", core.DefaultMaxNodes, "most nodes to print")
 	maxBytes := fs.Int("max-bytes", core.DefaultMaxBytes, fmt.Sprintf("most bytes of the answer, as get_a11y_tree sends it (compact JSON; the outline's text is never more); %d to %d", core.MinMaxBytes, core.MaxMaxBytes))
 	timeoutMs := fs.Int("timeout-ms", core.DefaultTimeoutMs, "deadline for reading the tree")
+	fields := fieldsFlag(fs)
 	visual := fs.Bool("visual", false, "print the native window tree (X11 windows, refs visual:eN) instead")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -47,7 +49,7 @@ func runTree(ctx context.Context, c *cli, args []string) error {
 	if *visual {
 		return runTreeVisual(ctx, c, t, visualFlags{format: *format, view: *view, depth: *depth, element: *element, maxNodes: *maxNodes, timeoutMs: *timeoutMs})
 	}
-	req := core.TreeRequest{Element: *element, View: *view, Format: *format, MaxNodes: maxNodes, MaxBytes: maxBytes, TimeoutMs: timeoutMs, Fresh: true}
+	req := core.TreeRequest{Element: *element, View: *view, Format: *format, MaxNodes: maxNodes, MaxBytes: maxBytes, TimeoutMs: timeoutMs, Fresh: true, Fields: *fields}
 	if *depth != -1 {
 		req.Depth = depth
 	}
@@ -87,6 +89,17 @@ func runTree(ctx context.Context, c *cli, args []string) error {
 		return err
 	}
 	return partial(st.Truncated)
+}
+
+// fieldsFlag is --fields: the optional element fields of a JSON answer
+// (core.Fields), comma-separated.
+func fieldsFlag(fs *flag.FlagSet) *core.Fields {
+	var f core.Fields
+	fs.Func("fields", "extra element fields in JSON, comma-separated: key (the durable key, which --element of 'uiscope props' takes)", func(s string) error {
+		f = append(f, strings.Split(s, ",")...)
+		return nil
+	})
+	return &f
 }
 
 // exitPartial is the exit status of a command that printed an incomplete

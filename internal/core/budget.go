@@ -80,9 +80,9 @@ func markerBytes(f renderFormat, level, n int) int {
 // nodeBytes is what r's element costs at level, children and marks aside;
 // it keeps what it built in r (the element, or the outline line) for the
 // output.
-func (t *Tree) nodeBytes(f renderFormat, r *rnode, level int, scratch *[]byte) int {
+func (t *Tree) nodeBytes(f renderFormat, r *rnode, level int, keys bool, scratch *[]byte) int {
 	if f == formatJSON {
-		r.el = t.element(r.id)
+		r.el = t.shownElement(r.id, keys)
 		*scratch = r.el.AppendJSON((*scratch)[:0])
 		return len(*scratch)
 	}
@@ -244,8 +244,10 @@ func (e *Element) AppendJSON(b []byte) []byte {
 	b = appendJSONString(b, e.ID)
 	b = append(b, `,"ref":`...)
 	b = appendJSONString(b, e.Ref)
-	b = append(b, `,"key":`...)
-	b = appendJSONString(b, e.Key)
+	if e.Key != "" {
+		b = append(b, `,"key":`...)
+		b = appendJSONString(b, e.Key)
+	}
 	b = append(b, `,"role":`...)
 	b = appendJSONString(b, e.Role)
 	if e.Name != "" {
@@ -453,14 +455,17 @@ var stateJSON = func() (t [64]int) {
 
 // jsonBound is at least the JSON of the view's elements under scope, marks
 // and brackets included.
-func (t *Tree) jsonBound(scope int, keep []bool) int {
+func (t *Tree) jsonBound(scope int, keep []bool, keys bool) int {
 	total := 0
 	for i := scope; i < t.end[scope]; i++ {
 		if keep != nil && !keep[i] && i != scope {
 			continue
 		}
 		n := t.nodes[i]
-		b := jsonElementFixed + jsonStringLen(n.Role.String()) + 6*(len(n.Key)+len(n.Name)+len(n.Description)+len(n.AccessibleID)+len(n.Err))
+		b := jsonElementFixed + jsonStringLen(n.Role.String()) + 6*(len(n.Name)+len(n.Description)+len(n.AccessibleID)+len(n.Err))
+		if keys {
+			b += 6 * len(n.Key)
+		}
 		if n.Value != nil {
 			b += 6 * len(*n.Value)
 		}

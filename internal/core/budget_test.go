@@ -313,15 +313,15 @@ func TestJSONBoundAboveJSON(t *testing.T) {
 		e := tr.element(1)
 		e.ChildrenOmitted = -1 << 63
 		got := len(e.AppendJSON(nil)) + jsonChildrenBytes + 1
-		if bound := tr.jsonBound(1, nil); bound < got {
+		if bound := tr.jsonBound(1, nil, true); bound < got {
 			t.Errorf("redacted %v: bound %d below the element's %d bytes", redacted, bound, got)
 		}
 	}
 	// A whole view under a budget of its bound is not cut, and its JSON
 	// is within it.
 	tr := NewTree(randomTree(3, 500), KindA11y)
-	bound := tr.jsonBound(0, nil)
-	el, st, err := tr.Render(ViewOptions{Depth: -1, MaxNodes: 100000, MaxBytes: bound})
+	bound := tr.jsonBound(0, nil, true)
+	el, st, err := tr.Render(ViewOptions{Depth: -1, MaxNodes: 100000, MaxBytes: bound, Keys: true})
 	if err != nil {
 		t.Fatal(err)
 	}

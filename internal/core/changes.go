@@ -113,7 +113,10 @@ func (fn *flatNode) event(typ, key string) Change {
 	c := Change{Type: typ, Key: key, Ref: fn.el.Ref, ParentKey: fn.parentKey, Index: fn.index, Path: fn.path}
 	switch typ {
 	case ChangeAdded:
-		c.Element = fn.el
+		// The change's own key names the element: not again inside.
+		e := *fn.el
+		e.Key = ""
+		c.Element = &e
 	case ChangeRemoved:
 		c.old = fn.el
 	}

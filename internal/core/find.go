@@ -414,6 +414,8 @@ type FindRequest struct {
 	SkipActions bool
 	// Fresh resolves Within in the tree this call reads (read.go).
 	Fresh bool
+	// Fields are the optional element fields to give (FieldKey).
+	Fields Fields
 }
 
 // Validate checks the request: the query's criteria (Query.Compile), the
@@ -423,6 +425,9 @@ func (r *FindRequest) Validate() error {
 		return AsError(err)
 	}
 	if _, err := Timeout(r.TimeoutMs); err != nil {
+		return err
+	}
+	if err := r.Fields.Validate(); err != nil {
 		return err
 	}
 	return validRef(r.Within)
@@ -464,5 +469,6 @@ func (m *Sessions) Find(ctx context.Context, sessionID string, req FindRequest) 
 	if els == nil {
 		els = []*Element{}
 	}
+	req.Fields.trim(els...)
 	return &FindRead{Tree: t, Stats: st, Elements: els, Find: fs}, nil
 }

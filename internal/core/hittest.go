@@ -39,6 +39,8 @@ func (t *Tree) HitTest(x, y int) (int, bool) {
 type HitRequest struct {
 	X, Y      int
 	TimeoutMs *int
+	// Fields are the optional element fields to give (FieldKey).
+	Fields Fields
 }
 
 // HitRead is what lies at a point: the smallest element of the app there
@@ -56,6 +58,9 @@ type HitRead struct {
 func (m *Sessions) HitTest(ctx context.Context, sessionID string, req HitRequest) (*HitRead, error) {
 	limit, err := Timeout(req.TimeoutMs)
 	if err != nil {
+		return nil, err
+	}
+	if err := req.Fields.Validate(); err != nil {
 		return nil, err
 	}
 	s, err := m.Get(ctx, sessionID)
@@ -76,5 +81,7 @@ func (m *Sessions) HitTest(ctx context.Context, sessionID string, req HitRequest
 		e, _ := t.Element(a)
 		out.Ancestors = append(out.Ancestors, e)
 	}
+	req.Fields.trim(out.Element)
+	req.Fields.trim(out.Ancestors...)
 	return out, nil
 }

@@ -218,9 +218,11 @@ func (t *Tree) RefString(id int) string {
 type Element struct {
 	// ID is the id part of Ref ("e12"), kept in the JSON as the contract
 	// (docs/api.md) shows it.
-	ID           string         `json:"id"`
-	Ref          string         `json:"ref"`
-	Key          string         `json:"key"`
+	ID  string `json:"id"`
+	Ref string `json:"ref"`
+	// Key is the durable key (platform.Node.Key), only when a read asks
+	// for it (Fields).
+	Key          string         `json:"key,omitempty"`
 	Role         string         `json:"role"`
 	Name         string         `json:"name,omitempty"`
 	Description  string         `json:"description,omitempty"`
@@ -297,6 +299,16 @@ func (t *Tree) element(id int) *Element {
 	return e
 }
 
+// shownElement is element without the key unless keys: what a read
+// answers (Fields).
+func (t *Tree) shownElement(id int, keys bool) *Element {
+	e := t.element(id)
+	if !keys {
+		e.Key = ""
+	}
+	return e
+}
+
 // listedInterfaces is what an element lists of its node's interfaces: all
 // but Accessible, which every element has.
 func listedInterfaces(in []string) []string {
@@ -352,6 +364,8 @@ type TreeRequest struct {
 	TimeoutMs *int
 	// Fresh resolves Element in the tree this call reads (read.go).
 	Fresh bool
+	// Fields are the optional element fields to give (FieldKey).
+	Fields Fields
 }
 
 // Validate checks the request and fills in the empty Format and View.
@@ -382,12 +396,15 @@ func (r *TreeRequest) Validate() error {
 	if _, err := Timeout(r.TimeoutMs); err != nil {
 		return err
 	}
+	if err := r.Fields.Validate(); err != nil {
+		return err
+	}
 	return validRef(r.Element)
 }
 
 // viewOptions is the render the request asks for, at position scope.
 func (r *TreeRequest) viewOptions(scope int) ViewOptions {
-	opts := ViewOptions{View: r.View, Depth: -1, Scope: scope}
+	opts := ViewOptions{View: r.View, Depth: -1, Scope: scope, Keys: r.Fields.Key()}
 	if r.Depth != nil {
 		opts.Depth = *r.Depth
 	}

@@ -112,6 +112,8 @@ type ViewOptions struct {
 	// it, escapes counted (Outline), which its plain text never exceeds.
 	// 0: none. The scope element is shown whatever it costs.
 	MaxBytes int
+	// Keys gives each element its durable key (Element.Key).
+	Keys bool
 
 	capped bool // Depth is MaxDepth, not the caller's
 }
@@ -359,7 +361,7 @@ func (t *Tree) render(opts ViewOptions, f renderFormat) (*rnode, RenderStats) {
 	if measure && f == formatJSON {
 		// A view that cannot exceed the budget is not measured: its bound
 		// stands for its size.
-		if b := t.jsonBound(opts.Scope, keep); b <= opts.MaxBytes {
+		if b := t.jsonBound(opts.Scope, keep, opts.Keys); b <= opts.MaxBytes {
 			measure, stats.Bytes = false, b
 		}
 	}
@@ -367,7 +369,7 @@ func (t *Tree) render(opts ViewOptions, f renderFormat) (*rnode, RenderStats) {
 	queue := []item{{root, 0, t.viewKids(opts.Scope, keep)}}
 	stats.Nodes = 1
 	if measure {
-		stats.Bytes = t.nodeBytes(f, root, 0, &scratch) + markerBytes(f, 1, len(queue[0].kids))
+		stats.Bytes = t.nodeBytes(f, root, 0, opts.Keys, &scratch) + markerBytes(f, 1, len(queue[0].kids))
 	}
 	for head := 0; head < len(queue); head++ {
 		it := queue[head]
@@ -385,7 +387,7 @@ func (t *Tree) render(opts ViewOptions, f renderFormat) (*rnode, RenderStats) {
 				c := &rnode{id: k}
 				kids := t.viewKids(k, keep)
 				if measure {
-					cost := t.nodeBytes(f, c, level, &scratch) + markerBytes(f, level+1, len(kids))
+					cost := t.nodeBytes(f, c, level, opts.Keys, &scratch) + markerBytes(f, level+1, len(kids))
 					if f == formatJSON {
 						if i == 0 {
 							cost += jsonChildrenBytes
@@ -449,19 +451,19 @@ func (t *Tree) Render(opts ViewOptions) (*Element, RenderStats, error) {
 		return nil, RenderStats{}, err
 	}
 	r, stats := t.render(opts, formatJSON)
-	return t.toElement(r), stats, nil
+	return t.toElement(r, opts.Keys), stats, nil
 }
 
-func (t *Tree) toElement(r *rnode) *Element {
+func (t *Tree) toElement(r *rnode, keys bool) *Element {
 	e := r.el
 	if e == nil {
-		e = t.element(r.id)
+		e = t.shownElement(r.id, keys)
 	}
 	e.ChildrenOmitted = r.omitted
 	if len(r.kids) > 0 {
 		e.Children = make([]*Element, len(r.kids))
 		for i, k := range r.kids {
-			e.Children[i] = t.toElement(k)
+			e.Children[i] = t.toElement(k, keys)
 		}
 	}
 	return e

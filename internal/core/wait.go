@@ -41,6 +41,8 @@ type WaitRequest struct {
 	// "!name" for its absence; for value a number or the value's text.
 	Value   string
 	Timeout time.Duration
+	// Fields are the optional element fields to give (FieldKey).
+	Fields Fields
 }
 
 // Validate checks the request before anything is read.
@@ -65,7 +67,7 @@ func (r WaitRequest) Validate() error {
 	if _, err := r.Query.Compile(); err != nil {
 		return AsError(err)
 	}
-	return nil
+	return r.Fields.Validate()
 }
 
 // WaitResult is a wait whose condition held.
@@ -135,6 +137,7 @@ func (m *Sessions) WaitFor(ctx context.Context, sessionID string, r WaitRequest)
 				if pnote != "" && r.Until == UntilDisappears {
 					pnote += "; an element that disappeared may only have scrolled out of view"
 				}
+				r.Fields.trim(hits...)
 				return &WaitResult{Elements: hits, Waited: time.Since(start), Polls: polls, Note: note, Partial: refs, PartialNote: pnote}, nil
 			}
 		}

@@ -35,12 +35,18 @@ func (c criteria) query(limit int) core.Query {
 		States: c.States, Interface: c.Interface, Limit: limit}
 }
 
+// fieldsArg names the element fields a read adds to the default ones.
+type fieldsArg struct {
+	Fields core.Fields `json:"fields,omitempty"`
+}
+
 type findArgs struct {
 	sessionField
 	criteria
 	Within    string `json:"within,omitempty"`
 	Limit     int    `json:"limit,omitempty"`
 	TimeoutMs *int   `json:"timeoutMs,omitempty"`
+	fieldsArg
 }
 
 type findResult struct {
@@ -59,7 +65,7 @@ type findResult struct {
 }
 
 func (in findArgs) request() (core.FindRequest, error) {
-	return core.FindRequest{Query: in.query(in.Limit), Within: in.Within, TimeoutMs: in.TimeoutMs}, nil
+	return core.FindRequest{Query: in.query(in.Limit), Within: in.Within, TimeoutMs: in.TimeoutMs, Fields: in.Fields}, nil
 }
 
 func findAnswer(in findArgs, r *core.FindRead) findResult {

@@ -23,6 +23,7 @@ type hitArgs struct {
 	X         int  `json:"x"`
 	Y         int  `json:"y"`
 	TimeoutMs *int `json:"timeoutMs,omitempty"`
+	fieldsArg
 }
 
 type hitResult struct {
@@ -34,7 +35,7 @@ type hitResult struct {
 }
 
 func (in hitArgs) request() (core.HitRequest, error) {
-	return core.HitRequest{X: in.X, Y: in.Y, TimeoutMs: in.TimeoutMs}, nil
+	return core.HitRequest{X: in.X, Y: in.Y, TimeoutMs: in.TimeoutMs, Fields: in.Fields}, nil
 }
 
 func hitAnswer(in hitArgs, r *core.HitRead) hitResult {

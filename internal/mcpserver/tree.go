@@ -31,6 +31,7 @@ type treeArgs struct {
 	MaxNodes  *int   `json:"maxNodes,omitempty"`
 	MaxBytes  *int   `json:"maxBytes,omitempty"`
 	TimeoutMs *int   `json:"timeoutMs,omitempty"`
+	fieldsArg
 }
 
 // fetchInfo says how a tree was read.
@@ -97,7 +98,7 @@ const elementBytesHint = 400
 
 func (in treeArgs) request() (core.TreeRequest, error) {
 	return core.TreeRequest{Element: in.Element, Depth: in.Depth, View: in.View, Format: in.Format, MaxNodes: in.MaxNodes,
-		MaxBytes: in.MaxBytes, TimeoutMs: in.TimeoutMs}, nil
+		MaxBytes: in.MaxBytes, TimeoutMs: in.TimeoutMs, Fields: in.Fields}, nil
 }
 
 func treeAnswer(in treeArgs, r *core.TreeRead) treeResult {

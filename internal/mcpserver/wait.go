@@ -27,6 +27,7 @@ func nonNilEls(els []*core.Element) []*core.Element {
 type waitArgs struct {
 	sessionField
 	criteria
+	fieldsArg
 	Until     string `json:"until" jsonschema:"appears, disappears or property"`
 	Property  string `json:"property,omitempty" jsonschema:"with property: name, description, role, state, value or text"`
 	Value     string `json:"value,omitempty" jsonschema:"with property; for state: a state, !state for not"`
@@ -47,7 +48,7 @@ type waitResult struct {
 
 func (in waitArgs) request() (core.WaitRequest, error) {
 	limit, err := core.Timeout(in.TimeoutMs)
-	return core.WaitRequest{Query: in.query(core.MaxFindLimit), Until: in.Until, Property: in.Property, Value: in.Value, Timeout: limit}, err
+	return core.WaitRequest{Query: in.query(core.MaxFindLimit), Until: in.Until, Property: in.Property, Value: in.Value, Timeout: limit, Fields: in.Fields}, err
 }
 
 func waitAnswer(in waitArgs, r *core.WaitResult) waitResult {
