@@ -21,12 +21,10 @@ import (
 // process, never from the tool's own answer.
 
 // findOne finds exactly the first element matching args in the session,
-// with its durable key (fields, unless args name them), by which tests
-// read the app back over AT-SPI.
+// as an agent would (without its key).
 func findOne(t testing.TB, s *mcpServer, session string, args map[string]any) elem {
 	t.Helper()
 	args["session"] = session
-	withKeys(args)
 	out := s.ok(t, "find_elements", args)
 	els := decode[[]elem](t, out["elements"])
 	if len(els) == 0 {
@@ -41,7 +39,6 @@ func findOne(t testing.TB, s *mcpServer, session string, args map[string]any) el
 func appears(t testing.TB, s *mcpServer, session, what string, args map[string]any) elem {
 	t.Helper()
 	args["session"], args["until"] = session, "appears"
-	withKeys(args)
 	if _, ok := args["timeoutMs"]; !ok {
 		args["timeoutMs"] = 30000
 	}
@@ -51,6 +48,13 @@ func appears(t testing.TB, s *mcpServer, session, what string, args map[string]a
 		t.Fatalf("wait_for %s: %v", what, got)
 	}
 	return els[0]
+}
+
+// findKeyed is findOne with the element's durable key, by which a test
+// reads the app back over AT-SPI.
+func findKeyed(t testing.TB, s *mcpServer, session string, args map[string]any) elem {
+	t.Helper()
+	return findOne(t, s, session, withKeys(args))
 }
 
 // withKeys asks a read for the elements' durable keys, unless args name
@@ -121,7 +125,7 @@ func TestActGTK3(t *testing.T) {
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
 
 	t.Run("toggle", func(t *testing.T) {
-		cb := findOne(t, s, sess, map[string]any{"name": "Remember me", "role": "check box"})
+		cb := findKeyed(t, s, sess, map[string]any{"name": "Remember me", "role": "check box"})
 		was := liveStates(context.Background(), d, cb.Key).Has(platform.StateChecked)
 		s.ok(t, "toggle", map[string]any{"session": sess, "element": cb.Ref})
 		until(t, "check box flipped", func(ctx context.Context) (bool, string) {
@@ -130,13 +134,13 @@ func TestActGTK3(t *testing.T) {
 		})
 	})
 	t.Run("set_value text and click", func(t *testing.T) {
-		entry := findOne(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
+		entry := findKeyed(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
 		s.ok(t, "set_value", map[string]any{"session": sess, "element": entry.Ref, "value": "Ada Lovelace"})
 		until(t, "entry text", func(ctx context.Context) (bool, string) {
 			got := liveText(ctx, d, entry.Key)
 			return got == "Ada Lovelace", got
 		})
-		submit := findOne(t, s, sess, map[string]any{"name": "Submit", "role": "push button"})
+		submit := findKeyed(t, s, sess, map[string]any{"name": "Submit", "role": "push button"})
 		out := s.ok(t, "click", map[string]any{"session": sess, "element": submit.Ref})
 		if out["method"] != "action" {
 			t.Errorf("click on a GTK 3 button: method %v, want action", out["method"])
@@ -146,7 +150,7 @@ func TestActGTK3(t *testing.T) {
 		})
 	})
 	t.Run("type_text unicode and press_key", func(t *testing.T) {
-		entry := findOne(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
+		entry := findKeyed(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
 		s.ok(t, "set_value", map[string]any{"session": sess, "element": entry.Ref, "value": ""})
 		until(t, "entry cleared", func(ctx context.Context) (bool, string) {
 			got := liveText(ctx, d, entry.Key)
@@ -170,7 +174,7 @@ func TestActGTK3(t *testing.T) {
 			name, role string
 			v          float64
 		}{{"Count", "spin button", 42}, {"Volume", "slider", 75}} {
-			el := findOne(t, s, sess, map[string]any{"name": c.name, "role": c.role})
+			el := findKeyed(t, s, sess, map[string]any{"name": c.name, "role": c.role})
 			s.ok(t, "set_value", map[string]any{"session": sess, "element": el.Ref, "value": strconv.FormatFloat(c.v, 'f', -1, 64)})
 			until(t, c.name+" value", func(ctx context.Context) (bool, string) {
 				det, err := d.A11y.Element(ctx, el.Key, atspi.ElementOptions{})
@@ -180,12 +184,12 @@ func TestActGTK3(t *testing.T) {
 				return det.Value.Current == c.v, fmt.Sprint(det.Value.Current)
 			})
 		}
-		spin := findOne(t, s, sess, map[string]any{"name": "Count", "role": "spin button"})
+		spin := findKeyed(t, s, sess, map[string]any{"name": "Count", "role": "spin button"})
 		s.fail(t, "set_value", map[string]any{"session": sess, "element": spin.Ref, "value": "lots"}, "invalidArgument")
 	})
 	t.Run("select combo item", func(t *testing.T) {
-		combo := findOne(t, s, sess, map[string]any{"name": "Color", "role": "combo box"})
-		green := findOne(t, s, sess, map[string]any{"name": "Green", "role": "menu item"})
+		combo := findKeyed(t, s, sess, map[string]any{"name": "Color", "role": "combo box"})
+		green := findKeyed(t, s, sess, map[string]any{"name": "Green", "role": "menu item"})
 		s.ok(t, "select", map[string]any{"session": sess, "element": green.Ref})
 		until(t, "Green selected", func(ctx context.Context) (bool, string) {
 			sel, err := d.A11y.SelectedChildren(ctx, combo.Key)
@@ -193,7 +197,7 @@ func TestActGTK3(t *testing.T) {
 		})
 	})
 	t.Run("expand tree row", func(t *testing.T) {
-		row := findOne(t, s, sess, map[string]any{"name": "Fruits", "nameMatch": "exact", "role": "table cell"})
+		row := findKeyed(t, s, sess, map[string]any{"name": "Fruits", "nameMatch": "exact", "role": "table cell"})
 		s.ok(t, "set_expanded", map[string]any{"session": sess, "element": row.Ref, "expanded": true})
 		until(t, "row expanded", func(ctx context.Context) (bool, string) {
 			st := liveStates(ctx, d, row.Key)
@@ -205,9 +209,9 @@ func TestActGTK3(t *testing.T) {
 		}
 	})
 	t.Run("refusals", func(t *testing.T) {
-		dis := findOne(t, s, sess, map[string]any{"name": "Disabled action"})
+		dis := findKeyed(t, s, sess, map[string]any{"name": "Disabled action"})
 		s.fail(t, "click", map[string]any{"session": sess, "element": dis.Ref}, "elementDisabled")
-		entry := findOne(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
+		entry := findKeyed(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
 		before := liveText(context.Background(), d, entry.Key)
 		s.fail(t, "press_key", map[string]any{"session": sess, "keys": "Ctrl+Bogus"}, "invalidArgument")
 		s.fail(t, "press_key", map[string]any{"session": sess, "keys": "Ctrl+"}, "invalidArgument")
@@ -226,9 +230,9 @@ func TestActStaleAndRestarted(t *testing.T) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "act stale", "--delayed-dialog", "300")
 	s := startMCP(t, d, "", "--allow-input")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
-	submitBefore := findOne(t, s, sess, map[string]any{"name": "Submit", "role": "push button"})
+	submitBefore := findKeyed(t, s, sess, map[string]any{"name": "Submit", "role": "push button"})
 	s.ok(t, "wait_for", map[string]any{"session": sess, "name": "Delayed dialog", "until": "appears", "timeoutMs": 30000})
-	ok := findOne(t, s, sess, map[string]any{"name": "OK", "role": "push button"})
+	ok := findKeyed(t, s, sess, map[string]any{"name": "OK", "role": "push button"})
 	s.ok(t, "click", map[string]any{"session": sess, "element": ok.Ref})
 	until(t, "dialog closed", func(ctx context.Context) (bool, string) {
 		return !liveNamed(ctx, d, app.Bus, "Delayed dialog"), "still open"
@@ -244,7 +248,7 @@ func TestActStaleAndRestarted(t *testing.T) {
 
 	// The UI changed twice (a dialog came and went): an element that stayed
 	// keeps its ref.
-	submit := findOne(t, s, sess, map[string]any{"name": "Submit", "role": "push button"})
+	submit := findKeyed(t, s, sess, map[string]any{"name": "Submit", "role": "push button"})
 	if submit.Ref != submitBefore.Ref {
 		t.Errorf("Submit's ref changed across reads: %s -> %s", submitBefore.Ref, submit.Ref)
 	}
@@ -263,7 +267,7 @@ func TestActGTK4(t *testing.T) {
 	s := startMCP(t, d, "", "--allow-input")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
 
-	entry := findOne(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "interface": "editable"})
+	entry := findKeyed(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "interface": "editable"})
 	s.ok(t, "set_value", map[string]any{"session": sess, "element": entry.Ref, "value": "Grace Hopper"})
 	until(t, "GTK 4 entry text", func(ctx context.Context) (bool, string) {
 		got := liveText(ctx, d, entry.Key)
@@ -277,12 +281,12 @@ func TestActGTK4(t *testing.T) {
 		got := liveText(ctx, d, entry.Key)
 		return got == "Grace Brewster Hopper, née Murray", got
 	})
-	submit := findOne(t, s, sess, map[string]any{"name": "Submit", "role": "push button"})
+	submit := findKeyed(t, s, sess, map[string]any{"name": "Submit", "role": "push button"})
 	s.ok(t, "click", map[string]any{"session": sess, "element": submit.Ref})
 	until(t, "GTK 4 label changed", func(ctx context.Context) (bool, string) {
 		return !liveNamed(ctx, d, app.Bus, "Ready"), "label still Ready"
 	})
-	cb := findOne(t, s, sess, map[string]any{"name": "Remember me", "role": "check box"})
+	cb := findKeyed(t, s, sess, map[string]any{"name": "Remember me", "role": "check box"})
 	was := liveStates(context.Background(), d, cb.Key).Has(platform.StateChecked)
 	out := s.ok(t, "toggle", map[string]any{"session": sess, "element": cb.Ref})
 	if out["method"] != "pointer" {
@@ -302,19 +306,19 @@ func TestActQt5(t *testing.T) {
 	s := startMCP(t, d, "", "--allow-input")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
 
-	entry := findOne(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
+	entry := findKeyed(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
 	s.ok(t, "set_value", map[string]any{"session": sess, "element": entry.Ref, "value": "Alan Turing"})
 	until(t, "Qt line edit", func(ctx context.Context) (bool, string) {
 		got := liveText(ctx, d, entry.Key)
 		return got == "Alan Turing", got
 	})
-	cb := findOne(t, s, sess, map[string]any{"name": "Remember me", "role": "check box"})
+	cb := findKeyed(t, s, sess, map[string]any{"name": "Remember me", "role": "check box"})
 	s.ok(t, "toggle", map[string]any{"session": sess, "element": cb.Ref})
 	until(t, "Qt check box", func(ctx context.Context) (bool, string) {
 		return liveStates(ctx, d, cb.Key).Has(platform.StateChecked), "unchecked"
 	})
 	// As a person would: open it, move down, confirm.
-	combo := findOne(t, s, sess, map[string]any{"role": "combo box"})
+	combo := findKeyed(t, s, sess, map[string]any{"role": "combo box"})
 	s.ok(t, "click", map[string]any{"session": sess, "element": combo.Ref})
 	s.ok(t, "press_key", map[string]any{"session": sess, "keys": "Down"})
 	s.ok(t, "press_key", map[string]any{"session": sess, "keys": "Return"})
@@ -325,7 +329,7 @@ func TestActQt5(t *testing.T) {
 		}
 		return det.Node.Name == "Green", det.Node.Name
 	})
-	dis := findOne(t, s, sess, map[string]any{"name": "Disabled action"})
+	dis := findKeyed(t, s, sess, map[string]any{"name": "Disabled action"})
 	s.fail(t, "click", map[string]any{"session": sess, "element": dis.Ref}, "elementDisabled")
 }
 
@@ -362,7 +366,7 @@ func TestActWithoutWindowManager(t *testing.T) {
 	cmd.Env = desk.Env()
 	s := startMCPCmd(t, cmd)
 	sess := s.connect(t, map[string]any{"pid": p.Pid()})
-	entry := findOne(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
+	entry := findKeyed(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
 	before := ""
 	if det, err := a11y.Element(ctx, entry.Key, atspi.ElementOptions{}); err == nil && det.Text != nil {
 		before = det.Text.Text
@@ -432,7 +436,7 @@ func TestActOffscreen(t *testing.T) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "act offscreen", "--rows", "150")
 	s := startMCP(t, d, "", "--allow-input")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
-	row := findOne(t, s, sess, map[string]any{"name": "Row 140", "nameMatch": "exact"})
+	row := findKeyed(t, s, sess, map[string]any{"name": "Row 140", "nameMatch": "exact"})
 	s.fail(t, "scroll", map[string]any{"session": sess, "element": row.Ref, "direction": "down"}, "offscreen")
 	// Semantic actions need no pointer, so they still work there.
 	out := s.ok(t, "click", map[string]any{"session": sess, "element": row.Ref})

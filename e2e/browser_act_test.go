@@ -63,7 +63,7 @@ func TestBrowserFormTask(t *testing.T) {
 			app := openPage(t, d, b, "form ready", formPage)
 			s := startMCP(t, d, "", "--allow-input")
 			sess := s.connect(t, map[string]any{"pid": app.Pid})
-			find := func(args map[string]any) elem { return findOne(t, s, sess, args) }
+			find := func(args map[string]any) elem { return findKeyed(t, s, sess, args) }
 			name := find(map[string]any{"name": "Full name", "nameMatch": "exact", "role": "entry"})
 			notes := find(map[string]any{"name": "Notes", "nameMatch": "exact", "role": "entry"})
 			news := find(map[string]any{"name": "Newsletter", "nameMatch": "exact", "role": "check box"})
@@ -201,7 +201,7 @@ func TestBrowserBackgroundTab(t *testing.T) {
 			app := openPage(t, d, b, "form ready", formPage)
 			s := startMCP(t, d, "", "--allow-input")
 			sess := s.connect(t, map[string]any{"pid": app.Pid})
-			name := findOne(t, s, sess, map[string]any{"name": "Full name", "nameMatch": "exact", "role": "entry"})
+			name := findKeyed(t, s, sess, map[string]any{"name": "Full name", "nameMatch": "exact", "role": "entry"})
 			s.ok(t, "set_value", map[string]any{"session": sess, "element": name.Ref, "value": "first"})
 			s.ok(t, "press_key", map[string]any{"session": sess, "keys": "Ctrl+t"})
 			until(t, "a new tab in front", func(ctx context.Context) (bool, string) {
@@ -220,7 +220,7 @@ func TestBrowserBackgroundTab(t *testing.T) {
 					t.Errorf("%s into the background tab's field: %v; want a refusal before any input (offscreen or elementGone)", call.tool, out)
 				}
 			}
-			bar := findOne(t, s, sess, b.addressBar)
+			bar := findKeyed(t, s, sess, b.addressBar)
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			if got := liveText(ctx, d, bar.Key); strings.Contains(got, "typed") {

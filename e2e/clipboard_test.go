@@ -23,8 +23,8 @@ func TestClipboardOutOfApps(t *testing.T) {
 	mp := d.Launch(t, append(freshHome(t), "mousepad")...)
 	s := startMCP(t, d, "", "--allow-input", "--apps", "mousepad")
 	sess := s.connect(t, map[string]any{"pid": mp.Pid})
-	doc := findOne(t, s, sess, map[string]any{"role": "text", "states": []string{"editable", "focused"}})
-	paste := findOne(t, s, sess, map[string]any{"name": "Paste", "nameMatch": "exact", "role": "menu item"})
+	doc := findKeyed(t, s, sess, map[string]any{"role": "text", "states": []string{"editable", "focused"}})
+	paste := findKeyed(t, s, sess, map[string]any{"name": "Paste", "nameMatch": "exact", "role": "menu item"})
 
 	s.fail(t, "press", map[string]any{"session": sess, "element": doc.Ref, "button": 2}, "clipboardNotAllowed")
 	s.fail(t, "invoke", map[string]any{"session": sess, "element": paste.Ref}, "clipboardNotAllowed")
@@ -47,7 +47,7 @@ func TestClipboardOutOfApps(t *testing.T) {
 	// button pastes the other application's PRIMARY.
 	open := startMCP(t, d, "", "--allow-input", "--apps", "mousepad", "--allow-clipboard")
 	sess = open.connect(t, map[string]any{"pid": mp.Pid})
-	doc = findOne(t, open, sess, map[string]any{"role": "text", "states": []string{"editable"}})
+	doc = findKeyed(t, open, sess, map[string]any{"role": "text", "states": []string{"editable"}})
 	open.ok(t, "press", map[string]any{"session": sess, "element": doc.Ref, "button": 2})
 	open.ok(t, "release", map[string]any{"session": sess})
 	until(t, "the middle button pasted PRIMARY", func(ctx context.Context) (bool, string) {

@@ -247,7 +247,7 @@ func TestConsentApproved(t *testing.T) {
 	}
 	s.waitNoDialog(t)
 	s.ok(t, "get_a11y_tree", map[string]any{"session": sess})
-	submit := findOne(t, s.mcpServer, sess, map[string]any{"name": "Submit", "role": "push button"})
+	submit := findKeyed(t, s.mcpServer, sess, map[string]any{"name": "Submit", "role": "push button"})
 	s.fail(t, "click", map[string]any{"session": sess, "element": submit.Ref}, "consentDenied")
 	s.fail(t, "type_text", map[string]any{"session": sess, "text": "x"}, "consentDenied")
 	s.fail(t, "window_action", map[string]any{"session": sess, "action": "minimize"}, "consentDenied")
@@ -265,7 +265,7 @@ func TestConsentApproved(t *testing.T) {
 		t.Fatalf("connect after Allow reading and acting: %v", out)
 	}
 	s.waitNoDialog(t)
-	submit = findOne(t, s.mcpServer, sess, map[string]any{"name": "Submit", "role": "push button"})
+	submit = findKeyed(t, s.mcpServer, sess, map[string]any{"name": "Submit", "role": "push button"})
 	s.ok(t, "invoke", map[string]any{"session": sess, "element": submit.Ref})
 }
 
@@ -338,7 +338,7 @@ func TestConsentHTTPPerToken(t *testing.T) {
 		t.Fatalf("connect after Allow reading and acting: %v", out)
 	}
 	alice.waitNoDialog(t)
-	entry := findOne(t, alice.mcpServer, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
+	entry := findKeyed(t, alice.mcpServer, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
 
 	bob := consentServer{p.client(t, "bob-0123456789abcdef0", ""), pid}
 	denied := bob.callAsync("connect", map[string]any{"pid": asked.Pid})

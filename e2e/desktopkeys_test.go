@@ -143,7 +143,7 @@ func TestDesktopKeysHeldTyping(t *testing.T) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "desktop keys typing")
 	s := startMCP(t, d, "", "--allow-input")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
-	entry := findOne(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
+	entry := findKeyed(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
 	s.ok(t, "set_value", map[string]any{"session": sess, "element": entry.Ref, "value": "start"})
 	s.ok(t, "key_down", map[string]any{"session": sess, "key": "Alt"})
 	win := activeWindow(t, d)
@@ -198,8 +198,8 @@ func TestBrowserHeldKeysRefused(t *testing.T) {
 			app := openPage(t, d, b, "form ready", formPage)
 			s := startMCP(t, d, "", "--allow-input")
 			sess := s.connect(t, map[string]any{"pid": app.Pid})
-			name := findOne(t, s, sess, map[string]any{"name": "Full name", "nameMatch": "exact", "role": "entry"})
-			green := findOne(t, s, sess, map[string]any{"name": "Green", "nameMatch": "exact", "role": "menu item"})
+			name := findKeyed(t, s, sess, map[string]any{"name": "Full name", "nameMatch": "exact", "role": "entry"})
+			green := findKeyed(t, s, sess, map[string]any{"name": "Green", "nameMatch": "exact", "role": "menu item"})
 			held, call, args := []string{"Alt"}, "set_value", map[string]any{"session": sess, "element": name.Ref, "value": "a\tb"}
 			okArgs := map[string]any{"session": sess, "element": name.Ref, "value": "ab"} // a Tab typed leaves the field
 			if b.name == "firefox" {
@@ -246,7 +246,7 @@ func TestDesktopKeysHeldPointer(t *testing.T) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "desktop keys pointer", "--rows", "30")
 	s := startMCP(t, d, "", "--allow-input")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
-	row := findOne(t, s, sess, map[string]any{"name": "Row 2", "nameMatch": "exact", "role": "table cell"})
+	row := findKeyed(t, s, sess, map[string]any{"name": "Row 2", "nameMatch": "exact", "role": "table cell"})
 	desk := rootProp(t, d, "_NET_CURRENT_DESKTOP")
 	t.Cleanup(func() {
 		if rootProp(t, d, "_NET_CURRENT_DESKTOP") != desk {

@@ -77,7 +77,7 @@ func (m *matrixApp) act(t *testing.T, tool string, args map[string]any, windows 
 // then shows. It returns the dialog's window id.
 func (m *matrixApp) opens(t *testing.T, tool, opener, title, role string, prefix bool) string {
 	t.Helper()
-	btn := findOne(t, m.s, m.sess, map[string]any{"name": opener, "nameMatch": "exact", "role": "push button"})
+	btn := findKeyed(t, m.s, m.sess, map[string]any{"name": opener, "nameMatch": "exact", "role": "push button"})
 	a := m.act(t, tool, map[string]any{"element": btn.Ref}, true)
 	var w effectWindow
 	ok := false
@@ -141,7 +141,7 @@ func (m *matrixApp) closed(t *testing.T, what string, a actEffects, id, title st
 // says has the focus.
 func (m *matrixApp) focusMoves(t *testing.T, entryRole, next string) {
 	t.Helper()
-	entry := findOne(t, m.s, m.sess, map[string]any{"name": "Effects entry", "nameMatch": "exact", "role": entryRole})
+	entry := findKeyed(t, m.s, m.sess, map[string]any{"name": "Effects entry", "nameMatch": "exact", "role": entryRole})
 	a := m.act(t, "focus", map[string]any{"element": entry.Ref}, false)
 	m.focused(t, "Effects entry")
 	if f := a.Effects.Focus; f == nil || f.Name != "Effects entry" || f.Role != entryRole || f.Ref != entry.Ref {
@@ -164,7 +164,7 @@ func (m *matrixApp) focusMoves(t *testing.T, entryRole, next string) {
 // says it is gone.
 func (m *matrixApp) gone(t *testing.T, tool string) {
 	t.Helper()
-	btn := findOne(t, m.s, m.sess, map[string]any{"name": "Remove me", "nameMatch": "exact", "role": "push button"})
+	btn := findKeyed(t, m.s, m.sess, map[string]any{"name": "Remove me", "nameMatch": "exact", "role": "push button"})
 	a := m.act(t, tool, map[string]any{"element": btn.Ref}, false)
 	m.removed(t)
 	if !a.Effects.Gone {
@@ -185,7 +185,7 @@ func TestEffectsMatrix(t *testing.T) {
 		t.Run("dialog", func(t *testing.T) {
 			id := m.opens(t, "click", "Open dialog", "Effects dialog", "dialog", false)
 			log.await(t, "dialog-open", 1)
-			closeBtn := findOne(t, s, m.sess, map[string]any{"name": "Close", "nameMatch": "exact", "role": "push button"})
+			closeBtn := findKeyed(t, s, m.sess, map[string]any{"name": "Close", "nameMatch": "exact", "role": "push button"})
 			a := m.act(t, "click", map[string]any{"element": closeBtn.Ref}, true)
 			log.await(t, "dialog-closed", 1)
 			m.closed(t, "click Close", a, id, "Effects dialog", false)
@@ -197,11 +197,11 @@ func TestEffectsMatrix(t *testing.T) {
 		t.Run("gone", func(t *testing.T) { m.gone(t, "invoke") })
 		t.Run("other tools", func(t *testing.T) {
 			ctx := context.Background()
-			cb := findOne(t, s, m.sess, map[string]any{"name": "Remember me", "role": "check box"})
+			cb := findKeyed(t, s, m.sess, map[string]any{"name": "Remember me", "role": "check box"})
 			m.act(t, "toggle", map[string]any{"element": cb.Ref}, false)
 			log.await(t, "toggled Remember me True", 1)
 
-			spin := findOne(t, s, m.sess, map[string]any{"name": "Count", "role": "spin button"})
+			spin := findKeyed(t, s, m.sess, map[string]any{"name": "Count", "role": "spin button"})
 			m.act(t, "set_value", map[string]any{"element": spin.Ref, "value": "42"}, false)
 			until(t, "Count holds 42", func(ctx context.Context) (bool, string) {
 				v, got := liveValue(ctx, d, spin.Key)
@@ -209,15 +209,15 @@ func TestEffectsMatrix(t *testing.T) {
 			})
 
 			// The combo box's menu opens and closes within the action.
-			combo := findOne(t, s, m.sess, map[string]any{"name": "Color", "role": "combo box"})
-			green := findOne(t, s, m.sess, map[string]any{"name": "Green", "role": "menu item"})
+			combo := findKeyed(t, s, m.sess, map[string]any{"name": "Color", "role": "combo box"})
+			green := findKeyed(t, s, m.sess, map[string]any{"name": "Green", "role": "menu item"})
 			m.act(t, "select", map[string]any{"element": green.Ref}, false)
 			until(t, "Green selected", func(ctx context.Context) (bool, string) {
 				sel, err := d.A11y.SelectedChildren(ctx, combo.Key)
 				return err == nil && len(sel) == 1 && sel[0] == green.Key, fmt.Sprint(sel, err)
 			})
 
-			row := findOne(t, s, m.sess, map[string]any{"name": "Fruits", "nameMatch": "exact", "role": "table cell"})
+			row := findKeyed(t, s, m.sess, map[string]any{"name": "Fruits", "nameMatch": "exact", "role": "table cell"})
 			m.act(t, "set_expanded", map[string]any{"element": row.Ref, "expanded": true}, false)
 			until(t, "Fruits expanded", func(ctx context.Context) (bool, string) {
 				st := liveStates(ctx, d, row.Key)
@@ -228,7 +228,7 @@ func TestEffectsMatrix(t *testing.T) {
 			// to it (the combo box's menu took it meanwhile): a focus
 			// reported is the entry's. (GTK selects an entry's text when
 			// it takes the focus, so what it held may be typed over.)
-			entry := findOne(t, s, m.sess, map[string]any{"name": "Effects entry", "nameMatch": "exact", "role": "text"})
+			entry := findKeyed(t, s, m.sess, map[string]any{"name": "Effects entry", "nameMatch": "exact", "role": "text"})
 			a := m.act(t, "type_text", map[string]any{"element": entry.Ref, "text": " more"}, false)
 			m.focused(t, "Effects entry")
 			if f := a.Effects.Focus; f != nil && (f.Name != "Effects entry" || f.Ref != entry.Ref) || a.Effects.Gone {
@@ -247,7 +247,7 @@ func TestEffectsMatrix(t *testing.T) {
 				t.Errorf("press_key End in the focused entry: effects %+v; nothing moved", *a.Effects)
 			}
 
-			rows := findOne(t, s, m.sess, map[string]any{"name": "Rows", "nameMatch": "exact", "role": "table"})
+			rows := findKeyed(t, s, m.sess, map[string]any{"name": "Rows", "nameMatch": "exact", "role": "table"})
 			a = m.act(t, "scroll", map[string]any{"element": rows.Ref, "direction": "down", "amount": 5}, false)
 			log.await(t, "scrolled Rows", 1)
 			if a.Effects.Gone {
@@ -317,7 +317,7 @@ func TestEffectsMatrix(t *testing.T) {
 			// The popup's page, not the browser's own "Close" buttons (a
 			// tab's).
 			doc := appears(t, s, m.sess, "the popup's page", map[string]any{"name": "Effects dialog", "nameMatch": "exact", "role": "document web"})
-			closeBtn := findOne(t, s, m.sess, map[string]any{"name": "Close", "nameMatch": "exact", "role": "push button", "within": doc.Ref})
+			closeBtn := findKeyed(t, s, m.sess, map[string]any{"name": "Close", "nameMatch": "exact", "role": "push button", "within": doc.Ref})
 			a := m.act(t, "click", map[string]any{"element": closeBtn.Ref}, true)
 			m.closed(t, "click Close", a, id, "Effects dialog", true)
 		})

@@ -129,7 +129,7 @@ func TestEffectsQtModalDialogs(t *testing.T) {
 
 	// A button: Qt answers its Press at once and runs the click after.
 	// Observed, it also says what the tree gained, with refs to act on.
-	btn := findOne(t, s, sess, map[string]any{"name": "Open Settings", "role": "push button"})
+	btn := findKeyed(t, s, sess, map[string]any{"name": "Open Settings", "role": "push button"})
 	a := acted(t, "click Open Settings", s.ok(t, "click", map[string]any{"session": sess, "element": btn.Ref, "observe": true}))
 	if w, ok := findWindow(a.Effects.WindowsOpened, "Settings"); !ok || w.Role != "dialog" {
 		t.Errorf("click Open Settings: effects.windowsOpened %+v; want the dialog \"Settings\"", a.Effects.WindowsOpened)
@@ -154,9 +154,9 @@ func TestEffectsQtModalDialogs(t *testing.T) {
 	}
 
 	// The menu item: its reply waits for the dialog to close.
-	file := findOne(t, s, sess, map[string]any{"name": "File", "role": "menu item"})
+	file := findKeyed(t, s, sess, map[string]any{"name": "File", "role": "menu item"})
 	s.ok(t, "click", map[string]any{"session": sess, "element": file.Ref})
-	save := findOne(t, s, sess, map[string]any{"name": "Save As...", "role": "menu item"})
+	save := findKeyed(t, s, sess, map[string]any{"name": "Save As...", "role": "menu item"})
 	out := s.call(t, "click", map[string]any{"session": sess, "element": save.Ref})
 	if out["ok"] != true {
 		t.Fatalf("click Save As...: %v (the dialog opened %d times)", out, logCount(t, log, "exec Save File"))
@@ -179,7 +179,7 @@ func TestEffectsQtModalDialogs(t *testing.T) {
 	})
 
 	// invoke on a menu item of the closed menu: the same.
-	settings := findOne(t, s, sess, map[string]any{"name": "Settings...", "role": "menu item"})
+	settings := findKeyed(t, s, sess, map[string]any{"name": "Settings...", "role": "menu item"})
 	out = s.call(t, "invoke", map[string]any{"session": sess, "element": settings.Ref, "timeoutMs": 2000})
 	if out["ok"] != true {
 		t.Fatalf("invoke Settings...: %v (the dialog opened %d times)", out, logCount(t, log, "exec Settings"))
@@ -193,13 +193,13 @@ func TestEffectsQtModalDialogs(t *testing.T) {
 
 	// Held input says what it caused too: the button's click comes with
 	// the release.
-	closeBtn = findOne(t, s, sess, map[string]any{"name": "Close", "role": "push button"})
+	closeBtn = findKeyed(t, s, sess, map[string]any{"name": "Close", "role": "push button"})
 	s.ok(t, "click", map[string]any{"session": sess, "element": closeBtn.Ref})
 	until(t, "the Settings dialog closed", func(context.Context) (bool, string) {
 		return logCount(t, log, "done Settings") == 2, "still open"
 	})
 	// A point and a held key name the window they went to.
-	hist := findOne(t, s, sess, map[string]any{"name": "History", "role": "text"})
+	hist := findKeyed(t, s, sess, map[string]any{"name": "History", "role": "text"})
 	at := map[string]any{"session": sess, "x": hist.Bounds.X + hist.Bounds.Width/2, "y": hist.Bounds.Y + hist.Bounds.Height/2}
 	a = acted(t, "press at a point", s.ok(t, "press", at))
 	if a.Window == nil || a.Window.Title != "uiscope Qt5 dialogs" || a.Window.Role != "frame" {
@@ -231,7 +231,7 @@ func TestEffectsQtSubmittingField(t *testing.T) {
 	s := startMCP(t, d, "", "--allow-input")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
 
-	expr := findOne(t, s, sess, map[string]any{"name": "Expression", "role": "text"})
+	expr := findKeyed(t, s, sess, map[string]any{"name": "Expression", "role": "text"})
 	out := s.call(t, "type_text", map[string]any{"session": sess, "element": expr.Ref, "text": "12*7\n"})
 	if out["ok"] != true {
 		t.Fatalf("type_text 12*7 and Enter: %v (evaluated %d times)", out, logCount(t, log, "eval 12*7 = 84"))
@@ -267,8 +267,8 @@ func TestEffectsGTK4Settle(t *testing.T) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk4_fixture.py"), "--replace", "--log", log)
 	s := startMCP(t, d, "", "--allow-input")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
-	doc := findOne(t, s, sess, map[string]any{"name": "Document"})
-	btn := findOne(t, s, sess, map[string]any{"name": "Replace All", "role": "push button"})
+	doc := findKeyed(t, s, sess, map[string]any{"name": "Document"})
+	btn := findKeyed(t, s, sess, map[string]any{"name": "Replace All", "role": "push button"})
 	s.ok(t, "click", map[string]any{"session": sess, "element": btn.Ref})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

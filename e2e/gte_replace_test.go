@@ -23,16 +23,16 @@ func TestEffectsTextEditorReplaceAll(t *testing.T) {
 	s := startMCP(t, d, "", "--allow-input")
 	defer s.logCost(t, "gnome-text-editor replace all")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
-	doc := findOne(t, s, sess, map[string]any{"role": "text", "states": []string{"editable"}})
+	doc := findKeyed(t, s, sess, map[string]any{"role": "text", "states": []string{"editable"}})
 	s.ok(t, "type_text", map[string]any{"session": sess, "element": doc.Ref, "text": "one two one two one"})
 	s.ok(t, "press_key", map[string]any{"session": sess, "keys": "Ctrl+h"})
 	// Ctrl+H puts the focus in the search field.
 	s.ok(t, "type_text", map[string]any{"session": sess, "text": "one"})
-	replace := findOne(t, s, sess, map[string]any{"name": "GtkEntry", "role": "text", "states": []string{"editable"}})
+	replace := findKeyed(t, s, sess, map[string]any{"name": "GtkEntry", "role": "text", "states": []string{"editable"}})
 	s.ok(t, "set_value", map[string]any{"session": sess, "element": replace.Ref, "value": "1"})
 	var all elem
 	until(t, "Replace All enabled", func(context.Context) (bool, string) {
-		all = findOne(t, s, sess, map[string]any{"name": "Replace All", "nameMatch": "contains", "role": "push button"})
+		all = findKeyed(t, s, sess, map[string]any{"name": "Replace All", "nameMatch": "contains", "role": "push button"})
 		return !slices.Contains(all.States, "disabled") && slices.Contains(all.States, "sensitive"), "states " + fmtStates(all.States)
 	})
 	s.ok(t, "click", map[string]any{"session": sess, "element": all.Ref})

@@ -49,7 +49,7 @@ func TestGuardInteractOnly(t *testing.T) {
 		s.refused(t, not, map[string]any{"session": "x", "text": "x", "keys": "Enter"})
 	}
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
-	entry := findOne(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
+	entry := findKeyed(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
 	out := s.ok(t, "set_value", map[string]any{"session": sess, "element": entry.Ref, "value": "Grace"})
 	if out["method"] != "semantic" {
 		t.Errorf("set_value without keyboard: method %v", out["method"])
@@ -99,13 +99,13 @@ func TestGuardAuditNoSecret(t *testing.T) {
 	s := startMCP(t, d, "", "--allow-input", "--audit-log", path)
 	const secret = "audit-secret-Zq81x"
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
-	entry := findOne(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
+	entry := findKeyed(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
 	s.ok(t, "type_text", map[string]any{"session": sess, "element": entry.Ref, "text": secret})
 	until(t, "typed secret", func(ctx context.Context) (bool, string) {
 		got := liveText(ctx, d, entry.Key)
 		return strings.Contains(got, secret), got
 	})
-	pw := findOne(t, s, sess, map[string]any{"role": "password text"})
+	pw := findKeyed(t, s, sess, map[string]any{"role": "password text"})
 	s.call(t, "set_value", map[string]any{"session": sess, "element": pw.Ref, "value": secret + "-pw"})
 	s.ok(t, "get_element_properties", map[string]any{"session": sess, "element": entry.Ref})
 	s.ok(t, "press_key", map[string]any{"session": sess, "element": entry.Ref, "keys": "Ctrl+a"})

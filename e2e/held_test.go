@@ -70,7 +70,7 @@ func TestHeldShiftRangeSelection(t *testing.T) {
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
 	rows := map[int]elem{}
 	for _, i := range []int{2, 3, 4} {
-		rows[i] = findOne(t, s, sess, map[string]any{"name": fmt.Sprintf("Row %d", i), "nameMatch": "exact", "role": "table cell"})
+		rows[i] = findKeyed(t, s, sess, map[string]any{"name": fmt.Sprintf("Row %d", i), "nameMatch": "exact", "role": "table cell"})
 	}
 	click := func(el elem) {
 		s.ok(t, "press", map[string]any{"session": sess, "element": el.Ref})
@@ -106,7 +106,7 @@ func TestHeldDragGTK3Slider(t *testing.T) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "held drag")
 	s := startMCP(t, d, "", "--allow-input")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
-	vol := findOne(t, s, sess, map[string]any{"name": "Volume", "role": "slider"})
+	vol := findKeyed(t, s, sess, map[string]any{"name": "Volume", "role": "slider"})
 	b := vol.Bounds
 	if b == nil || b.Width < 50 {
 		t.Fatalf("the slider's bounds %+v are too small to drag along", b)
@@ -265,7 +265,7 @@ func holdVolumeAndShift(t *testing.T, d *testdesk.Desk, title string) *exec.Cmd 
 	cmd.Env = d.Env()
 	s := startMCPCmd(t, cmd)
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
-	vol := findOne(t, s, sess, map[string]any{"name": "Volume", "role": "slider"})
+	vol := findKeyed(t, s, sess, map[string]any{"name": "Volume", "role": "slider"})
 	s.ok(t, "press", map[string]any{"session": sess, "element": vol.Ref})
 	s.ok(t, "key_down", map[string]any{"session": sess, "key": "Shift"})
 	if b, k := buttonsDown(t, d), keysDown(t, d); !slices.Contains(b, 1) || len(k) == 0 {

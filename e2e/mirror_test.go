@@ -73,7 +73,7 @@ func TestMCPMirrorGTK3(t *testing.T) {
 	}
 	held("unchanged")
 
-	cb := findOne(t, s, sess, map[string]any{"name": "Remember me", "role": "check box"})
+	cb := findKeyed(t, s, sess, map[string]any{"name": "Remember me", "role": "check box"})
 	was := liveStates(context.Background(), d, cb.Key).Has(platform.StateChecked)
 	s.ok(t, "toggle", map[string]any{"session": sess, "element": cb.Ref})
 	until(t, "check box flipped", func(ctx context.Context) (bool, string) {
@@ -90,9 +90,9 @@ func TestMCPMirrorGTK3(t *testing.T) {
 		t.Fatalf("the session's tree does not show the toggle: %+v", box)
 	}
 
-	entry := findOne(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
+	entry := findKeyed(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
 	s.ok(t, "set_value", map[string]any{"session": sess, "element": entry.Ref, "value": "Grace"})
-	submit := findOne(t, s, sess, map[string]any{"name": "Submit", "role": "push button"})
+	submit := findKeyed(t, s, sess, map[string]any{"name": "Submit", "role": "push button"})
 	s.ok(t, "click", map[string]any{"session": sess, "element": submit.Ref})
 	until(t, "status label", func(ctx context.Context) (bool, string) {
 		return liveNamed(ctx, d, app.Bus, "Submitted: Grace"), "no such label"

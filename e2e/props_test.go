@@ -94,7 +94,7 @@ func TestEditablePropertiesGTK3(t *testing.T) {
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
 
 	t.Run("entry", func(t *testing.T) {
-		el := findOne(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
+		el := findKeyed(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
 		s.ok(t, "set_value", map[string]any{"session": sess, "element": el.Ref, "value": "Ada"})
 		until(t, "entry text", func(ctx context.Context) (bool, string) {
 			got := liveText(ctx, d, el.Key)
@@ -110,7 +110,7 @@ func TestEditablePropertiesGTK3(t *testing.T) {
 		}
 	})
 	t.Run("password", func(t *testing.T) {
-		el := findOne(t, s, sess, map[string]any{"role": "password text"})
+		el := findKeyed(t, s, sess, map[string]any{"role": "password text"})
 		p := editable(t, s, sess, el.Ref)
 		desc, val := p.need(t, "text", "string")
 		if !desc.Redacted || !val.Redacted || val.Value != nil {
@@ -121,7 +121,7 @@ func TestEditablePropertiesGTK3(t *testing.T) {
 		}
 	})
 	t.Run("spin button", func(t *testing.T) {
-		el := findOne(t, s, sess, map[string]any{"name": "Count", "role": "spin button"})
+		el := findKeyed(t, s, sess, map[string]any{"name": "Count", "role": "spin button"})
 		p := editable(t, s, sess, el.Ref)
 		desc, val := p.need(t, "value", "integer")
 		app := appDetails(t, d, el.Key).Value
@@ -134,7 +134,7 @@ func TestEditablePropertiesGTK3(t *testing.T) {
 		}
 	})
 	t.Run("check button", func(t *testing.T) {
-		el := findOne(t, s, sess, map[string]any{"name": "Remember me", "role": "check box"})
+		el := findKeyed(t, s, sess, map[string]any{"name": "Remember me", "role": "check box"})
 		p := editable(t, s, sess, el.Ref)
 		desc, val := p.need(t, "checked", "boolean")
 		if !desc.Writable || desc.Type != "boolean" {
@@ -150,7 +150,7 @@ func TestEditablePropertiesGTK3(t *testing.T) {
 	})
 	t.Run("combo box", func(t *testing.T) {
 		s.ok(t, "get_a11y_tree", map[string]any{"session": sess, "view": "raw"})
-		el := findOne(t, s, sess, map[string]any{"role": "combo box"})
+		el := findKeyed(t, s, sess, map[string]any{"role": "combo box"})
 		p := editable(t, s, sess, el.Ref)
 		desc, val := p.need(t, "choice", "enum")
 		if !slices.Equal(desc.Choices, []string{"Red", "Green", "Blue"}) {
@@ -165,7 +165,7 @@ func TestEditablePropertiesGTK3(t *testing.T) {
 		}
 	})
 	t.Run("set and clear text", func(t *testing.T) {
-		el := findOne(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
+		el := findKeyed(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
 		desc, _ := editable(t, s, sess, el.Ref).need(t, "text", "string")
 		out := s.ok(t, "set_property", map[string]any{"session": sess, "element": el.Ref, "descriptorId": desc.DescriptorID, "value": "Grace Hopper"})
 		if got := liveText(context.Background(), d, el.Key); got != "Grace Hopper" {
@@ -184,7 +184,7 @@ func TestEditablePropertiesGTK3(t *testing.T) {
 		s.fail(t, "set_property", map[string]any{"session": sess, "element": el.Ref, "descriptorId": desc.DescriptorID, "value": 12}, "invalidArgument")
 	})
 	t.Run("set number", func(t *testing.T) {
-		el := findOne(t, s, sess, map[string]any{"name": "Count", "role": "spin button"})
+		el := findKeyed(t, s, sess, map[string]any{"name": "Count", "role": "spin button"})
 		desc, _ := editable(t, s, sess, el.Ref).need(t, "value", "integer")
 		out := s.ok(t, "set_property", map[string]any{"session": sess, "element": el.Ref, "descriptorId": desc.DescriptorID, "value": 42})
 		if got := appDetails(t, d, el.Key).Value.Current; got != 42 {
@@ -198,7 +198,7 @@ func TestEditablePropertiesGTK3(t *testing.T) {
 		s.fail(t, "clear_property", map[string]any{"session": sess, "element": el.Ref, "descriptorId": desc.DescriptorID}, "notClearable")
 	})
 	t.Run("set boolean", func(t *testing.T) {
-		el := findOne(t, s, sess, map[string]any{"name": "Remember me", "role": "check box"})
+		el := findKeyed(t, s, sess, map[string]any{"name": "Remember me", "role": "check box"})
 		desc, _ := editable(t, s, sess, el.Ref).need(t, "checked", "boolean")
 		for _, want := range []bool{true, false} {
 			out := s.ok(t, "set_property", map[string]any{"session": sess, "element": el.Ref, "descriptorId": desc.DescriptorID, "value": want})
@@ -212,7 +212,7 @@ func TestEditablePropertiesGTK3(t *testing.T) {
 	})
 	t.Run("set enum", func(t *testing.T) {
 		s.ok(t, "get_a11y_tree", map[string]any{"session": sess, "view": "raw"})
-		el := findOne(t, s, sess, map[string]any{"role": "combo box"})
+		el := findKeyed(t, s, sess, map[string]any{"role": "combo box"})
 		desc, _ := editable(t, s, sess, el.Ref).need(t, "choice", "enum")
 		out := s.ok(t, "set_property", map[string]any{"session": sess, "element": el.Ref, "descriptorId": desc.DescriptorID, "value": "Blue"})
 		keys, err := d.A11y.SelectedChildren(context.Background(), el.Key)
@@ -225,7 +225,7 @@ func TestEditablePropertiesGTK3(t *testing.T) {
 		s.fail(t, "set_property", map[string]any{"session": sess, "element": el.Ref, "descriptorId": desc.DescriptorID, "value": "Purple"}, "invalidArgument")
 	})
 	t.Run("tree row", func(t *testing.T) {
-		row := findOne(t, s, sess, map[string]any{"name": "Row 2", "nameMatch": "exact", "role": "table cell"})
+		row := findKeyed(t, s, sess, map[string]any{"name": "Row 2", "nameMatch": "exact", "role": "table cell"})
 		p := editable(t, s, sess, row.Ref)
 		desc, val := p.need(t, "selected", "boolean")
 		if want := liveStates(context.Background(), d, row.Key).Has(platform.StateSelected); val.Value != want {
@@ -240,18 +240,18 @@ func TestEditablePropertiesGTK3(t *testing.T) {
 		}
 	})
 	t.Run("refused descriptors", func(t *testing.T) {
-		el := findOne(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
-		cb := findOne(t, s, sess, map[string]any{"name": "Remember me", "role": "check box"})
+		el := findKeyed(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
+		cb := findKeyed(t, s, sess, map[string]any{"name": "Remember me", "role": "check box"})
 		text, _ := editable(t, s, sess, el.Ref).need(t, "text", "string")
 		checked, _ := editable(t, s, sess, cb.Ref).need(t, "checked", "boolean")
 		s.fail(t, "set_property", map[string]any{"session": sess, "element": el.Ref, "descriptorId": "p0000000000000000", "value": "x"}, "unknownDescriptor")
 		s.fail(t, "set_property", map[string]any{"session": sess, "element": el.Ref, "descriptorId": checked.DescriptorID, "value": "x"}, "descriptorMismatch")
 		other := s.connect(t, map[string]any{"pid": app.Pid})
-		el2 := findOne(t, s, other, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
+		el2 := findKeyed(t, s, other, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
 		s.fail(t, "set_property", map[string]any{"session": other, "element": el2.Ref, "descriptorId": text.DescriptorID, "value": "x"}, "unknownDescriptor")
 
 		// The entry changes: locked, it is no longer editable.
-		lock := findOne(t, s, sess, map[string]any{"name": "Lock name", "role": "check box"})
+		lock := findKeyed(t, s, sess, map[string]any{"name": "Lock name", "role": "check box"})
 		s.ok(t, "toggle", map[string]any{"session": sess, "element": lock.Ref})
 		until(t, "entry locked", func(ctx context.Context) (bool, string) {
 			st := liveStates(ctx, d, el.Key)
@@ -285,7 +285,7 @@ func TestEditablePropertiesGTK4(t *testing.T) {
 	s := startMCP(t, d, "", "--allow-input")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
 
-	el := findOne(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "interface": "editable"})
+	el := findKeyed(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "interface": "editable"})
 	p := editable(t, s, sess, el.Ref)
 	desc, val := p.need(t, "text", "string")
 	if !desc.Writable || !desc.Clearable {
@@ -302,7 +302,7 @@ func TestEditablePropertiesGTK4(t *testing.T) {
 	if got := liveText(context.Background(), d, el.Key); got != "" {
 		t.Errorf("after clear_property the GTK 4 entry holds %q", got)
 	}
-	cb := findOne(t, s, sess, map[string]any{"name": "Remember me", "role": "check box"})
+	cb := findKeyed(t, s, sess, map[string]any{"name": "Remember me", "role": "check box"})
 	_, cval := editable(t, s, sess, cb.Ref).need(t, "checked", "boolean")
 	if want := appDetails(t, d, cb.Key).Node.States.Has(platform.StateChecked); cval.Value != want {
 		t.Errorf("GTK 4 checked %v, the app says %v", cval.Value, want)
@@ -315,7 +315,7 @@ func TestEditablePropertiesQt5(t *testing.T) {
 	s := startMCP(t, d, "", "--allow-input")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
 
-	cb := findOne(t, s, sess, map[string]any{"name": "Remember me", "role": "check box"})
+	cb := findKeyed(t, s, sess, map[string]any{"name": "Remember me", "role": "check box"})
 	desc, val := editable(t, s, sess, cb.Ref).need(t, "checked", "boolean")
 	if !desc.Writable {
 		t.Errorf("Qt 5 check box descriptor %+v", desc)
@@ -323,7 +323,7 @@ func TestEditablePropertiesQt5(t *testing.T) {
 	if want := appDetails(t, d, cb.Key).Node.States.Has(platform.StateChecked); val.Value != want {
 		t.Errorf("Qt 5 checked %v, the app says %v", val.Value, want)
 	}
-	el := findOne(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
+	el := findKeyed(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
 	tdesc, tval := editable(t, s, sess, el.Ref).need(t, "text", "string")
 	if want := appDetails(t, d, el.Key).Text.Text; tval.Value != want || !tdesc.Clearable {
 		t.Errorf("Qt 5 line edit %+v %+v, the app holds %q", tdesc, tval, want)

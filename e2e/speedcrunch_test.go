@@ -22,8 +22,8 @@ func TestTaskSpeedCrunch(t *testing.T) {
 	s := startMCP(t, d, "", "--allow-input")
 	defer s.logCost(t, "speedcrunch")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
-	field := findOne(t, s, sess, map[string]any{"role": "text", "states": []string{"editable"}})
-	history := findOne(t, s, sess, map[string]any{"role": "text", "states": []string{"!editable"}})
+	field := findKeyed(t, s, sess, map[string]any{"role": "text", "states": []string{"editable"}})
+	history := findKeyed(t, s, sess, map[string]any{"role": "text", "states": []string{"!editable"}})
 	out := s.ok(t, "type_text", map[string]any{"session": sess, "element": field.Ref, "text": "12*7\n"})
 	if out["verified"] == true {
 		t.Errorf("type_text with a submitting Enter says verified, though the field no longer holds the text: %v", out)

@@ -108,7 +108,7 @@ func TestReadTableCalc(t *testing.T) {
 	})
 
 	t.Run("cli", func(t *testing.T) {
-		key := findOne(t, s, session, map[string]any{"role": "table", "name": "Sheet", "nameMatch": "contains"}).Key
+		key := findKeyed(t, s, session, map[string]any{"role": "table", "name": "Sheet", "nameMatch": "contains"}).Key
 		r := runCLI(t, d, 120*time.Second, "table", "--pid", strconv.Itoa(app.Pid), "--element", key, "--rows", "250:252", "--columns", "0:3")
 		if r.code != 0 {
 			t.Fatalf("uiscope table: exit %d\n%s", r.code, r.stderr)
@@ -125,7 +125,7 @@ func TestReadTableCalc(t *testing.T) {
 	})
 
 	t.Run("refused as data", func(t *testing.T) {
-		frame := findOne(t, s, session, map[string]any{"role": "frame"}).Ref
+		frame := findKeyed(t, s, session, map[string]any{"role": "frame"}).Ref
 		out := s.fail(t, "read_table", map[string]any{"session": session, "element": frame, "rows": []int{0, 0}}, "notSupported")
 		if msg, _ := out["error"].(string); !strings.Contains(msg, "find_elements") {
 			t.Errorf("notSupported without what to do: %q", msg)
@@ -233,7 +233,7 @@ func TestReadTableGTK3TreeView(t *testing.T) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--rows", "2500", "--title", "uiscope read_table")
 	s := startMCP(t, d, "")
 	session := s.connect(t, map[string]any{"pid": app.Pid})
-	rows := findOne(t, s, session, map[string]any{"name": "Rows", "nameMatch": "exact", "interface": "table"}).Ref
+	rows := findKeyed(t, s, session, map[string]any{"name": "Rows", "nameMatch": "exact", "interface": "table"}).Ref
 	got, _ := readAll(t, s, session, rows, [2]int{2400, 2499}, [2]int{0, 0})
 	for i, row := range got {
 		if want := fmt.Sprintf("Row %d", 2401+i); len(row) != 1 || row[0] == nil || *row[0] != want {
@@ -244,7 +244,7 @@ func TestReadTableGTK3TreeView(t *testing.T) {
 	if a.RowCount != 2500 || a.ColumnCount != 1 || fmt.Sprint(a.ColumnHeaders) != "[Row]" || len(a.Cells) != 2 || !a.Complete || !strings.Contains(a.Note, "ends at row 2499") {
 		t.Errorf("the list's end: %+v", a)
 	}
-	pw := findOne(t, s, session, map[string]any{"role": "password text"}).Ref
+	pw := findKeyed(t, s, session, map[string]any{"role": "password text"}).Ref
 	_, res, err := s.callRaw(t, "read_table", map[string]any{"session": session, "element": pw, "rows": []int{0, 0}})
 	if err != nil {
 		t.Fatal(err)
@@ -263,7 +263,7 @@ func TestReadTableQt5(t *testing.T) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("qt5_table.py"), "--rows", "3000")
 	s := startMCP(t, d, "")
 	session := s.connect(t, map[string]any{"pid": app.Pid})
-	items := findOne(t, s, session, map[string]any{"name": "Items", "nameMatch": "exact", "interface": "table"}).Ref
+	items := findKeyed(t, s, session, map[string]any{"name": "Items", "nameMatch": "exact", "interface": "table"}).Ref
 	got, _ := readAll(t, s, session, items, [2]int{2900, 2999}, [2]int{0, 2})
 	for i, row := range got {
 		r := 2900 + i
@@ -308,7 +308,7 @@ func TestReadTableBrowsers(t *testing.T) {
 			app := openPage(t, d, b, "Table page", page)
 			s := startMCP(t, d, "")
 			session := s.connect(t, map[string]any{"pid": app.Pid})
-			table := findOne(t, s, session, map[string]any{"role": "table", "interface": "table"}).Ref
+			table := findKeyed(t, s, session, map[string]any{"role": "table", "interface": "table"}).Ref
 			out, res, err := s.callRaw(t, "read_table", map[string]any{"session": session, "element": table, "rows": []int{0, 500}, "timeoutMs": 60000})
 			if err != nil {
 				t.Fatal(err)

@@ -91,7 +91,7 @@ func TestTaskMousepadSaveAs(t *testing.T) {
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
 	dir := t.TempDir()
 
-	doc := findOne(t, s, sess, map[string]any{"role": "text", "states": []string{"editable", "focused"}})
+	doc := findKeyed(t, s, sess, map[string]any{"role": "text", "states": []string{"editable", "focused"}})
 	const lines = "first line of the task\nsecond line, the last"
 	typed := s.ok(t, "type_text", map[string]any{"session": sess, "element": doc.Ref, "text": lines})
 	if text, ok := afterText(typed); !ok || text != lines {
@@ -151,7 +151,7 @@ func TestTaskFirefoxForm(t *testing.T) {
 	// wait for the form, not for a time.
 	appears(t, s, sess, "the User name entry", map[string]any{"name": "User name", "nameMatch": "exact", "role": "entry", "timeoutMs": 60000})
 
-	user := findOne(t, s, sess, map[string]any{"name": "User name", "nameMatch": "exact", "role": "entry"})
+	user := findKeyed(t, s, sess, map[string]any{"name": "User name", "nameMatch": "exact", "role": "entry"})
 	const name = "ada.lovelace@example.org"
 	set := s.ok(t, "set_value", map[string]any{"session": sess, "element": user.Ref, "value": name})
 	if text, ok := afterText(set); !ok || text != name {
@@ -167,21 +167,21 @@ func TestTaskFirefoxForm(t *testing.T) {
 		t.Errorf("get_element_properties after set_value: text %v, want %q", p["text"], name)
 	}
 
-	pass := findOne(t, s, sess, map[string]any{"role": "password text"})
+	pass := findKeyed(t, s, sess, map[string]any{"role": "password text"})
 	const secret = "correct horse battery"
 	out := s.ok(t, "set_value", map[string]any{"session": sess, "element": pass.Ref, "value": secret})
 	if raw := fmt.Sprint(out); strings.Contains(raw, secret) {
 		t.Errorf("set_value on a password field echoes it: %s", raw)
 	}
 
-	remember := findOne(t, s, sess, map[string]any{"name": "Remember me", "role": "check box"})
+	remember := findKeyed(t, s, sess, map[string]any{"name": "Remember me", "role": "check box"})
 	s.ok(t, "toggle", map[string]any{"session": sess, "element": remember.Ref})
 	props = s.ok(t, "get_element_properties", map[string]any{"session": sess, "element": remember.Ref})
 	if p, _ := props["properties"].(map[string]any); !strings.Contains(fmt.Sprint(p["states"]), "checked") {
 		t.Errorf("the check box after toggle: %v", p["states"])
 	}
 
-	submit := findOne(t, s, sess, map[string]any{"name": "Sign in", "nameMatch": "exact", "role": "push button"})
+	submit := findKeyed(t, s, sess, map[string]any{"name": "Sign in", "nameMatch": "exact", "role": "push button"})
 	s.ok(t, "click", map[string]any{"session": sess, "element": submit.Ref})
 	// The page says what it held: the name, the password's length, the box.
 	status := fmt.Sprintf("Submitted: %s; password of %d characters; remember on", name, len(secret))
@@ -209,7 +209,7 @@ func TestTaskConcurrentTyping(t *testing.T) {
 	var jobs []job
 	for _, app := range []*testdesk.App{a, b} {
 		sess := s.connect(t, map[string]any{"pid": app.Pid})
-		el := findOne(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
+		el := findKeyed(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
 		s.ok(t, "set_value", map[string]any{"session": sess, "element": el.Ref, "value": ""})
 		jobs = append(jobs, job{sess, el, texts[app]})
 	}

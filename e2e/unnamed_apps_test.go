@@ -30,15 +30,15 @@ func TestTaskZenityForm(t *testing.T) {
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
 	// zenity labels its fields with labels beside them, not for them: the
 	// name field is the one editable text.
-	name := findOne(t, s, sess, map[string]any{"role": "text", "states": []string{"editable"}})
+	name := findKeyed(t, s, sess, map[string]any{"role": "text", "states": []string{"editable"}})
 	s.ok(t, "set_value", map[string]any{"session": sess, "element": name.Ref, "value": "Ada Lovelace"})
-	pass := findOne(t, s, sess, map[string]any{"role": "password text"})
+	pass := findKeyed(t, s, sess, map[string]any{"role": "password text"})
 	const secret = "zenity-secret-42"
 	if out := s.ok(t, "set_value", map[string]any{"session": sess, "element": pass.Ref, "value": secret}); strings.Contains(fmt.Sprint(out), secret) {
 		t.Errorf("set_value on the password echoes it: %v", out)
 	}
-	plan := findOne(t, s, sess, map[string]any{"role": "combo box"})
-	pro := findOne(t, s, sess, map[string]any{"within": plan.Ref, "name": "Pro", "nameMatch": "exact", "role": "menu item"})
+	plan := findKeyed(t, s, sess, map[string]any{"role": "combo box"})
+	pro := findKeyed(t, s, sess, map[string]any{"within": plan.Ref, "name": "Pro", "nameMatch": "exact", "role": "menu item"})
 	s.ok(t, "select", map[string]any{"session": sess, "element": pro.Ref})
 	for _, tool := range []string{"get_a11y_tree", "find_elements"} {
 		args := map[string]any{"session": sess}
@@ -49,7 +49,7 @@ func TestTaskZenityForm(t *testing.T) {
 			t.Errorf("%s shows the password", tool)
 		}
 	}
-	ok := findOne(t, s, sess, map[string]any{"name": "OK", "nameMatch": "exact", "role": "push button"})
+	ok := findKeyed(t, s, sess, map[string]any{"name": "OK", "nameMatch": "exact", "role": "push button"})
 	s.ok(t, "click", map[string]any{"session": sess, "element": ok.Ref})
 	until(t, "zenity prints the form", func(ctx context.Context) (bool, string) {
 		b, _ := os.ReadFile(app.Proc.LogPath)
@@ -84,10 +84,10 @@ func TestTaskCalculator(t *testing.T) {
 	defer s.logCost(t, "calculator")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
 	for _, b := range []string{"1", "2", "×", "7", "="} {
-		button := findOne(t, s, sess, map[string]any{"name": b, "nameMatch": "exact", "role": "push button"})
+		button := findKeyed(t, s, sess, map[string]any{"name": b, "nameMatch": "exact", "role": "push button"})
 		s.ok(t, "click", map[string]any{"session": sess, "element": button.Ref})
 	}
-	display := findOne(t, s, sess, map[string]any{"role": "text", "states": []string{"editable"}})
+	display := findKeyed(t, s, sess, map[string]any{"role": "text", "states": []string{"editable"}})
 	until(t, "the calculator shows 84", func(ctx context.Context) (bool, string) {
 		got := liveText(ctx, d, display.Key)
 		return strings.TrimSpace(got) == "84", fmt.Sprintf("%q", got)

@@ -465,7 +465,7 @@ func TestVisualPopup(t *testing.T) {
 	s := startMCP(t, d, "", "--allow-input")
 	a11y := s.connect(t, map[string]any{"pid": app.Pid})
 	vis := s.connect(t, map[string]any{"pid": app.Pid, "mode": "visual"})
-	combo := findOne(t, s, a11y, map[string]any{"name": "Color", "role": "combo box"})
+	combo := findKeyed(t, s, a11y, map[string]any{"name": "Color", "role": "combo box"})
 	selected := func(ctx context.Context) string {
 		sel, err := d.A11y.SelectedChildren(ctx, combo.Key)
 		if err != nil {
@@ -514,8 +514,8 @@ func TestVisualCorrelationOwnWindow(t *testing.T) {
 	s := startMCP(t, d, "", "--allow-input")
 	a11y := s.connect(t, map[string]any{"pid": app.Pid})
 	vis := s.connect(t, map[string]any{"pid": app.Pid, "mode": "visual"})
-	submit := findOne(t, s, a11y, map[string]any{"name": "Submit", "role": "push button"})
-	frame := findOne(t, s, a11y, map[string]any{"role": "frame"})
+	submit := findKeyed(t, s, a11y, map[string]any{"name": "Submit", "role": "push button"})
+	frame := findKeyed(t, s, a11y, map[string]any{"role": "frame"})
 
 	root, out := visualTree(t, s, map[string]any{"session": vis, "correlate": true})
 	if out["a11ySession"] != a11y {
