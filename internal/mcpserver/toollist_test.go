@@ -14,8 +14,8 @@ import (
 
 // The tools/list budget. A host hands every tool's name, description and
 // input schema to the model on every turn (annotations and output schemas
-// it keeps for itself: approvals, result validation), so that part of the
-// list is paid for on every call an agent makes. A description says what
+// are the host's: approvals, result validation), so that part of the list
+// is paid for on every call an agent makes. A description says what
 // the tool is for and when to use it instead of another; what an argument
 // means goes in the argument's description, what many tools share and the
 // rest in instructions.md and docs/api.md.

@@ -29,8 +29,8 @@ type waitArgs struct {
 	criteria
 	fieldsArg
 	Until     string `json:"until" jsonschema:"appears, disappears or property"`
-	Property  string `json:"property,omitempty" jsonschema:"with property: name, description, role, state, value or text"`
-	Value     string `json:"value,omitempty" jsonschema:"with property; for state: a state, !state for not"`
+	Property  string `json:"property,omitempty" jsonschema:"with until property: name, description, role, state, value or text"`
+	Value     string `json:"value,omitempty" jsonschema:"with until property; for state: a state name, !state for not"`
 	TimeoutMs *int   `json:"timeoutMs,omitempty"`
 }
 
