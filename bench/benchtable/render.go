@@ -44,7 +44,7 @@ var agentCases = map[string]string{
 	"kwrite":       "KWrite (Qt 5): new document, type, File ▸ Save As…",
 	"writer":       "LibreOffice Writer: type two paragraphs, Save As .odt",
 	"evince":       "Evince: read a PDF page's text",
-	"calc":         "LibreOffice Calc: edit a cell, read it back",
+	"calc":         "LibreOffice Calc: set a cell, save the sheet",
 	"speedcrunch":  "SpeedCrunch (Qt 5): evaluate 12*7, read the result",
 	"firefox-todo": "Firefox: add three to-dos, check one off, read the status",
 }
