@@ -268,6 +268,17 @@ func TestEffectsMatrix(t *testing.T) {
 			a := m.act(t, "window_action", map[string]any{"action": "close", "window": id}, true)
 			log.await(t, "dialog-closed", 1)
 			m.closed(t, "window_action close", a, id, gtk4DialogTitle, false)
+
+			// Again, closed by its own button, which goes with it.
+			id = m.opens(t, "click", "Open dialog", gtk4DialogTitle, "dialog", false)
+			log.await(t, "dialog-open", 2)
+			closeBtn := findOne(t, s, m.sess, map[string]any{"name": "Close dialog", "nameMatch": "exact", "role": "push button"})
+			a = m.act(t, "click", map[string]any{"element": closeBtn.Ref}, true)
+			log.await(t, "dialog-closed", 2)
+			m.closed(t, "click Close dialog", a, id, gtk4DialogTitle, false)
+			if !a.Effects.Gone {
+				t.Errorf("click Close dialog: effects %+v; the button went with its dialog, want gone", *a.Effects)
+			}
 		})
 		t.Run("focus", func(t *testing.T) { m.focusMoves(t, "text", "Effects next") })
 		t.Run("gone", func(t *testing.T) { m.gone(t, "click") })
@@ -286,6 +297,17 @@ func TestEffectsMatrix(t *testing.T) {
 			a := m.act(t, "press_key", map[string]any{"keys": "Escape"}, true)
 			log.await(t, "done Settings", 1)
 			m.closed(t, "press_key Escape", a, id, "Settings", false)
+
+			// Again, closed by its own button, which goes with it.
+			id = m.opens(t, "invoke", "Open Settings", "Settings", "dialog", false)
+			oneDialog(t, d, app.Pid, log.path, "Settings", 2)
+			closeBtn := findOne(t, s, m.sess, map[string]any{"name": "Close", "nameMatch": "exact", "role": "push button"})
+			a = m.act(t, "click", map[string]any{"element": closeBtn.Ref}, true)
+			log.await(t, "done Settings", 2)
+			m.closed(t, "click Close", a, id, "Settings", false)
+			if !a.Effects.Gone {
+				t.Errorf("click Close: effects %+v; the button went with its dialog, want gone", *a.Effects)
+			}
 		})
 		t.Run("focus", func(t *testing.T) { m.focusMoves(t, "text", "Effects next") })
 		t.Run("gone", func(t *testing.T) { m.gone(t, "invoke") })
@@ -320,6 +342,9 @@ func TestEffectsMatrix(t *testing.T) {
 			closeBtn := findKeyed(t, s, m.sess, map[string]any{"name": "Close", "nameMatch": "exact", "role": "push button", "within": doc.Ref})
 			a := m.act(t, "click", map[string]any{"element": closeBtn.Ref}, true)
 			m.closed(t, "click Close", a, id, "Effects dialog", true)
+			if !a.Effects.Gone {
+				t.Errorf("click Close: effects %+v; the button went with its window, want gone", *a.Effects)
+			}
 		})
 		t.Run("focus", func(t *testing.T) { m.focusMoves(t, "entry", "Effects next") })
 		t.Run("gone", func(t *testing.T) { m.gone(t, "click") })

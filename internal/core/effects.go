@@ -25,7 +25,8 @@ type Effects struct {
 	// Focus is the element that took the keyboard focus during the
 	// action; Ref is set when the session's last read holds it.
 	Focus *FocusRef `json:"focus,omitempty"`
-	// Gone: the element acted on no longer exists (a dialog's button that
+	// Gone: the element acted on no longer exists, or no longer is in
+	// the app's tree once its window closed (a dialog's button that
 	// closed it).
 	Gone bool `json:"gone,omitempty"`
 }
@@ -115,11 +116,33 @@ func (m *Sessions) effects(ctx context.Context, s *Session, before scene, key st
 		e.Focus = m.focusRef(ctx, s, now.focusKey)
 	}
 	if key != "" && s.Mode != ModeVisual {
-		if _, err := m.desk.Accessibility.Element(ctx, s.App, key); errors.Is(err, platform.ErrElementGone) {
+		_, err := m.desk.Accessibility.Element(ctx, s.App, key)
+		switch {
+		case errors.Is(err, platform.ErrElementGone):
 			e.Gone = true
+		case err == nil && windowClosed(e):
+			e.Gone = m.detached(ctx, s, key)
 		}
 	}
 	return e
+}
+
+// windowClosed reports effects in which a window closed (not a menu: a
+// menu's items stay in the tree, to show again).
+func windowClosed(e Effects) bool {
+	return slices.ContainsFunc(e.WindowsClosed, func(w WindowRef) bool { return !w.Popup })
+}
+
+// detached reports an element that still answers but is no longer in the
+// app's tree: GTK 4 keeps exporting the widgets of a window it destroyed
+// (a dialog's button that closed it) while the app holds the window.
+func (m *Sessions) detached(ctx context.Context, s *Session, key string) bool {
+	ar, ok := m.desk.Accessibility.(platform.AttachedReader)
+	if !ok {
+		return false
+	}
+	in, err := ar.Attached(ctx, s.App, key)
+	return err == nil && !in
 }
 
 func hasWindow(wins []platform.Window, id platform.WindowID) bool {

@@ -155,3 +155,69 @@ func TestWindowRefPopup(t *testing.T) {
 		t.Errorf("windowRef(top level) = %+v", got)
 	}
 }
+
+// detachedA11y is the fake's Accessibility that calls every element but
+// the root's detached from the app's tree (GTK 4's widgets of a window it
+// destroyed, which still answer).
+type detachedA11y struct {
+	platform.Accessibility
+	asked *atomic.Int32
+}
+
+func (d detachedA11y) Attached(ctx context.Context, app platform.App, key string) (bool, error) {
+	d.asked.Add(1)
+	return false, nil
+}
+
+// TestGoneWithItsWindow: an element that still answers but is no longer
+// in the app's tree once a window closed (a dialog's button that closed
+// it) is gone; without a window closing, it is not asked.
+func TestGoneWithItsWindow(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		d := newSafetyDesk()
+		dialog := d.AddWindow(editorPid, "Save File", platform.Rect{X: 100, Y: 100, Width: 300, Height: 200})
+		closeIt := &atomic.Bool{}
+		answer := &atomic.Bool{}
+		answer.Store(true)
+		desk := d.Platform()
+		asked := &atomic.Int32{}
+		desk.Accessibility = detachedA11y{Accessibility: desk.Accessibility, asked: asked}
+		desk.Actions = lateActions{Actions: desk.Actions, answer: answer, run: func() {
+			if closeIt.Load() {
+				_ = d.WindowAction(context.Background(), platform.Window{ID: dialog, Pid: editorPid}, "close")
+			}
+		}}
+		m := NewSessions(desk)
+		m.Caps = security.Input
+		ctx := context.Background()
+		s, err := m.Connect(ctx, AppSpec{Pid: editorPid}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, _, err := m.Fetch(ctx, s, 5*time.Second, platform.TreeOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := m.Click(ctx, s.ID, refOf(t, tr, "Save"))
+		if err != nil || r.Effects.Gone || asked.Load() != 0 {
+			t.Fatalf("click, no window closed: %+v, %v, Attached asked %d times; want not gone, not asked", r, err, asked.Load())
+		}
+		closeIt.Store(true)
+		r, err = m.Click(ctx, s.ID, refOf(t, tr, "Save"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := findClosed(r.Effects.WindowsClosed, "Save File"); !ok || !r.Effects.Gone {
+			t.Errorf("click that closed the dialog: effects %+v; want \"Save File\" closed and the button gone", r.Effects)
+		}
+	})
+}
+
+func findClosed(ws []WindowRef, title string) (WindowRef, bool) {
+	for _, w := range ws {
+		if w.Title == title {
+			return w, true
+		}
+	}
+	return WindowRef{}, false
+}

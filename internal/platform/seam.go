@@ -151,6 +151,16 @@ type TopLevelReader interface {
 	TopLevels(ctx context.Context, app App) ([]Node, error)
 }
 
+// AttachedReader is the optional part of Accessibility that tells whether
+// an element is still in its application's tree: the top level holding it
+// among the application's top levels. A toolkit may keep answering for the
+// widgets of a window it destroyed (GTK 4, while the app holds a reference
+// to the window): an action's effects call such an element gone once its
+// window closed. Without it they do not.
+type AttachedReader interface {
+	Attached(ctx context.Context, app App, key string) (bool, error)
+}
+
 // FocusTracker is the optional part of Accessibility that tells the
 // element that last announced it took the keyboard focus while the app was
 // watched, and how many times the focus moved: an action's effects report

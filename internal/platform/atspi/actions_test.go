@@ -625,3 +625,58 @@ func TestElementRemoved(t *testing.T) {
 		})
 	}
 }
+
+// TestAttachedClosedDialog: GTK 4 keeps answering for the widgets of a
+// dialog it destroyed while the app holds it (their Parent links still
+// climb to the root): Attached tells them from the main window's, which
+// stay in the tree.
+func TestAttachedClosedDialog(t *testing.T) {
+	f := launchFixture(t, "gtk4_dialogs.py", "--effects")
+	c := f.d.A11y
+	ctx := ctxT(t)
+	main := f.find("push button", "Open dialog").Key
+	if _, err := c.DoAction(ctx, main, "click"); err != nil {
+		t.Fatal(err)
+	}
+	var closeBtn string
+	waitFor(t, "the dialog's button in the tree", func() (bool, string) {
+		root, _, err := c.Tree(ctx, f.app.Bus, atspi.TreeOptions{NoDetails: true})
+		if err != nil {
+			return false, err.Error()
+		}
+		f.root = root
+		closeBtn = findNode(root, "Close dialog")
+		return closeBtn != "", "not yet"
+	})
+	for _, key := range []string{main, closeBtn} {
+		if in, err := c.Attached(ctx, key); !in || err != nil {
+			t.Errorf("Attached(%s) with the dialog open = %v, %v; want true", key, in, err)
+		}
+	}
+	if _, err := c.DoAction(ctx, closeBtn, "click"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the dialog's button detached", func() (bool, string) {
+		in, err := c.Attached(ctx, closeBtn)
+		return !in && err == nil, fmt.Sprint(in, err)
+	})
+	if _, err := c.Element(ctx, closeBtn, atspi.ElementOptions{}); err != nil {
+		t.Logf("the closed dialog's button no longer answers (%v): GTK let it go", err)
+	}
+	if in, err := c.Attached(ctx, main); !in || err != nil {
+		t.Errorf("Attached(Open dialog) with the dialog closed = %v, %v; want true", in, err)
+	}
+}
+
+// findNode is the key of the first element named name, "" when none is.
+func findNode(n *platform.Node, name string) string {
+	if n.Name == name {
+		return n.Key
+	}
+	for _, k := range n.Children {
+		if key := findNode(k, name); key != "" {
+			return key
+		}
+	}
+	return ""
+}

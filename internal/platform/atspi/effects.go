@@ -75,6 +75,37 @@ func (c *Conn) TopLevels(ctx context.Context, bus string) ([]platform.Node, erro
 	return out, nil
 }
 
+// Attached reports whether the element is still in its application's
+// tree: whether the top level that holds it (climbing Parent links) is
+// among the children of the application's root. GTK 4 keeps answering for
+// the widgets of a window it destroyed while the app holds a reference to
+// it (a dialog closed by its own button): their Parent links still climb
+// to the root, which no longer lists their window. A top level is matched
+// by path, else by name (GTK 4.8 lists a dialog under another path than
+// its children's Parent links give); an unnamed one that is not listed
+// under its path counts as there: an element is called detached only when
+// that is certain.
+func (c *Conn) Attached(ctx context.Context, key string) (bool, error) {
+	top, err := c.TopLevel(ctx, key, false)
+	if errors.Is(err, platform.ErrElementGone) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	bus, _, _ := ParseKey(key)
+	tops, err := c.TopLevels(ctx, bus)
+	if err != nil {
+		return false, err
+	}
+	for _, n := range tops {
+		if n.Key == top.Key || top.Name != "" && n.Name == top.Name {
+			return true, nil
+		}
+	}
+	return top.Name == "", nil
+}
+
 // Focus is the last element of an application that announced it took the
 // keyboard focus since the connection started listening (Watch), and a
 // count of such announcements: a count that moved between two looks means

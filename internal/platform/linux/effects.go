@@ -18,6 +18,16 @@ func (d *Desktop) TopLevels(ctx context.Context, app platform.App) ([]platform.N
 	return a.TopLevels(ctx, app.BusName)
 }
 
+// Attached reports whether the element is still in the application's tree
+// (see atspi.Conn.Attached).
+func (d *Desktop) Attached(ctx context.Context, app platform.App, key string) (bool, error) {
+	a, err := d.elementA11y(ctx, app, key)
+	if err != nil {
+		return false, err
+	}
+	return a.Attached(ctx, key)
+}
+
 // Focus is the application's element that last announced it took the
 // keyboard focus while watched, and how many times the focus moved (see
 // atspi.Conn.Focus).

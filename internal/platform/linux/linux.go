@@ -58,6 +58,7 @@ var (
 	_ platform.CheckedTyper       = (*Desktop)(nil)
 	_ platform.StillReader        = (*Desktop)(nil)
 	_ platform.TopLevelReader     = (*Desktop)(nil)
+	_ platform.AttachedReader     = (*Desktop)(nil)
 	_ platform.FocusTracker       = (*Desktop)(nil)
 	_ platform.FocusedChildReader = (*Desktop)(nil)
 	_ platform.ActionStarter      = (*Desktop)(nil)
