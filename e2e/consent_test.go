@@ -251,6 +251,15 @@ func TestConsentApproved(t *testing.T) {
 	s.fail(t, "click", map[string]any{"session": sess, "element": submit.Ref}, "consentDenied")
 	s.fail(t, "type_text", map[string]any{"session": sess, "text": "x"}, "consentDenied")
 	s.fail(t, "window_action", map[string]any{"session": sess, "action": "minimize"}, "consentDenied")
+	// Through run_steps too, before its first step runs; its reads run.
+	run := s.fail(t, "run_steps", map[string]any{"session": sess, "steps": []any{
+		step("find_elements", map[string]any{"name": "Submit"}),
+		step("click", map[string]any{"element": submit.Ref}),
+	}}, "consentDenied")
+	if run["failedStep"] != float64(1) || len(run["results"].([]any)) != 0 {
+		t.Errorf("run_steps with reading allowed: %v", run)
+	}
+	s.ok(t, "run_steps", map[string]any{"session": sess, "steps": []any{step("find_elements", map[string]any{"name": "Submit"})}})
 	again := s.connect(t, map[string]any{"pid": readOnly.Pid})
 	s.fail(t, "click", map[string]any{"session": again, "element": submit.Ref}, "consentDenied")
 	if n := len(s.dialogs()); n != 0 {
@@ -267,6 +276,10 @@ func TestConsentApproved(t *testing.T) {
 	s.waitNoDialog(t)
 	submit = findKeyed(t, s.mcpServer, sess, map[string]any{"name": "Submit", "role": "push button"})
 	s.ok(t, "invoke", map[string]any{"session": sess, "element": submit.Ref})
+	s.ok(t, "run_steps", map[string]any{"session": sess, "steps": []any{
+		step("invoke", map[string]any{"element": submit.Ref}),
+		step("wait_for", map[string]any{"name": "Submitted", "until": "appears"}),
+	}})
 }
 
 // TestConsentTimeoutAndExit: no answer in time refuses (retryable) and a

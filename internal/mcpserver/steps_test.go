@@ -387,6 +387,31 @@ func TestRunStepsRateLimitAndAudit(t *testing.T) {
 	})
 }
 
+// With an audit log that cannot be written, a step that acts is refused
+// before it runs, as a call of its own would be, and the run stops there.
+func TestRunStepsAuditFailsClosed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		d := newStepsDesk(t)
+		a, err := security.OpenAudit(filepath.Join(t.TempDir(), "audit.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.Close() // every write fails from here, as on a full disk
+		cs, _ := stepsServer(t, d, Config{Caps: security.Input, Audit: a})
+		session, refs := formSession(t, cs)
+		out := mustFail(t, cs, "run_steps", map[string]any{"session": session, "steps": []any{
+			step("get_element_properties", map[string]any{"element": refs["Name"]}),
+			step("set_value", map[string]any{"element": refs["Name"], "value": "unrecorded"}),
+		}}, security.CodeAuditFailed)
+		if out["completed"] != float64(1) || out["failedStep"] != float64(1) {
+			t.Errorf("an acting step with an audit log that cannot be written: %v", out)
+		}
+		if got := d.Text(formPid, "f/name"); got != "Name" {
+			t.Errorf("the name field holds %q: an unrecorded step ran", got)
+		}
+	})
+}
+
 // With consent prompts, a session the user allowed to read runs reads,
 // and a run with a step that acts is refused before its first step.
 func TestRunStepsConsent(t *testing.T) {
