@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -48,7 +49,7 @@ func (r *taskRun) saveIn(t testing.TB, out map[string]any, title string, then ..
 	t.Helper()
 	chooser := map[string]any{"name": title, "nameMatch": "exact", "role": "file chooser"}
 	r.opened(t, out, "the "+title+" dialog", chooser)
-	name := r.focused(t, out, "text", "", map[string]any{"role": "text", "states": []string{"editable", "focused"}})
+	name := r.focused(t, out, "text", "", chooser, map[string]any{"role": "text", "states": []string{"editable", "focused"}})
 	gone := map[string]any{"until": "disappears", "timeoutMs": 30000}
 	for k, v := range chooser {
 		gone[k] = v
@@ -65,7 +66,7 @@ func (r *taskRun) saveIn(t testing.TB, out map[string]any, title string, then ..
 func (r *taskRun) opened(t testing.TB, out map[string]any, what string, args map[string]any) {
 	t.Helper()
 	if e := decode[actEffects](t, out).Effects; e == nil || len(e.WindowsOpened) == 0 {
-		appears(t, r.s, r.sess, what, args)
+		appears(t, r.s, r.sess, what, maps.Clone(args))
 	}
 }
 
@@ -74,18 +75,29 @@ func (r *taskRun) opened(t testing.TB, out map[string]any, what string, args map
 func (r *taskRun) closed(t testing.TB, out map[string]any, args map[string]any) {
 	t.Helper()
 	if e := decode[actEffects](t, out).Effects; e == nil || len(e.WindowsClosed) == 0 {
-		r.gone(t, args)
+		r.gone(t, maps.Clone(args))
 	}
 }
 
-// focused is the ref of the element an action's answer says took the
-// focus, when it has this role (and name, unless empty) and the answer
-// gives its ref; else the first match of a search (find).
-func (r *taskRun) focused(t testing.TB, out map[string]any, role, name string, find map[string]any) string {
+// focused finds the element an action's answer says took the focus, when
+// it has this role (and name, unless empty): its ref when the answer gives
+// one, else a search for the focused element. Where the answer names no
+// such focus, it is a search (inDialog) within the window the action
+// opened (dialog: wait_for's criteria for it).
+func (r *taskRun) focused(t testing.TB, out map[string]any, role, name string, dialog, inDialog map[string]any) string {
 	t.Helper()
-	if e := decode[actEffects](t, out).Effects; e != nil && e.Focus != nil && e.Focus.Ref != "" &&
-		e.Focus.Role == role && (name == "" || e.Focus.Name == name) {
+	e := decode[actEffects](t, out).Effects
+	if e == nil || e.Focus == nil || e.Focus.Role != role || name != "" && e.Focus.Name != name {
+		find := maps.Clone(inDialog)
+		find["within"] = appears(t, r.s, r.sess, "the dialog", maps.Clone(dialog)).Ref
+		return findOne(t, r.s, r.sess, find).Ref
+	}
+	if e.Focus.Ref != "" {
 		return e.Focus.Ref
+	}
+	find := map[string]any{"role": role, "states": []string{"focused"}}
+	if name != "" {
+		find["name"], find["nameMatch"] = name, "exact"
 	}
 	return findOne(t, r.s, r.sess, find).Ref
 }
@@ -147,7 +159,7 @@ var geditTask = agentTask{
 			step("type_text", map[string]any{"element": doc, "text": geditMore}),
 			step("press_key", map[string]any{"keys": "Ctrl+W"}))
 		r.opened(t, out, "the Save changes question", map[string]any{"role": "alert"})
-		save := r.focused(t, out, "push button", "Save", map[string]any{"name": "Save", "nameMatch": "exact", "role": "push button", "states": []string{"focused"}})
+		save := r.focused(t, out, "push button", "Save", map[string]any{"role": "alert"}, map[string]any{"name": "Save", "nameMatch": "exact", "role": "push button"})
 		out = s.ok(t, "click", map[string]any{"session": r.sess, "element": save})
 		r.closed(t, out, map[string]any{"role": "alert"})
 	},
