@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/uiscope/uiscope/internal/platform"
 	"github.com/uiscope/uiscope/internal/testdesk"
 )
 
@@ -86,4 +87,73 @@ func pidTitles(ctx context.Context, d *testdesk.Desk, pid int) []string {
 		}
 	}
 	return titles
+}
+
+// TestVisibleViewGTK2Menu: GTK 2 sets no SHOWING on an open menu's items,
+// and answers a closed menu's items with the extents they had when it was
+// last open. GIMP's visible view leaves File's items out while the menu
+// is closed, shows them once it opens, inside the menu window the X server
+// has mapped, and leaves them out again once it closes.
+func TestVisibleViewGTK2Menu(t *testing.T) {
+	d := testdesk.Shared(t)
+	app := gimp(t, d, true)
+	s := startMCP(t, d, "", "--allow-input")
+	sess := s.connect(t, map[string]any{"pid": app.Pid})
+	vis := visibleTree(t, s, sess)
+	file := named(vis, "menu", "File")
+	if file == nil {
+		t.Fatal("no menu File in GIMP's visible view")
+	}
+	if e := named(vis, "menu item", "New..."); e != nil {
+		t.Fatalf("the closed File menu's New... [%s] is in the visible view", e.Ref)
+	}
+	menuWindow := func(ctx context.Context) (platform.Rect, bool) {
+		wins, err := d.X.AppWindows(ctx, app.Pid)
+		if err != nil {
+			return platform.Rect{}, false
+		}
+		for _, w := range wins {
+			if w.Popup && w.Menu && w.Mapped {
+				return w.Bounds, true
+			}
+		}
+		return platform.Rect{}, false
+	}
+	for round := range 2 {
+		s.ok(t, "click", map[string]any{"session": sess, "element": file.Ref})
+		var popup platform.Rect
+		until(t, "File's menu window mapped", func(ctx context.Context) (bool, string) {
+			var ok bool
+			popup, ok = menuWindow(ctx)
+			return ok, "no menu window"
+		})
+		var items []*elem
+		until(t, "File's items in the visible view", func(context.Context) (bool, string) {
+			vis = visibleTree(t, s, sess)
+			items = nil
+			if f := named(vis, "menu", "File"); f != nil {
+				items = f.Children
+			}
+			return named(vis, "menu item", "New...") != nil && named(vis, "menu item", "Quit") != nil, fmt.Sprintf("%d items", len(items))
+		})
+		for _, e := range items {
+			if e.Bounds == nil || popup.Intersect(*e.Bounds) != *e.Bounds {
+				t.Errorf("round %d: %s %q at %v, not inside the menu window at %+v", round, e.Role, e.Name, e.Bounds, popup)
+			}
+		}
+		if named(vis, "menu item", "Undo") != nil {
+			t.Errorf("round %d: the closed Edit menu's Undo is in the visible view", round)
+		}
+		s.ok(t, "press_key", map[string]any{"session": sess, "keys": "Escape"})
+		until(t, "File's menu window unmapped", func(ctx context.Context) (bool, string) {
+			_, open := menuWindow(ctx)
+			return !open, "still mapped"
+		})
+		// Closed, its items still answer their last extents: the view
+		// leaves them out all the same.
+		vis = visibleTree(t, s, sess)
+		if e := named(vis, "menu item", "New..."); e != nil {
+			t.Errorf("round %d: the closed File menu's New... [%s] is in the visible view at %v", round, e.Ref, e.Bounds)
+		}
+	}
 }

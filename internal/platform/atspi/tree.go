@@ -39,6 +39,14 @@ type TreeOptions struct {
 	// NoShowing says the toolkit sets SHOWING on windows only (GTK 4), so
 	// VISIBLE decides which elements are on screen.
 	NoShowing bool
+	// MenuPopups, for a toolkit that sets no SHOWING on an open menu's
+	// items (GTK 2, whose menus are no top levels of their own), returns
+	// the screen rectangles of the application's mapped menu windows, read
+	// for this walk. A menu's VISIBLE items without SHOWING then have
+	// their extents read, and keep them only when they lie inside one of
+	// those windows: GTK 2 answers a closed menu's items with the extents
+	// they had when it last was open.
+	MenuPopups func(ctx context.Context) []platform.Rect
 	// Actions reads action names too (one more call per actionable
 	// element); outlines and benchmarks of the tree shape leave them out.
 	Actions bool
@@ -682,6 +690,9 @@ func (w *walker) details(root *walkNode) {
 		}
 	}
 	b.wait()
+	if w.opts.MenuPopups != nil {
+		w.openMenuItems(b)
+	}
 	if w.ctx.Err() != nil {
 		w.truncate("deadline")
 	}
@@ -728,6 +739,64 @@ func (w *walker) details(root *walkNode) {
 		wn.node.Bounds.X += o.x
 		wn.node.Bounds.Y += o.y
 	}
+}
+
+// openMenuItems reads the bounds of the items of open menus, for a
+// toolkit that leaves SHOWING off them (TreeOptions.MenuPopups): none
+// when the application has no menu window mapped; else, in a first round,
+// the first such item of each menu, and in a second the others of the
+// menus whose first item lies inside a menu window. Closed menus cost a
+// call each, not one per item.
+func (w *walker) openMenuItems(b *batch) {
+	items := map[*walkNode][]*walkNode{} // by menu, in order
+	var menus []*walkNode
+	for _, wn := range w.all {
+		n, p := wn.node, wn.parent
+		if p == nil || p.node.Role != platform.RoleMenu || !wn.detailed || n.Bounds != nil ||
+			n.States.Has(platform.StateShowing) || !n.States.Has(platform.StateVisible) || !hasInterface(n, "component") {
+			continue
+		}
+		if items[p] == nil {
+			menus = append(menus, p)
+		}
+		items[p] = append(items[p], wn)
+	}
+	if len(menus) == 0 {
+		return
+	}
+	popups := w.opts.MenuPopups(w.ctx)
+	if len(popups) == 0 {
+		return
+	}
+	inside := func(r *platform.Rect) bool {
+		for _, p := range popups {
+			if r != nil && !r.Empty() && p.Intersect(*r) == *r {
+				return true
+			}
+		}
+		return false
+	}
+	read := func(wn *walkNode) {
+		b.extents(wn.ref.Bus, wn.ref.Path, coordType(false), func(r *platform.Rect) {
+			if inside(r) {
+				wn.node.Bounds = r
+			}
+		})
+		w.stats.Calls++
+	}
+	for _, m := range menus {
+		read(items[m][0])
+	}
+	b.wait()
+	for _, m := range menus {
+		if items[m][0].node.Bounds == nil {
+			continue
+		}
+		for _, wn := range items[m][1:] {
+			read(wn)
+		}
+	}
+	b.wait()
 }
 
 // PopupRole reports the roles a popup's own element has: GTK's and Qt's

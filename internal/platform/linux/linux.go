@@ -250,8 +250,8 @@ func (d *Desktop) Tree(ctx context.Context, app platform.App, opts platform.Tree
 	}
 	origin, popup := c.originFuncs(app)
 	return c.a11y.Tree(ctx, app.BusName, atspi.TreeOptions{MaxNodes: opts.MaxNodes, Actions: opts.Actions,
-		WindowOrigin: origin, PopupOrigin: popup, NoShowing: isGTK4(app), Mirror: d.Mirror && Mirrorable(app),
-		Bulk: isBrowser(app), SilentMoves: isBrowser(app)})
+		WindowOrigin: origin, PopupOrigin: popup, NoShowing: isGTK4(app), MenuPopups: c.menuPopups(app),
+		Mirror: d.Mirror && Mirrorable(app), Bulk: isBrowser(app), SilentMoves: isBrowser(app)})
 }
 
 // Element reads one element of the application live.
@@ -321,6 +321,35 @@ func isBrowser(app platform.App) bool {
 }
 
 // isGTK4 reports a GTK 4 application, which sets SHOWING on windows only.
+// isGTK2 reports a GTK 2 application: its accessibility comes from gail,
+// which names itself as the toolkit.
+func isGTK2(app platform.App) bool {
+	gtk := strings.EqualFold(app.Toolkit, "gail") || strings.EqualFold(app.Toolkit, "gtk")
+	return gtk && strings.HasPrefix(app.ToolkitVersion, "2.")
+}
+
+// menuPopups returns, for GTK 2, how to list the application's mapped
+// menu windows for one read (atspi.TreeOptions.MenuPopups); nil for
+// other toolkits, which set SHOWING on an open menu's items.
+func (c conns) menuPopups(app platform.App) func(context.Context) []platform.Rect {
+	if c.x == nil || !isGTK2(app) {
+		return nil
+	}
+	return func(ctx context.Context) []platform.Rect {
+		wins, err := c.x.AppWindows(ctx, app.Pid)
+		if err != nil {
+			return nil
+		}
+		var out []platform.Rect
+		for _, w := range wins {
+			if w.Popup && w.Menu && w.Mapped {
+				out = append(out, w.Bounds)
+			}
+		}
+		return out
+	}
+}
+
 func isGTK4(app platform.App) bool {
 	return strings.EqualFold(app.Toolkit, "gtk") && strings.HasPrefix(app.ToolkitVersion, "4.")
 }
