@@ -98,10 +98,16 @@ func TestStepsGTK3Fixture(t *testing.T) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "steps gtk3")
 	s := startMCP(t, d, "", "--allow-input")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
-	entry := findOne(t, s, sess, map[string]any{"name": "Name", "role": "text"})
-	check := findOne(t, s, sess, map[string]any{"name": "Remember me", "role": "check box"})
+	// The fields the checks read back outside uiscope, by key.
+	entry := findKeyed(t, s, sess, map[string]any{"name": "Name", "role": "text"})
+	check := findKeyed(t, s, sess, map[string]any{"name": "Remember me", "role": "check box"})
 	submit := findOne(t, s, sess, map[string]any{"name": "Submit", "role": "push button"})
-	status := findOne(t, s, sess, map[string]any{"name": "Ready", "role": "label"})
+	status := findKeyed(t, s, sess, map[string]any{"name": "Ready", "role": "label"})
+	for _, e := range []elem{entry, check, status} {
+		if e.Key == "" {
+			t.Fatalf("%s %q has no key to read it back by", e.Role, e.Name)
+		}
+	}
 	password := findOne(t, s, sess, map[string]any{"role": "password text"})
 	ctx := context.Background()
 	checked := func() bool { return liveStates(ctx, d, check.Key).Has(platform.StateChecked) }
@@ -162,21 +168,29 @@ func TestStepsGTK3Fixture(t *testing.T) {
 		}
 	})
 
-	t.Run("a bad ref at step 7 runs nothing", func(t *testing.T) {
+	t.Run("a bad step 7 runs nothing", func(t *testing.T) {
 		other := s.connect(t, map[string]any{"pid": app.Pid})
 		foreign := findOne(t, s, other, map[string]any{"name": "Submit", "role": "push button"}).Ref
-		for _, bad := range []string{"a11y:e999999999", foreign} {
+		for _, c := range []struct {
+			bad  map[string]any
+			code string
+		}{
+			{step("click", map[string]any{"element": "a11y:e999999999"}), "unknownRef"},
+			{step("click", map[string]any{"element": foreign}), "unknownRef"},
+			{step("clik", map[string]any{"element": submit.Ref}), "unknownTool"},
+			{step("click", map[string]any{"element": 12}), "invalidArgument"},
+		} {
 			text, was := liveText(ctx, d, entry.Key), checked()
 			var steps []any
 			for i := range 3 {
 				steps = append(steps, step("set_value", map[string]any{"element": entry.Ref, "value": "never " + string(rune('a'+i))}),
 					step("toggle", map[string]any{"element": check.Ref}))
 			}
-			steps = append(steps, step("click", map[string]any{"element": bad}))
-			run := decode[stepsRun](t, s.fail(t, "run_steps", map[string]any{"session": sess, "steps": steps}, "unknownRef"))
+			steps = append(steps, c.bad)
+			run := decode[stepsRun](t, s.fail(t, "run_steps", map[string]any{"session": sess, "steps": steps}, c.code))
 			if run.FailedStep == nil || *run.FailedStep != 6 || run.Completed != 0 || len(run.Results) != 0 ||
-				!strings.Contains(run.Error, "steps[6] (click)") || !strings.Contains(run.Error, "no step was run") {
-				t.Errorf("ref %s at step 7: %+v", bad, run)
+				!strings.Contains(run.Error, "steps[6] (") || !strings.Contains(run.Error, "no step was run") {
+				t.Errorf("%v at step 7: %+v", c.bad, run)
 			}
 			if got := liveText(ctx, d, entry.Key); got != text {
 				t.Errorf("the name field went from %q to %q: a step of a refused run ran", text, got)
