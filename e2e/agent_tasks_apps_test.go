@@ -568,3 +568,53 @@ func odsRows(path string) ([][]string, error) {
 	}
 	return rows, nil
 }
+
+// GNOME Text Editor (GTK 4.8): two lines typed and saved through its Save
+// As dialog, a window with its own origin, whose button is "_Save Save".
+
+const gteLines = "text editor's first line\nits second line"
+
+var gteTask = agentTask{
+	name: "gnome-text-editor",
+	start: func(t testing.TB, r *taskRun) {
+		r.app = r.d.Launch(t, append(freshHome(t), "gnome-text-editor", "--standalone")...)
+		r.path = filepath.Join(r.dir, "gte.txt")
+	},
+	today: func(t testing.TB, r *taskRun) {
+		s := r.s
+		r.sess = s.connect(t, map[string]any{"pid": r.app.Pid})
+		outline := r.look(t)
+		doc := r.ref(t, outline, "text", "", map[string]any{"role": "text", "states": []string{"editable"}}, "editable")
+		s.ok(t, "type_text", map[string]any{"session": r.sess, "element": doc, "text": gteLines})
+		expect(t, r.textOf(t, doc) == gteLines, "the document holds the lines", nil)
+		s.ok(t, "press_key", map[string]any{"session": r.sess, "keys": "Ctrl+Shift+S"})
+		dialog := appears(t, s, r.sess, "the Save As dialog", map[string]any{"name": "Save As", "nameMatch": "exact"})
+		name := findOne(t, s, r.sess, map[string]any{"within": dialog.Ref, "role": "text", "states": []string{"editable"}}).Ref
+		s.ok(t, "set_value", map[string]any{"session": r.sess, "element": name, "value": r.path})
+		save := findOne(t, s, r.sess, map[string]any{"within": dialog.Ref, "name": "Save", "nameMatch": "exact", "role": "push button"}).Ref
+		s.ok(t, "click", map[string]any{"session": r.sess, "element": save})
+		r.gone(t, map[string]any{"name": "Save As", "nameMatch": "exact"})
+	},
+	loop: func(t testing.TB, r *taskRun) {
+		r.sess = r.s.connect(t, map[string]any{"pid": r.app.Pid})
+		doc := r.ref(t, r.glance(t), "text", "", map[string]any{"role": "text", "states": []string{"editable"}}, "editable")
+		out := r.steps(t,
+			step("type_text", map[string]any{"element": doc, "text": gteLines}),
+			step("press_key", map[string]any{"keys": "Ctrl+Shift+S"}),
+			step("wait_for", map[string]any{"name": "Save As", "nameMatch": "exact", "until": "appears", "timeoutMs": 30000}))
+		dialog := stepFound(t, out, 2)
+		expect(t, len(dialog) > 0, "the run waits for the Save As dialog", out)
+		out = r.steps(t,
+			step("find_elements", map[string]any{"within": dialog[0].Ref, "role": "text", "states": []string{"editable"}}),
+			step("find_elements", map[string]any{"within": dialog[0].Ref, "name": "Save", "nameMatch": "exact", "role": "push button"}))
+		name, save := stepFound(t, out, 0), stepFound(t, out, 1)
+		expect(t, len(name) > 0 && len(save) > 0, "the run finds the dialog's name field and Save button", out)
+		r.steps(t,
+			step("set_value", map[string]any{"element": name[0].Ref, "value": r.path}),
+			step("click", map[string]any{"element": save[0].Ref}),
+			step("wait_for", map[string]any{"name": "Save As", "nameMatch": "exact", "until": "disappears", "timeoutMs": 30000}))
+	},
+	end: func(t testing.TB, r *taskRun) string {
+		return fileState(t, r.path, gteLines+"\n")
+	},
+}

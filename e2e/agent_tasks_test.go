@@ -98,7 +98,7 @@ func (task agentTask) ways() []agentWay {
 }
 
 // agentTasks are the tasks of the benchmark.
-var agentTasks = []agentTask{geditTask, mousepadTask, kwriteTask, writerTask, evinceTask, calcTask, speedcrunchTask, todoTask}
+var agentTasks = []agentTask{geditTask, gteTask, mousepadTask, kwriteTask, writerTask, evinceTask, calcTask, speedcrunchTask, todoTask}
 
 func TestAgentTasks(t *testing.T) {
 	d := testdesk.Shared(t)

@@ -39,14 +39,15 @@ func with(r *benchRun, used map[string]bool, prefix string) []result {
 
 // agentCases names BenchmarkAgentTasks's tasks.
 var agentCases = map[string]string{
-	"gedit":        "gedit (GTK 3): type, Save As, type, close, Save",
-	"mousepad":     "mousepad (GTK 3): type, Save As",
-	"kwrite":       "KWrite (Qt 5): new document, type, File ▸ Save As…",
-	"writer":       "LibreOffice Writer: type two paragraphs, Save As .odt",
-	"evince":       "Evince: read a PDF page's text",
-	"calc":         "LibreOffice Calc: set a cell, save the sheet",
-	"speedcrunch":  "SpeedCrunch (Qt 5): evaluate 12*7, read the result",
-	"firefox-todo": "Firefox: add three to-dos, check one off, read the status",
+	"gedit":             "gedit (GTK 3): type, Save As, type, close, Save",
+	"mousepad":          "mousepad (GTK 3): type, Save As",
+	"gnome-text-editor": "GNOME Text Editor (GTK 4): type, Save As",
+	"kwrite":            "KWrite (Qt 5): new document, type, File ▸ Save As…",
+	"writer":            "LibreOffice Writer: type two paragraphs, Save As .odt",
+	"evince":            "Evince: read a PDF page's text",
+	"calc":              "LibreOffice Calc: set a cell, save the sheet",
+	"speedcrunch":       "SpeedCrunch (Qt 5): evaluate 12*7, read the result",
+	"firefox-todo":      "Firefox: add three to-dos, check one off, read the status",
 }
 
 // agentSection is the agent task table alone (the README shows it): each
