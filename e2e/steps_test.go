@@ -3,8 +3,12 @@
 package e2e
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -250,4 +254,51 @@ func TestStepsGTK3Fixture(t *testing.T) {
 			return got == text, got
 		})
 	})
+}
+
+// TestStepsRateLimitAndAudit: on a real server with --rate-limit and
+// --audit-log, each step of a run is a call of its own: past two actions a
+// minute the third acting step is refused and the run stops there (the
+// field holds the second value, read outside uiscope), and the log has a
+// record per step besides the run's, with none of the values set.
+func TestStepsRateLimitAndAudit(t *testing.T) {
+	d := testdesk.Shared(t)
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "steps rate")
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	s := startMCP(t, d, "", "--allow-input", "--rate-limit", "actions=2/min", "--audit-log", path)
+	sess := s.connect(t, map[string]any{"pid": app.Pid})
+	entry := findKeyed(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
+	run := decode[stepsRun](t, s.fail(t, "run_steps", map[string]any{"session": sess, "steps": []any{
+		step("set_value", map[string]any{"element": entry.Ref, "value": "value-one-77"}),
+		step("get_element_properties", map[string]any{"element": entry.Ref, "names": []string{"text"}}),
+		step("set_value", map[string]any{"element": entry.Ref, "value": "value-two-77"}),
+		step("set_value", map[string]any{"element": entry.Ref, "value": "value-three-77"}),
+	}}, "rateLimited"))
+	if run.Completed != 3 || run.FailedStep == nil || *run.FailedStep != 3 || len(run.Results) != 4 || run.Results[3]["errorCode"] != "rateLimited" {
+		t.Errorf("the third action under 2 a minute: %+v", run)
+	}
+	if got := liveText(context.Background(), d, entry.Key); got != "value-two-77" {
+		t.Errorf("the name field holds %q, want value-two-77", got)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "-77") {
+		t.Errorf("the audit log holds a value set:\n%s", b)
+	}
+	var ops []string
+	sc := bufio.NewScanner(strings.NewReader(string(b)))
+	for sc.Scan() {
+		var r struct{ Operation, Outcome string }
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("not a JSON line: %q", sc.Text())
+		}
+		ops = append(ops, r.Operation+" "+r.Outcome)
+	}
+	want := []string{"connect ok", "find_elements ok", "set_value started", "set_value ok", "get_element_properties ok",
+		"set_value started", "set_value ok", "set_value refused", "run_steps refused"}
+	if !slices.Equal(ops, want) {
+		t.Errorf("audit records:\n got %v\nwant %v", ops, want)
+	}
 }
