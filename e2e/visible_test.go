@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/uiscope/uiscope/internal/platform"
@@ -39,7 +40,7 @@ func appWindow(ctx context.Context, d *testdesk.Desk, pid int) (platform.Window,
 }
 
 // onScreenIn checks the visible view against the window the X server
-// shows: every element with bounds meets it, and every leaf (an element
+// shows: every element with bounds not empty meets it, and every leaf (an element
 // the view keeps for itself, not as an ancestor) has bounds that do.
 func onScreenIn(t *testing.T, root *elem, win platform.Rect) {
 	t.Helper()
@@ -47,7 +48,7 @@ func onScreenIn(t *testing.T, root *elem, win platform.Rect) {
 		if parent == nil {
 			return
 		}
-		if e.Bounds != nil && win.Intersect(*e.Bounds).Empty() {
+		if e.Bounds != nil && !e.Bounds.Empty() && win.Intersect(*e.Bounds).Empty() {
 			t.Errorf("visible view holds %s %q [%s] at %+v, outside the window at %+v", e.Role, e.Name, e.Ref, *e.Bounds, win)
 		}
 		if len(e.Children) == 0 && (e.Bounds == nil || e.Bounds.Empty()) {
@@ -193,4 +194,40 @@ func TestElementKeysOnlyWhenAsked(t *testing.T) {
 		}
 	}
 	s.fail(t, "find_elements", with(submit, "keys"), "invalidArgument")
+}
+
+// TestVisibleViewWriter: Writer's control outline is cut by its budget
+// (its closed menus fill it) before the document's paragraphs; the
+// visible view holds the document and its paragraphs within the default
+// budget, uncut, and everything in it lies in the window the X server
+// shows.
+func TestVisibleViewWriter(t *testing.T) {
+	d := testdesk.Shared(t)
+	app := launchWriter(t, d, []string{"A paragraph on screen, for the visible view.", "And a second one."})
+	s := startMCP(t, d, "")
+	sess := s.connect(t, map[string]any{"pid": app.Pid})
+	var win platform.Rect
+	until(t, "Writer's window mapped", func(ctx context.Context) (bool, string) {
+		w, ok := appWindow(ctx, d, app.Pid)
+		win = w.Bounds
+		return ok, "no mapped window"
+	})
+
+	control := s.ok(t, "get_a11y_tree", map[string]any{"session": sess, "view": "control"})
+	visible := s.ok(t, "get_a11y_tree", map[string]any{"session": sess, "view": "visible"})
+	co, vo := control["outline"].(string), visible["outline"].(string)
+	t.Logf("outline bytes: control %d (cut by %v), visible %d (cut by %v)", len(co), control["cutBy"], len(vo), visible["cutBy"])
+	if control["cutBy"] == nil || strings.Contains(co, "paragraph [") {
+		t.Errorf("the control outline (%d bytes, cut by %v) reaches the paragraphs: this test expects Writer's to be cut before them", len(co), control["cutBy"])
+	}
+	if visible["cutBy"] != nil || visible["omitted"] != float64(0) {
+		t.Errorf("the visible outline is cut (%v, %v omitted)", visible["cutBy"], visible["omitted"])
+	}
+	if !strings.Contains(vo, "document text") || strings.Count(vo, "paragraph [") != 2 {
+		t.Errorf("the visible outline lacks the document or its two paragraphs:\n%s", vo)
+	}
+	if strings.Contains(vo, `menu item "Paste Special"`) {
+		t.Errorf("the visible outline holds a closed menu's item:\n%s", vo)
+	}
+	onScreenIn(t, visibleTree(t, s, sess), win)
 }
