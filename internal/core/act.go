@@ -238,6 +238,10 @@ func (m *Sessions) prepareFor(ctx context.Context, need security.Caps, what, ses
 	if err != nil {
 		return nil, err
 	}
+	if m.keepsDetached(s) && m.detached(ctx, s, n.Key) {
+		return nil, Errorf(CodeElementGone, "%s (%s %q) is no longer in the application's tree (its window closed), though the toolkit still answers for it; nothing was done: re-read the tree with get_a11y_tree or find_elements and use the new refs",
+			t.RefString(id), det.Node.Role, Quote(det.Node.Name))
+	}
 	st := det.Node.States
 	if !st.Has(platform.StateSensitive) && !st.Has(platform.StateEnabled) {
 		return nil, Errorf(CodeDisabled, "%s (%s %q) is disabled (neither sensitive nor enabled); nothing was done", t.RefString(id), det.Node.Role, Quote(det.Node.Name))

@@ -133,6 +133,15 @@ func windowClosed(e Effects) bool {
 	return slices.ContainsFunc(e.WindowsClosed, func(w WindowRef) bool { return !w.Popup })
 }
 
+// keepsDetached reports an app whose toolkit keeps answering for the
+// widgets of a window it destroyed (GTK 4): an action there checks first
+// that its element is still in the tree, or it would act on a closed
+// dialog's button and answer verified.
+func (m *Sessions) keepsDetached(s *Session) bool {
+	ar, ok := m.desk.Accessibility.(platform.AttachedReader)
+	return ok && ar.KeepsDetached(s.App)
+}
+
 // detached reports an element that still answers but is no longer in the
 // app's tree: GTK 4 keeps exporting the widgets of a window it destroyed
 // (a dialog's button that closed it) while the app holds the window.

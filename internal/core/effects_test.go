@@ -162,12 +162,15 @@ func TestWindowRefPopup(t *testing.T) {
 type detachedA11y struct {
 	platform.Accessibility
 	asked *atomic.Int32
+	keeps bool // KeepsDetached
 }
 
 func (d detachedA11y) Attached(ctx context.Context, app platform.App, key string) (bool, error) {
 	d.asked.Add(1)
 	return false, nil
 }
+
+func (d detachedA11y) KeepsDetached(app platform.App) bool { return d.keeps }
 
 // TestGoneWithItsWindow: an element that still answers but is no longer
 // in the app's tree once a window closed (a dialog's button that closed
@@ -220,4 +223,39 @@ func findClosed(ws []WindowRef, title string) (WindowRef, bool) {
 		}
 	}
 	return WindowRef{}, false
+}
+
+// TestActOnDetachedRefused: on a toolkit that keeps answering for a closed
+// window's widgets, an action on an element no longer in the tree is
+// refused as gone, nothing sent; elsewhere the element is not asked about.
+func TestActOnDetachedRefused(t *testing.T) {
+	for _, keeps := range []bool{true, false} {
+		d := newSafetyDesk()
+		desk := d.Platform()
+		asked := &atomic.Int32{}
+		desk.Accessibility = detachedA11y{Accessibility: desk.Accessibility, asked: asked, keeps: keeps}
+		sent := &atomic.Int32{}
+		answer := &atomic.Bool{}
+		answer.Store(true)
+		desk.Actions = lateActions{Actions: desk.Actions, answer: answer, run: func() { sent.Add(1) }}
+		m := NewSessions(desk)
+		m.Caps = security.Input
+		ctx := context.Background()
+		s, err := m.Connect(ctx, AppSpec{Pid: editorPid}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, _, err := m.Fetch(ctx, s, 5*time.Second, platform.TreeOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = m.Click(ctx, s.ID, refOf(t, tr, "Save"))
+		if keeps {
+			if e := AsError(err); e == nil || e.Code != CodeElementGone || sent.Load() != 0 {
+				t.Errorf("click on a detached element: %v, %d actions sent; want elementGone, none sent", err, sent.Load())
+			}
+		} else if err != nil || asked.Load() != 0 || sent.Load() != 1 {
+			t.Errorf("click where the toolkit keeps no detached elements: %v, Attached asked %d times, %d actions sent; want done, not asked", err, asked.Load(), sent.Load())
+		}
+	}
 }

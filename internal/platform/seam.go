@@ -156,9 +156,11 @@ type TopLevelReader interface {
 // among the application's top levels. A toolkit may keep answering for the
 // widgets of a window it destroyed (GTK 4, while the app holds a reference
 // to the window): an action's effects call such an element gone once its
-// window closed. Without it they do not.
+// window closed, and on such a toolkit (KeepsDetached) an action on one is
+// refused as gone. Without it neither is known.
 type AttachedReader interface {
 	Attached(ctx context.Context, app App, key string) (bool, error)
+	KeepsDetached(app App) bool
 }
 
 // FocusTracker is the optional part of Accessibility that tells the

@@ -28,6 +28,10 @@ func (d *Desktop) Attached(ctx context.Context, app platform.App, key string) (b
 	return a.Attached(ctx, key)
 }
 
+// KeepsDetached reports a toolkit that keeps answering for the widgets of
+// a window it destroyed: GTK 4.
+func (d *Desktop) KeepsDetached(app platform.App) bool { return isGTK4(app) }
+
 // Focus is the application's element that last announced it took the
 // keyboard focus while watched, and how many times the focus moved (see
 // atspi.Conn.Focus).
