@@ -44,10 +44,10 @@ type mcpCost struct {
 	mu    sync.Mutex
 	calls int
 	bytes int
-	each  []string // "tool bytes", a call each, in order
+	each  []string // "tool bytes ms", a call each, in order
 }
 
-func (c *mcpCost) add(tool string, res *mcp.CallToolResult) {
+func (c *mcpCost) add(tool string, res *mcp.CallToolResult, took time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.calls++
@@ -60,7 +60,7 @@ func (c *mcpCost) add(tool string, res *mcp.CallToolResult) {
 		}
 	}
 	c.bytes += n
-	c.each = append(c.each, fmt.Sprintf("%s %d", tool, n))
+	c.each = append(c.each, fmt.Sprintf("%s %d %dms", tool, n, took.Milliseconds()))
 }
 
 // logCost logs the calls and answer bytes so far, under the task's name.
@@ -128,8 +128,9 @@ func (s *mcpServer) callRaw(t testing.TB, name string, args map[string]any) (map
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), mcpCallLimit)
 	defer cancel()
+	began := time.Now()
 	res, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-	s.cost.add(name, res)
+	s.cost.add(name, res, time.Since(began))
 	if ctx.Err() != nil {
 		t.Fatalf("%s %v: no answer within %v\nserver stderr:\n%s", name, args, mcpCallLimit, s.stderr.String())
 	}
