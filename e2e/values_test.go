@@ -117,6 +117,10 @@ func TestValuesInTree(t *testing.T) {
 				outline, _ := out["outline"].(string)
 				for _, w := range tc.want {
 					line := w.role + " " + strconv.Quote(w.name) + " = " + strconv.Quote(w.value) + " ["
+					if w.role == "table cell" && w.name == w.value {
+						// A cell named by its text prints it once.
+						line = w.role + " " + strconv.Quote(w.name) + " ["
+					}
 					if !strings.Contains(outline, line) {
 						t.Errorf("outline %s: no line with %s", view, line)
 					}

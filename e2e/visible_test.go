@@ -40,8 +40,9 @@ func appWindow(ctx context.Context, d *testdesk.Desk, pid int) (platform.Window,
 }
 
 // onScreenIn checks the visible view against the window the X server
-// shows: every element with bounds not empty meets it, and every leaf (an element
-// the view keeps for itself, not as an ancestor) has bounds that do.
+// shows: every element with bounds not empty meets it, and every leaf (an
+// element the view keeps for itself, not as an ancestor) has bounds that
+// do.
 func onScreenIn(t *testing.T, root *elem, win platform.Rect) {
 	t.Helper()
 	root.walk(func(e, parent *elem) {

@@ -15,6 +15,7 @@ const outlineNameRunes = 80
 var (
 	statePressed       = mustState("pressed")
 	stateIndeterminate = mustState("indeterminate")
+	roleTableCell      = mustRole("table cell")
 )
 
 // Outline renders the tree like Render but as compact text for agents: one
@@ -26,6 +27,9 @@ var (
 //
 //   - The name is omitted when empty, quoted with Go escaping, and cut at 80
 //     runes with "…". A redacted element prints (redacted) in its place.
+//   - The value follows as = "…", cut the same way; a table cell whose
+//     value is its name (GTK's cells are named by their text) prints it
+//     once, as its name.
 //   - Only the states that tell an agent something are printed, in this
 //     order: focused, checked, selected, expanded, collapsed (an expandable
 //     element that is not expanded), pressed, indeterminate, editable, and
@@ -93,7 +97,7 @@ func (t *Tree) writeLine(b *strings.Builder, id int) {
 		b.WriteByte(' ')
 		b.WriteString(strconv.Quote(cutRunes(n.Name, outlineNameRunes)))
 	}
-	if n.Value != nil && !n.Redacted {
+	if n.Value != nil && !n.Redacted && !(n.Role == roleTableCell && *n.Value == n.Name) {
 		b.WriteString(" = ")
 		b.WriteString(strconv.Quote(cutRunes(*n.Value, outlineNameRunes)))
 	}

@@ -143,6 +143,12 @@ func TestOutlineLine(t *testing.T) {
 		{"bounds", fake.With(fake.Node("label", "L"), fake.Bounds(-5, 7, 100, 20)), `label "L" [a11y:e0] @-5,7 100x20`},
 		{"empty bounds", fake.With(fake.Node("label", "L"), fake.Bounds(5, 7, 0, 20)), `label "L" [a11y:e0]`},
 		{"error", fake.With(fake.Node("label", "L"), func(n *platform.Node) { n.Err = "timed out" }), `label "L" [a11y:e0] error="timed out"`},
+		{"value", fake.With(fake.Node("text", "User"), value("alice")), `text "User" = "alice" [a11y:e0]`},
+		{"value equal to the name", fake.With(fake.Node("text", "alice"), value("alice")), `text "alice" = "alice" [a11y:e0]`},
+		{"cell named by its text", fake.With(fake.Node("table cell", "root"), value("root")), `table cell "root" [a11y:e0]`},
+		{"cell with other text", fake.With(fake.Node("table cell", "A1"), value("42")), `table cell "A1" = "42" [a11y:e0]`},
+		{"unnamed cell", fake.With(fake.Node("table cell", ""), value("42")), `table cell = "42" [a11y:e0]`},
+		{"empty cell", fake.With(fake.Node("table cell", ""), value("")), `table cell [a11y:e0]`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -228,3 +234,6 @@ func TestOutlinePartialContainer(t *testing.T) {
 		}
 	}
 }
+
+// value sets the node's value (what a control holds).
+func value(v string) fake.Edit { return func(n *platform.Node) { n.Value = &v } }
