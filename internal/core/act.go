@@ -258,7 +258,7 @@ func summarize(d *platform.Details) *Summary {
 		v := d.Value.Current
 		s.Value = &v
 	}
-	if d.Text != nil && !d.Node.Redacted {
+	if d.Text != nil && !d.Node.Secret() {
 		t := d.Text.Text
 		s.Text = &t
 	}
@@ -341,7 +341,7 @@ func changedBeyond(e Effects, key string) bool {
 // not show while others did.
 func notAsAsked(claim string, now *platform.Details) string {
 	holds := "it could not be read back"
-	if now != nil && !now.Node.Redacted {
+	if now != nil && !now.Node.Secret() {
 		holds = "it holds " + describe(now)
 	} else if now != nil {
 		holds = "it is a password field, whose text is never read"
@@ -393,7 +393,7 @@ func (m *Sessions) noEffect(t *actTarget, claim string, now *platform.Details) *
 	switch {
 	case now == nil:
 		holds = "it could not be read back"
-	case now.Node.Redacted:
+	case now.Node.Secret():
 		holds = "it is a password field, whose text is never read, so the change cannot be verified: do not assume it holds the text"
 	default:
 		holds = "it holds " + describe(now)
@@ -409,7 +409,7 @@ func (m *Sessions) noEffect(t *actTarget, claim string, now *platform.Details) *
 // states, quoted short.
 func describe(d *platform.Details) string {
 	var parts []string
-	if d.Text != nil && !d.Node.Redacted {
+	if d.Text != nil && !d.Node.Secret() {
 		parts = append(parts, "the text "+Quote(d.Text.Text))
 	}
 	if d.Value != nil {

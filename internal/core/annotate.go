@@ -95,7 +95,7 @@ func annotatable(kind string, n *platform.Node) bool {
 	case platform.RoleApplication, platform.RoleFrame, platform.RoleWindow:
 		return false
 	}
-	if n.Redacted || n.IsPassword() || len(n.Actions) > 0 {
+	if n.Secret() || len(n.Actions) > 0 {
 		return true
 	}
 	st := n.States

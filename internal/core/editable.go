@@ -134,7 +134,7 @@ var readOnlyValueRoles = map[platform.Role]bool{platform.RoleProgressBar: true, 
 // (-1: none, or not known).
 func editableProperties(sessionID, ref string, d *platform.Details, items []string, chosen int) *EditableProperties {
 	n := &d.Node
-	redacted := n.Redacted || n.IsPassword()
+	redacted := n.Secret()
 	enabled := n.States.Has(platform.StateEnabled) || n.States.Has(platform.StateSensitive)
 	has := func(iface string) bool { return slices.Contains(n.Interfaces, iface) }
 	type prop struct {

@@ -170,7 +170,7 @@ func (m *Sessions) focusRef(ctx context.Context, s *Session, key string) *FocusR
 		return nil
 	}
 	f := &FocusRef{Role: d.Node.Role.String(), Name: d.Node.Name, key: key}
-	if d.Node.Redacted || d.Node.IsPassword() {
+	if d.Node.Secret() {
 		f.Name = ""
 	}
 	if t := s.Tree(); t != nil {

@@ -211,7 +211,7 @@ func (m Matcher) Match(n *platform.Node) bool {
 		return false
 	}
 	if m.nameMode != "" {
-		if n.Redacted || n.IsPassword() {
+		if n.Secret() {
 			return false
 		}
 		if m.matchName(n.Name) {

@@ -134,7 +134,7 @@ func (m *Sessions) keysToRef(ctx context.Context, t *actTarget) string {
 		}
 	}
 	if d, err := m.desk.Accessibility.Element(ctx, t.s.App, t.keysTo); err == nil {
-		if d.Node.Redacted || d.Node.IsPassword() {
+		if d.Node.Secret() {
 			return d.Node.Role.String()
 		}
 		return d.Node.Role.String() + " " + Quote(d.Node.Name)
@@ -155,11 +155,11 @@ type asked struct {
 // the document, holds what was typed. It returns the element asked for,
 // nil when the element keeps its keys itself.
 func (m *Sessions) typeIntoFocused(ctx context.Context, t *actTarget) *asked {
-	if t.node == nil || t.det.Text != nil || t.det.Node.Redacted || !m.hasKeys(ctx, t, t.det) || t.keysTo == "" {
+	if t.node == nil || t.det.Text != nil || t.det.Node.Secret() || !m.hasKeys(ctx, t, t.det) || t.keysTo == "" {
 		return nil
 	}
 	d, err := m.desk.Accessibility.Element(ctx, t.s.App, t.keysTo)
-	if err != nil || d.Text == nil || d.Node.Redacted {
+	if err != nil || d.Text == nil || d.Node.Secret() {
 		return nil
 	}
 	a := &asked{ref: t.ref, node: t.node}
@@ -197,7 +197,7 @@ func (m *Sessions) lastLineTyped(ctx context.Context, t *actTarget, a *asked, te
 		return ""
 	}
 	k, err := m.desk.Accessibility.Element(ctx, t.s.App, o.keysTo)
-	if err != nil || k.Text == nil || k.Node.Redacted || !containsText(k.Text, last) {
+	if err != nil || k.Text == nil || k.Node.Secret() || !containsText(k.Text, last) {
 		return ""
 	}
 	return m.keysToRef(ctx, o)

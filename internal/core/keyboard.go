@@ -45,7 +45,7 @@ func (m *Sessions) TypeText(ctx context.Context, sessionID, ref, text string) (*
 	// Into a document: the paragraph that has its keys is typed into.
 	inside := m.typeIntoFocused(ctx, t)
 	typedText := strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n")
-	readable := t.node != nil && !t.det.Node.Redacted && t.det.Text != nil
+	readable := t.node != nil && !t.det.Node.Secret() && t.det.Text != nil
 	// contains is the read-back of typing: the element contains what was
 	// typed (where the caret was is the app's business; that the
 	// characters arrived is ours). A text longer than a read holds is
@@ -118,7 +118,7 @@ func (m *Sessions) TypeText(ctx context.Context, sessionID, ref, text string) (*
 	case r == nil:
 	case t.node == nil:
 		r.Window = t.windowRef(win)
-	case t.det.Node.Redacted:
+	case t.det.Node.Secret():
 		r.Note = "password field: the keys went to it while it had the focus; its text is never read back, so what it holds is not verified"
 		r.Verified = false
 	case t.submits && !r.Verified && inside != nil:

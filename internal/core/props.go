@@ -27,7 +27,7 @@ var propertyOrder = []string{"ref", "key", "role", "name", "description", "acces
 // when it did not.
 func Properties(ref string, d *platform.Details) map[string]any {
 	n := &d.Node
-	redacted := n.Redacted || n.IsPassword()
+	redacted := n.Secret()
 	p := map[string]any{
 		"ref":           ref,
 		"key":           n.Key,

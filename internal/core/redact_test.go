@@ -1,9 +1,11 @@
 package core
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"github.com/uiscope/uiscope/internal/platform"
 	"github.com/uiscope/uiscope/internal/platform/fake"
@@ -117,4 +119,38 @@ func TestRedactedProperties(t *testing.T) {
 	if a, _ := p["attributes"].(map[string]string); a["placeholder-text"] != "Ada" {
 		t.Errorf("plain field attributes: %v", p["attributes"])
 	}
+}
+
+// TestActingOnSecretsQuotesNothing: setting a password field's value
+// answers without the value set or the text it held, also where the
+// backend did not mark the field redacted (core knows the role itself).
+func TestActingOnSecretsQuotesNothing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		pw := fake.With(fake.Keyed("f/pw", "password text", "Password"), fake.Ifaces("component", "text", "editabletext"), fake.Bounds(10, 10, 200, 30))
+		d := fake.New()
+		d.AddApp(fake.App{Pid: editorPid, Name: "editor", Tree: fake.Root("editor", fake.With(fake.Keyed("f/frame", "frame", "Main", pw), fake.Bounds(0, 0, 400, 300)))})
+		d.SetActive(d.AddWindow(editorPid, "Main", platform.Rect{Width: 400, Height: 300}))
+		if _, _, err := d.SetText(context.Background(), platform.App{Pid: editorPid}, "f/pw", secretText); err != nil {
+			t.Fatal(err)
+		}
+		m, s, tr := formSession(t, d.Platform())
+		ref := ""
+		for i, n := range tr.nodes {
+			if n.Key == "f/pw" {
+				ref = tr.RefString(i)
+			}
+		}
+		r, err := m.SetValue(context.Background(), s.ID, ref, "typed-s3cret")
+		js, _ := json.Marshal(r)
+		out := string(js)
+		if err != nil {
+			out += " " + err.Error()
+		}
+		if got := leaks(out); len(got) > 0 || strings.Contains(out, "typed-s3cret") {
+			t.Errorf("set_value on a password field: the answer quotes a secret: %s", out)
+		}
+		if got := d.Text(editorPid, "f/pw"); got != "typed-s3cret" {
+			t.Errorf("the field holds %q", got)
+		}
+	})
 }

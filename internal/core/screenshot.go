@@ -302,7 +302,7 @@ func redactedBars(t *Tree, area platform.Rect) ([]platform.Rect, error) {
 	var bars []platform.Rect
 	for id := 0; id < t.Len(); id++ {
 		n, _ := t.Node(id)
-		if !n.Redacted && !n.IsPassword() {
+		if !n.Secret() {
 			continue
 		}
 		if n.Bounds == nil {

@@ -17,7 +17,7 @@ import (
 // textIs is the read-back rule for text: exactly what was asked.
 func textIs(want string) func(*platform.Details) bool {
 	return func(d *platform.Details) bool {
-		if d.Text == nil || d.Node.Redacted {
+		if d.Text == nil || d.Node.Secret() {
 			return false
 		}
 		if d.Text.Truncated {
@@ -69,12 +69,12 @@ func (m *Sessions) SetValue(ctx context.Context, sessionID, ref, value string) (
 		return m.finish(ctx, t, MethodSemantic, "Value.CurrentValue", valueIs(num), "setting the value to "+strconv.FormatFloat(num, 'g', -1, 64))
 	case hasInterface(n, "editabletext"):
 		claim := "setting the text"
-		if !n.Redacted {
+		if !n.Secret() {
 			claim += " to " + Quote(value)
 		}
 		eff, method, err := t.actor.SetText(ctx, t.s.App, t.node.Key, value)
 		switch {
-		case err == nil && n.Redacted:
+		case err == nil && n.Secret():
 			// The backend checked the field's length, the only read-back a
 			// password field allows; its characters are never read.
 			r, err := m.finish(ctx, t, MethodSemantic, method, nil, "")
@@ -91,7 +91,7 @@ func (m *Sessions) SetValue(ctx context.Context, sessionID, ref, value string) (
 			fmt.Sprintf("the toolkit accepted the text call but kept %s; the text was typed instead", Quote(eff)))
 	case typable(n):
 		claim := "setting the text"
-		if !n.Redacted {
+		if !n.Secret() {
 			claim += " to " + Quote(value)
 		}
 		return m.setByTyping(ctx, t, value, claim,
@@ -137,7 +137,7 @@ func (m *Sessions) setByTyping(ctx context.Context, t *actTarget, value, claim, 
 	}); err != nil {
 		return nil, err
 	}
-	if n.Redacted {
+	if n.Secret() {
 		return m.finishPassword(ctx, t, value, claim+" by typing it")
 	}
 	r, err := m.finish(ctx, t, MethodKeyboard, "Ctrl+A, then typed", textIs(value), claim+" by typing it")

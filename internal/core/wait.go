@@ -214,7 +214,7 @@ func (m *Sessions) propertyHolds(ctx context.Context, s *Session, e *Element, pr
 		return false
 	}
 	d, err := m.Element(ctx, s, e.Key)
-	if err != nil || d.Node.Redacted || d.Node.IsPassword() {
+	if err != nil || d.Node.Secret() {
 		return false
 	}
 	switch prop {

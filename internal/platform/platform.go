@@ -295,6 +295,11 @@ type ChildRange struct {
 // never be read and whose name is redacted.
 func (n *Node) IsPassword() bool { return n.Role == RolePasswordText }
 
+// Secret reports whether the node's text must never be read, matched or
+// quoted: the backend redacted it, or it is a password field (whatever the
+// backend said).
+func (n *Node) Secret() bool { return n.Redacted || n.IsPassword() }
+
 // Errors shared by backends; the core maps them to error codes.
 var (
 	ErrNoBus         = errors.New("accessibility bus not found")

@@ -31,7 +31,7 @@ func withEmbedded(text string, children []*platform.Node) (s string, ok bool) {
 		if k.Role == roleStatic {
 			continue
 		}
-		if k.Redacted || k.IsPassword() {
+		if k.Secret() {
 			return "", false
 		}
 		objects = append(objects, k)

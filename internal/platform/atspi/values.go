@@ -91,7 +91,7 @@ const (
 // the Value interface too, but their number is a position, not content:
 // they are left out.
 func valueKindOf(n *platform.Node) valueKind {
-	if n.Redacted || n.IsPassword() {
+	if n.Secret() {
 		return noValue
 	}
 	switch n.Role {
@@ -126,7 +126,7 @@ func onlyObjects(s string) bool {
 // values are left out: an empty field holds nothing to show. (SetValue,
 // in actions.go, sets an application's value through its Value interface.)
 func showValue(n *platform.Node, s string, over bool) {
-	if n.Redacted || n.IsPassword() {
+	if n.Secret() {
 		return
 	}
 	if utf8.RuneCountInString(s) > platform.MaxValueRunes {
@@ -270,7 +270,7 @@ func (w *walker) rendererCells() {
 			var parts []string
 			over := false
 			for _, k := range n.Children {
-				if k.Redacted || k.IsPassword() {
+				if k.Secret() {
 					parts = nil
 					break
 				}
