@@ -74,8 +74,9 @@ func (m *matrixApp) act(t *testing.T, tool string, args map[string]any, windows 
 // opens acts on the button named opener with tool and checks that the
 // answer names the dialog titled title (a match for xdotool's --name when
 // prefix, as a browser adds its name to a page's title) with role, which X
-// then shows. It returns the dialog's window id.
-func (m *matrixApp) opens(t *testing.T, tool, opener, title, role string, prefix bool) string {
+// then shows, active, and that effects.focus names the dialog's element
+// focus, which took the focus. It returns the dialog's window id.
+func (m *matrixApp) opens(t *testing.T, tool, opener, title, role, focus string, prefix bool) string {
 	t.Helper()
 	btn := findKeyed(t, m.s, m.sess, map[string]any{"name": opener, "nameMatch": "exact", "role": "push button"})
 	a := m.act(t, tool, map[string]any{"element": btn.Ref}, true)
@@ -96,10 +97,15 @@ func (m *matrixApp) opens(t *testing.T, tool, opener, title, role string, prefix
 	if prefix {
 		pattern += ".*"
 	}
-	until(t, fmt.Sprintf("X shows the window %q", title), func(context.Context) (bool, string) {
+	until(t, fmt.Sprintf("X shows the window %q, active", title), func(context.Context) (bool, string) {
 		wins := visibleWindows(t, m.d, m.app.Pid, pattern)
-		return len(wins) == 1 && (!ok || fmt.Sprintf("%#x", parseWindow(wins[0])) == w.Window), fmt.Sprintf("%v, effects name %q", wins, w.Window)
+		active := activeWindow(t, m.d)
+		return len(wins) == 1 && (!ok || fmt.Sprintf("%#x", parseWindow(wins[0])) == w.Window) && parseWindow(wins[0]) == active,
+			fmt.Sprintf("%v, effects name %q, the active window is %#x", wins, w.Window, active)
 	})
+	if f := a.Effects.Focus; f == nil || f.Name != focus {
+		t.Errorf("%s %s: effects.focus %+v; want the dialog's %q", tool, opener, f, focus)
+	}
 	return w.Window
 }
 
@@ -183,7 +189,7 @@ func TestEffectsMatrix(t *testing.T) {
 		m := &matrixApp{d: d, app: app, s: s, sess: s.connect(t, map[string]any{"pid": app.Pid}),
 			focused: fixtureFocus(log), removed: fixtureRemoved(log)}
 		t.Run("dialog", func(t *testing.T) {
-			id := m.opens(t, "click", "Open dialog", "Effects dialog", "dialog", false)
+			id := m.opens(t, "click", "Open dialog", "Effects dialog", "dialog", "Close", false)
 			log.await(t, "dialog-open", 1)
 			closeBtn := findKeyed(t, s, m.sess, map[string]any{"name": "Close", "nameMatch": "exact", "role": "push button"})
 			a := m.act(t, "click", map[string]any{"element": closeBtn.Ref}, true)
@@ -263,14 +269,14 @@ func TestEffectsMatrix(t *testing.T) {
 		m := &matrixApp{d: d, app: app, s: s, sess: s.connect(t, map[string]any{"pid": app.Pid}),
 			focused: fixtureFocus(log), removed: fixtureRemoved(log)}
 		t.Run("dialog", func(t *testing.T) {
-			id := m.opens(t, "invoke", "Open dialog", gtk4DialogTitle, "dialog", false)
+			id := m.opens(t, "invoke", "Open dialog", gtk4DialogTitle, "dialog", "Dialog option", false)
 			log.await(t, "dialog-open", 1)
 			a := m.act(t, "window_action", map[string]any{"action": "close", "window": id}, true)
 			log.await(t, "dialog-closed", 1)
 			m.closed(t, "window_action close", a, id, gtk4DialogTitle, false)
 
 			// Again, closed by its own button, which goes with it.
-			id = m.opens(t, "click", "Open dialog", gtk4DialogTitle, "dialog", false)
+			id = m.opens(t, "click", "Open dialog", gtk4DialogTitle, "dialog", "Dialog option", false)
 			log.await(t, "dialog-open", 2)
 			closeBtn := findOne(t, s, m.sess, map[string]any{"name": "Close dialog", "nameMatch": "exact", "role": "push button"})
 			a = m.act(t, "click", map[string]any{"element": closeBtn.Ref}, true)
@@ -294,14 +300,14 @@ func TestEffectsMatrix(t *testing.T) {
 			focused: fixtureFocus(log), removed: fixtureRemoved(log)}
 		t.Run("dialog", func(t *testing.T) {
 			// The modal dialog runs through exec(); Escape rejects it.
-			id := m.opens(t, "click", "Open Settings", "Settings", "dialog", false)
+			id := m.opens(t, "click", "Open Settings", "Settings", "dialog", "Option", false)
 			oneDialog(t, d, app.Pid, log.path, "Settings", 1)
 			a := m.act(t, "press_key", map[string]any{"keys": "Escape"}, true)
 			log.await(t, "done Settings", 1)
 			m.closed(t, "press_key Escape", a, id, "Settings", false)
 
 			// Again, closed by its own button, which goes with it.
-			id = m.opens(t, "invoke", "Open Settings", "Settings", "dialog", false)
+			id = m.opens(t, "invoke", "Open Settings", "Settings", "dialog", "Option", false)
 			oneDialog(t, d, app.Pid, log.path, "Settings", 2)
 			closeBtn := findOne(t, s, m.sess, map[string]any{"name": "Close", "nameMatch": "exact", "role": "push button"})
 			a = m.act(t, "click", map[string]any{"element": closeBtn.Ref}, true)
@@ -337,7 +343,7 @@ func TestEffectsMatrix(t *testing.T) {
 			page(t, "effects page removed")
 		}
 		t.Run("dialog", func(t *testing.T) {
-			id := m.opens(t, "click", "Open dialog", "Effects dialog", "frame", true)
+			id := m.opens(t, "click", "Open dialog", "Effects dialog", "frame", "Effects dialog", true)
 			// The popup's page, not the browser's own "Close" buttons (a
 			// tab's).
 			doc := appears(t, s, m.sess, "the popup's page", map[string]any{"name": "Effects dialog", "nameMatch": "exact", "role": "document web"})
