@@ -320,43 +320,49 @@ func TestEffectsMatrix(t *testing.T) {
 		t.Run("focus", func(t *testing.T) { m.focusMoves(t, "text", "Effects next") })
 		t.Run("gone", func(t *testing.T) { m.gone(t, "invoke") })
 	})
-	t.Run("chromium", func(t *testing.T) {
-		b := browsers[1]
-		app := openPage(t, d, b, "effects page", effectsPage)
-		s := startMCP(t, d, "", "--allow-input")
-		m := &matrixApp{d: d, app: app, s: s, sess: s.connect(t, map[string]any{"pid": app.Pid})}
-		// The page says in its title which element has the focus and that
-		// it removed the button: X has the title.
-		page := func(t *testing.T, want string) {
-			t.Helper()
-			until(t, "the page's title "+want, func(ctx context.Context) (bool, string) {
-				got := windowTitle(ctx, d, app.Pid)
-				return strings.HasPrefix(got, want+" "), fmt.Sprintf("%q", got)
-			})
-		}
-		m.focused = func(t *testing.T, name string) {
-			t.Helper()
-			page(t, "effects page focus="+strings.ReplaceAll(name, " ", "-"))
-		}
-		m.removed = func(t *testing.T) {
-			t.Helper()
-			page(t, "effects page removed")
-		}
-		t.Run("dialog", func(t *testing.T) {
-			id := m.opens(t, "click", "Open dialog", "Effects dialog", "frame", "Effects dialog", true)
-			// The popup's page, not the browser's own "Close" buttons (a
-			// tab's).
-			doc := appears(t, s, m.sess, "the popup's page", map[string]any{"name": "Effects dialog", "nameMatch": "exact", "role": "document web"})
-			closeBtn := findKeyed(t, s, m.sess, map[string]any{"name": "Close", "nameMatch": "exact", "role": "push button", "within": doc.Ref})
-			a := m.act(t, "click", map[string]any{"element": closeBtn.Ref}, true)
-			m.closed(t, "click Close", a, id, "Effects dialog", true)
-			if !a.Effects.Gone {
-				t.Errorf("click Close: effects %+v; the button went with its window, want gone", *a.Effects)
-			}
+	// Chromium alone: Firefox ESR maps the popup 100-200 ms after the
+	// click's answer, which came once its tree had been quiet for the
+	// settle's 200 ms, so its windowsOpened is empty.
+	t.Run("chromium", func(t *testing.T) { effectsBrowser(t, d, browsers[1]) })
+}
+
+// effectsBrowser is the matrix's browser column: the page's popup window,
+// the focus moving between its fields, a button that removes itself.
+func effectsBrowser(t *testing.T, d *testdesk.Desk, b browser) {
+	app := openPage(t, d, b, "effects page", effectsPage)
+	s := startMCP(t, d, "", "--allow-input")
+	m := &matrixApp{d: d, app: app, s: s, sess: s.connect(t, map[string]any{"pid": app.Pid})}
+	// The page says in its title which element has the focus and that
+	// it removed the button: X has the title.
+	page := func(t *testing.T, want string) {
+		t.Helper()
+		until(t, "the page's title "+want, func(ctx context.Context) (bool, string) {
+			got := windowTitle(ctx, d, app.Pid)
+			return strings.HasPrefix(got, want+" "), fmt.Sprintf("%q", got)
 		})
-		t.Run("focus", func(t *testing.T) { m.focusMoves(t, "entry", "Effects next") })
-		t.Run("gone", func(t *testing.T) { m.gone(t, "click") })
+	}
+	m.focused = func(t *testing.T, name string) {
+		t.Helper()
+		page(t, "effects page focus="+strings.ReplaceAll(name, " ", "-"))
+	}
+	m.removed = func(t *testing.T) {
+		t.Helper()
+		page(t, "effects page removed")
+	}
+	t.Run("dialog", func(t *testing.T) {
+		id := m.opens(t, "click", "Open dialog", "Effects dialog", "frame", "Effects dialog", true)
+		// The popup's page, not the browser's own "Close" buttons (a
+		// tab's).
+		doc := appears(t, s, m.sess, "the popup's page", map[string]any{"name": "Effects dialog", "nameMatch": "exact", "role": "document web"})
+		closeBtn := findKeyed(t, s, m.sess, map[string]any{"name": "Close", "nameMatch": "exact", "role": "push button", "within": doc.Ref})
+		a := m.act(t, "click", map[string]any{"element": closeBtn.Ref}, true)
+		m.closed(t, "click Close", a, id, "Effects dialog", true)
+		if !a.Effects.Gone {
+			t.Errorf("click Close: effects %+v; the button went with its window, want gone", *a.Effects)
+		}
 	})
+	t.Run("focus", func(t *testing.T) { m.focusMoves(t, "entry", "Effects next") })
+	t.Run("gone", func(t *testing.T) { m.gone(t, "click") })
 }
 
 // effectsPage is the browser's fixture: an entry and the button after it,
