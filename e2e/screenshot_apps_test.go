@@ -112,7 +112,7 @@ func checkMarksInside(t *testing.T, what string, out map[string]any, w xWin, mus
 		marked[a.Name] = true
 		box := platform.Rect{X: a.Box.X, Y: a.Box.Y, Width: a.Box.Width, Height: a.Box.Height}
 		if box.X < 0 || box.Y < 0 || box.X+box.Width > img.Width || box.Y+box.Height > img.Height {
-			t.Errorf("%s: mark %s (%s %q) at %v reaches outside the %dx%d image", what, a.Label, a.Role, a.Name, box, img.Width, img.Height)
+			t.Errorf("%s: mark %d (%s %q) at %v reaches outside the %dx%d image", what, a.Label, a.Role, a.Name, box, img.Width, img.Height)
 		}
 		if notBehind[a.Name] || !want(a.Role, a.Name) {
 			t.Errorf("%s: marks %s %q, which the window does not show", what, a.Role, a.Name)

@@ -40,8 +40,9 @@ type shotResult struct {
 	Bytes       int
 	Path        string
 	Annotations []struct {
-		Label, Ref, Role, Name string
-		Box                    struct{ X, Y, Width, Height int }
+		Label           int
+		Ref, Role, Name string
+		Box             struct{ X, Y, Width, Height int }
 	}
 }
 
@@ -185,12 +186,12 @@ func TestScreenshot(t *testing.T) {
 		t.Fatalf("only %d annotations: %+v", len(shot.Annotations), shot.Annotations)
 	}
 	checked, rimmed := 0, 0
-	for _, a := range shot.Annotations {
+	for i, a := range shot.Annotations {
 		props := s.ok(t, "get_element_properties", map[string]any{"session": sess, "element": a.Ref, "names": []string{"bounds"}})
 		b := decode[struct{ X, Y, Width, Height int }](t, props["properties"].(map[string]any)["bounds"])
 		want := struct{ X, Y, Width, Height int }{b.X - win.X, b.Y - win.Y, b.Width, b.Height}
-		if a.Box != want || a.Label != a.Ref[len("a11y:"):] {
-			t.Errorf("%s (%s %q): box %+v label %s; its bounds %+v say %+v", a.Ref, a.Role, a.Name, a.Box, a.Label, b, want)
+		if a.Box != want || a.Label != i+1 {
+			t.Errorf("%s (%s %q): box %+v label %d (the %dth); its bounds %+v say %+v", a.Ref, a.Role, a.Name, a.Box, a.Label, i+1, b, want)
 			continue
 		}
 		if want.X < 1 || want.Y < 1 || want.X+want.Width >= img.Rect.Dx() || want.Height < 8 {

@@ -17,7 +17,7 @@ func runScreenshot(ctx context.Context, c *cli, args []string) error {
 	t := appSpecFlags(fs, true)
 	out := fs.String("o", "", "the PNG file to write (replaced if it exists, never left half-written)")
 	element := fs.String("element", "", "capture only this element: a ref from 'uiscope tree' (a11y:eN), as positioned in the tree read now")
-	annotate := fs.Bool("annotate", true, "label elements with their ids; false for a clean image")
+	annotate := fs.Bool("annotate", true, "box and number the controls; false for a clean image")
 	maxWidth := fs.Int("max-width", 0, "scale down to at most this many pixels wide (0: the window's size)")
 	asJSON := fs.Bool("json", false, "print what the image shows (size, scale, annotations) as JSON")
 	timeoutMs := fs.Int("timeout-ms", core.DefaultTimeoutMs, "deadline")
@@ -60,7 +60,7 @@ func runScreenshot(ctx context.Context, c *cli, args []string) error {
 		return writeJSON(c.stdout, shot)
 	}
 	fmt.Fprintf(c.stdout, "%s\n", path)
-	fmt.Fprintf(c.stderr, "# %dx%d at scale %.3g, %d elements labelled, %d fields covered, %d bytes\n",
+	fmt.Fprintf(c.stderr, "# %dx%d at scale %.3g, %d elements marked, %d fields covered, %d bytes\n",
 		shot.Width, shot.Height, shot.Scale, len(shot.Annotations), shot.Redacted, shot.Bytes)
 	return nil
 }

@@ -4,7 +4,7 @@ import (
 	"image"
 	"image/color"
 	"math"
-	"strings"
+	"strconv"
 	"sync"
 
 	"golang.org/x/image/draw"
@@ -16,10 +16,11 @@ import (
 	"github.com/uiscope/uiscope/internal/platform"
 )
 
-// Annotation is one labelled element of a screenshot.
+// Annotation is one marked element of a screenshot.
 type Annotation struct {
-	// Label is what the image shows ("e12"): the element's id.
-	Label string `json:"label"`
+	// Label is the number the image shows for the element: 1 to N, in the
+	// tree's order, for this image only.
+	Label int    `json:"label"`
 	Ref   string `json:"ref"`
 	Role  string `json:"role"`
 	Name  string `json:"name,omitempty"`
@@ -83,47 +84,142 @@ func scaleDown(img *image.RGBA, w int) (*image.RGBA, float64) {
 	return out, scale
 }
 
-// annotatable reports whether an element gets a label: something an agent
-// may act on or read, not the containers around it. In a window tree every
-// shown window is one (a Tk widget is a window); the top-level ones, which
-// are the whole image, are left out by the caller.
-func annotatable(kind string, n *platform.Node) bool {
-	if kind == KindVisual {
-		return n.Role == platform.RoleWindow && n.States.Has(platform.StateShowing)
-	}
-	switch n.Role {
-	case platform.RoleApplication, platform.RoleFrame, platform.RoleWindow:
-		return false
-	}
-	if n.Secret() || len(n.Actions) > 0 {
-		return true
-	}
-	st := n.States
-	if st.Has(platform.StateFocusable) || st.Has(platform.StateEditable) {
-		return true
-	}
-	for _, i := range n.Interfaces {
-		switch i {
-		case "editabletext", "value", "selection":
-			return true
+// markRoles sorts the roles of the accessibility tree for marking: a
+// control is marked, a collection (a table, a list box) gets one mark for
+// all its rows and cells, the rest (containers, static text, the items of a
+// collection) none unless editable. Roles in none of these (text, document
+// text, a canvas, an icon) are marked when focusable or editable, or when
+// they take text or a value. Actions are not asked about: Chromium gives
+// every element of a page an action (doDefault), a paragraph included.
+var (
+	controlRoles = roleSet("push button", "push button menu", "toggle button", "check box", "radio button",
+		"menu item", "check menu item", "radio menu item", "tearoff menu item", "menu", "combo box", "entry",
+		"password text", "spin button", "slider", "dial", "link", "page tab", "date editor", "autocomplete")
+	collectionRoles = roleSet("list", "list box", "table", "tree", "tree table")
+	// plainRoles are never marked unless editable: what a user reads, the
+	// containers that group controls, and the items of a collection.
+	plainRoles = roleSet("table cell", "table row", "list item", "tree item", "table column header",
+		"table row header", "column header", "row header",
+		"label", "static", "paragraph", "heading", "caption", "separator", "image", "status bar", "tool tip",
+		"notification", "progress bar", "level bar", "ruler", "accelerator label", "scroll bar", "title bar",
+		"panel", "filler", "split pane", "scroll pane", "viewport", "layered pane", "root pane", "glass pane",
+		"internal frame", "desktop frame", "option pane", "section", "form", "grouping", "tool bar",
+		"menu bar", "page tab list", "popup menu", "html container", "embedded", "document web",
+		"document frame", "document spreadsheet", "document presentation", "info bar", "landmark", "article",
+		"header", "footer", "redundant object", "frame", "window", "dialog", "alert", "file chooser",
+		"color chooser", "font chooser", "directory pane", "application", "block quote", "description list",
+		"description term", "description value", "math", "log", "marquee", "timer", "page", "chart",
+		"image map", "definition", "comment", "footnote", "content deletion", "content insertion", "mark",
+		"suggestion", "subscript", "superscript", "unknown", "invalid", "extended", "editbar")
+)
+
+func roleSet(names ...string) map[platform.Role]bool {
+	set := map[platform.Role]bool{}
+	for _, n := range names {
+		r, ok := platform.RoleByName(n)
+		if !ok {
+			panic("core: unknown role " + n)
 		}
+		set[r] = true
 	}
-	return false
+	return set
 }
 
-// annotate draws a box and a label for each annotatable element of the
-// subtree at scope that shows in img (img shows the screen area at scale;
-// shows, when not nil, says which elements the captured window shows),
-// and lists them. Boxes come first and labels on top, so no box hides a
-// label.
+// markKind says whether an element gets a mark, and whether the mark
+// stands for what is inside it too (an editable text's paragraphs).
+type markKind int
+
+const (
+	markNone markKind = iota
+	markOne
+	// markWhole marks the element and none of its descendants: an
+	// editor, whose paragraphs are its text.
+	markWhole
+)
+
+// markable tells whether an element of a tree of kind gets a mark:
+// something an agent acts on, not what it reads nor the containers around
+// it. In a window tree every shown window is one (a Tk widget is a
+// window); the top-level ones, which are the whole image, are left out by
+// the caller.
+func markable(kind string, n *platform.Node) markKind {
+	if kind == KindVisual {
+		if n.Role == platform.RoleWindow && n.States.Has(platform.StateShowing) {
+			return markOne
+		}
+		return markNone
+	}
+	st := n.States
+	switch {
+	case n.Secret():
+		return markWhole
+	case st.Has(platform.StateEditable):
+		return markWhole
+	case controlRoles[n.Role]:
+		return markOne
+	case collectionRoles[n.Role]:
+		// A table is one mark for its cells; a list only when it
+		// chooses (a list box), not a page's bulleted list.
+		if n.Role != platform.RoleList || st.Has(platform.StateFocusable) || hasInterface(n, "selection") {
+			return markOne
+		}
+		return markNone
+	case plainRoles[n.Role]:
+		return markNone
+	}
+	if st.Has(platform.StateFocusable) || hasInterface(n, "editabletext") || hasInterface(n, "value") {
+		return markOne
+	}
+	return markNone
+}
+
+// markCand is an element that may be marked: its box in image pixels and
+// its subtree's ids, [id, end).
+type markCand struct {
+	id, end int
+	box     image.Rectangle
+}
+
+// pickMarks chooses among candidates in tree order the ones to mark: of
+// elements with the same box the innermost (a text view, not the split
+// pane around it that has its box; a button, not the combo box it fills),
+// and of siblings with the same box the first. It returns the chosen
+// candidates' indices in tree order.
+func pickMarks(cands []markCand) []int {
+	var kept []int
+	at := map[image.Rectangle]int{} // box -> index in kept
+	for i, c := range cands {
+		k, dup := at[c.box]
+		if !dup {
+			at[c.box] = len(kept)
+			kept = append(kept, i)
+			continue
+		}
+		if o := cands[kept[k]]; c.id > o.id && c.id < o.end {
+			kept[k] = i
+		}
+	}
+	return kept
+}
+
+// annotate draws a box and a numbered label for each markable element of
+// the subtree at scope that shows in img (img shows the screen area at
+// scale; shows, when not nil, says which elements the captured window
+// shows), and lists them, numbered from 1 in tree order. Boxes come first
+// and labels on top, so no box hides a label; where labels go is judged
+// on the image as captured.
 func annotate(img *image.RGBA, t *Tree, scope int, area platform.Rect, scale float64, shows func(id int) bool) ([]Annotation, int) {
-	out := []Annotation{}
-	omitted := 0
-	seen := map[image.Rectangle]bool{}
-	var boxes []image.Rectangle
+	var cands []markCand
+	skip := -1 // ids below it are inside an element marked whole
 	for id := scope; id < t.end[scope]; id++ {
 		n := t.nodes[id]
-		if id == scope && scope != 0 || n.Bounds == nil || !annotatable(t.kind, n) || shows != nil && !shows(id) {
+		if id == scope && scope != 0 || n.Bounds == nil || shows != nil && !shows(id) {
+			continue
+		}
+		kind := markable(t.kind, n)
+		// Inside an element marked whole only a table is marked (a
+		// spreadsheet's grid of cells, a document's table).
+		if kind == markNone || id < skip && !collectionRoles[n.Role] {
 			continue
 		}
 		vis := n.Bounds.Intersect(area)
@@ -134,29 +230,47 @@ func annotate(img *image.RGBA, t *Tree, scope int, area platform.Rect, scale flo
 			int(math.Round(float64(vis.X-area.X)*scale)), int(math.Round(float64(vis.Y-area.Y)*scale)),
 			int(math.Round(float64(vis.X+vis.Width-area.X)*scale)), int(math.Round(float64(vis.Y+vis.Height-area.Y)*scale)))
 		b = b.Intersect(img.Rect)
-		if b.Dx() < 4 || b.Dy() < 4 || seen[b] || b == img.Rect {
-			continue // too small to box, the same box as an element already labelled, or the whole image
+		if b.Dx() < 4 || b.Dy() < 4 || b == img.Rect {
+			continue // too small to box, or the whole image
 		}
-		if len(out) == maxAnnotations {
-			omitted++
-			continue
+		if kind == markWhole {
+			skip = max(skip, t.end[id])
 		}
-		seen[b] = true
-		ref := t.RefString(id)
+		cands = append(cands, markCand{id: id, end: t.end[id], box: b})
+	}
+	picked := pickMarks(cands)
+	omitted := 0
+	if len(picked) > maxAnnotations {
+		omitted, picked = len(picked)-maxAnnotations, picked[:maxAnnotations]
+	}
+	out := make([]Annotation, 0, len(picked))
+	boxes := make([]image.Rectangle, 0, len(picked))
+	for i, k := range picked {
+		c := cands[k]
+		n := t.nodes[c.id]
 		name := n.Name
 		if len([]rune(name)) > 40 {
 			name = string([]rune(name)[:39]) + "…"
 		}
-		out = append(out, Annotation{Label: strings.TrimPrefix(ref, t.kind+":"), Ref: ref, Role: n.Role.String(), Name: name,
-			Box: platform.Rect{X: b.Min.X, Y: b.Min.Y, Width: b.Dx(), Height: b.Dy()}})
-		boxes = append(boxes, b)
+		out = append(out, Annotation{Label: i + 1, Ref: t.RefString(c.id), Role: n.Role.String(), Name: name,
+			Box: platform.Rect{X: c.box.Min.X, Y: c.box.Min.Y, Width: c.box.Dx(), Height: c.box.Dy()}})
+		boxes = append(boxes, c.box)
 	}
+	clean := image.NewRGBA(img.Rect)
+	copy(clean.Pix, img.Pix)
 	for i, b := range boxes {
 		drawBox(img, b, palette[i%len(palette)])
 	}
+	face := labelFace()
+	m := face.Metrics()
+	h := (m.Ascent + m.Descent).Ceil() + 2
 	var placed []image.Rectangle
 	for i, b := range boxes {
-		placed = append(placed, drawLabel(img, b, out[i].Label, palette[i%len(palette)], placed, boxes))
+		text := strconv.Itoa(out[i].Label)
+		size := image.Pt(font.MeasureString(face, text).Ceil()+6, h)
+		r := placeLabel(b, size, img.Rect, boxes, placed, func(r image.Rectangle) float64 { return busy(clean, r) })
+		drawLabel(img, r, text, palette[i%len(palette)])
+		placed = append(placed, r)
 	}
 	return out, omitted
 }
@@ -181,73 +295,77 @@ func frame(img *image.RGBA, r image.Rectangle, w int, c color.RGBA) {
 	}
 }
 
-// drawLabel draws text in white on a c-coloured tag with a white rim,
-// beside box b, and returns the tag's rectangle. Of the places around b
-// (above its top-left corner, to its left, right, below, inside its top
-// corners) that lie in the image and cover no other label, it takes the
-// one that hides least: the fewest pixels that are not the place's
-// background colour (text, icons, other boxes' lines), with covering
-// another element's box counted as a lot, and the order above breaking
-// ties. With no such place, inside the top-left corner.
-func drawLabel(img *image.RGBA, b image.Rectangle, text string, c color.RGBA, placed, boxes []image.Rectangle) image.Rectangle {
-	face := labelFace()
-	m := face.Metrics()
-	tw := font.MeasureString(face, text).Ceil()
-	w, h := tw+6, (m.Ascent+m.Descent).Ceil()+2
-	candidates := []image.Point{
-		{b.Min.X, b.Min.Y - h - 1},     // above, outside the box
-		{b.Min.X - w - 1, b.Min.Y},     // left
-		{b.Max.X + 1, b.Min.Y},         // right
-		{b.Min.X, b.Max.Y + 1},         // below
-		{b.Min.X + 2, b.Min.Y + 2},     // inside the top-left corner
-		{b.Max.X - w - 2, b.Min.Y + 2}, // inside the top-right corner
-	}
-	coversLabel := func(r image.Rectangle) bool {
-		for _, o := range placed {
-			if r.Inset(-1).Overlaps(o) {
-				return true
-			}
-		}
-		return false
-	}
-	coversElement := func(r image.Rectangle) bool {
-		for _, o := range boxes {
-			if o != b && !b.In(o) && r.Overlaps(o.Inset(-1)) {
-				return true
-			}
-		}
-		return false
+// placeLabel chooses where a label of size goes for box b, within bounds
+// (the image), clear of the labels placed and with a pixel to spare around
+// each. Of the places around b (above it, to its left and right, below,
+// each at either end of that side) and, failing those, inside its
+// corners, it takes the one that costs least: what it hides (busy, the
+// share of its pixels that are not plain ground: text, icons), covering
+// another element's box (not one b lies in), and covering b itself, whose
+// text (busy inside b) weighs most. The order above breaks ties. With no
+// place clear of the other labels, inside b's top-left corner, moved into
+// bounds.
+func placeLabel(b image.Rectangle, size image.Point, bounds image.Rectangle, boxes, placed []image.Rectangle, busy func(image.Rectangle) float64) image.Rectangle {
+	w, h := size.X, size.Y
+	corners := []image.Point{
+		{b.Min.X, b.Min.Y - h - 2},     // above, at its left end
+		{b.Min.X - w - 2, b.Min.Y},     // left, at the top
+		{b.Max.X - w, b.Min.Y - h - 2}, // above, at the right end
+		{b.Max.X + 2, b.Min.Y},         // right, at the top
+		{b.Min.X, b.Max.Y + 2},         // below, at the left end
+		{b.Max.X - w, b.Max.Y + 2},     // below, at the right end
+		{b.Min.X - w - 2, b.Max.Y - h}, // left, at the bottom
+		{b.Max.X + 2, b.Max.Y - h},     // right, at the bottom
+		{b.Min.X + 2, b.Min.Y + 2},     // inside: top-left
+		{b.Max.X - w - 2, b.Min.Y + 2}, // top-right
+		{b.Min.X + 2, b.Max.Y - h - 2}, // bottom-left
+		{b.Max.X - w - 2, b.Max.Y - h - 2},
 	}
 	pick, best := image.Rectangle{}, math.Inf(1)
-	for i, p := range candidates {
-		r := image.Rect(p.X, p.Y, p.X+w, p.Y+h)
-		if !r.In(img.Rect) || coversLabel(r) {
+	for i, p := range corners {
+		r := image.Rectangle{Min: p, Max: p.Add(size)}
+		if !r.In(bounds) || overlapsAny(r.Inset(-1), placed) {
 			continue
 		}
-		score := busy(img, r) + 0.001*float64(i)
-		if coversElement(r) {
-			score += 1
+		cost := 4*busy(r) + 0.01*float64(i)
+		if r.Overlaps(b) {
+			cost += 0.5 + 8*busy(r.Intersect(b))
 		}
-		if score < best {
-			pick, best = r, score
+		for _, o := range boxes {
+			if o != b && !b.In(o) && r.Overlaps(o.Inset(-1)) {
+				cost++
+				break
+			}
+		}
+		if cost < best {
+			pick, best = r, cost
 		}
 	}
-	if pick.Empty() {
-		p := candidates[4]
-		pick = image.Rect(p.X, p.Y, p.X+w, p.Y+h)
+	if best < math.Inf(1) {
+		return pick
 	}
-	if !pick.In(img.Rect) {
-		// Wherever it fits in the image, near the box.
-		x := min(max(pick.Min.X, 0), img.Rect.Max.X-w)
-		y := min(max(pick.Min.Y, 0), img.Rect.Max.Y-h)
-		pick = image.Rect(x, y, x+w, y+h)
+	x := min(max(b.Min.X+2, bounds.Min.X), bounds.Max.X-w)
+	y := min(max(b.Min.Y+2, bounds.Min.Y), bounds.Max.Y-h)
+	return image.Rect(x, y, x+w, y+h)
+}
+
+func overlapsAny(r image.Rectangle, rs []image.Rectangle) bool {
+	for _, o := range rs {
+		if r.Overlaps(o) {
+			return true
+		}
 	}
-	draw.Draw(img, pick.Inset(-1).Intersect(img.Rect), image.NewUniform(white), image.Point{}, draw.Src)
-	draw.Draw(img, pick.Intersect(img.Rect), image.NewUniform(c), image.Point{}, draw.Src)
-	d := font.Drawer{Dst: img, Src: image.NewUniform(white), Face: face,
-		Dot: fixed.P(pick.Min.X+3, pick.Min.Y+1+m.Ascent.Ceil())}
+	return false
+}
+
+// drawLabel draws text in white on a c-coloured tag at r, with a white rim.
+func drawLabel(img *image.RGBA, r image.Rectangle, text string, c color.RGBA) {
+	m := labelFace().Metrics()
+	draw.Draw(img, r.Inset(-1).Intersect(img.Rect), image.NewUniform(white), image.Point{}, draw.Src)
+	draw.Draw(img, r.Intersect(img.Rect), image.NewUniform(c), image.Point{}, draw.Src)
+	d := font.Drawer{Dst: img, Src: image.NewUniform(white), Face: labelFace(),
+		Dot: fixed.P(r.Min.X+3, r.Min.Y+1+m.Ascent.Ceil())}
 	d.DrawString(text)
-	return pick
 }
 
 // busy is the share of r's pixels that differ clearly from its most

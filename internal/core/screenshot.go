@@ -42,7 +42,7 @@ type ScreenshotRequest struct {
 	// the interact capability (Sessions.Caps), and an existing file is never
 	// replaced.
 	Path string
-	// Annotate draws element ids on the image; nil means true.
+	// Annotate boxes and numbers the controls on the image; nil means true.
 	Annotate *bool
 	// MaxWidth scales the image down to at most this many pixels wide;
 	// nil for the window's own size.
@@ -100,7 +100,8 @@ type Screenshot struct {
 	// IdsFrom is the tree whose ids label the image: "a11y", or "visual"
 	// in a visual session (window ids).
 	IdsFrom string `json:"idsFrom"`
-	// Annotations are the labelled elements, boxes in image pixels.
+	// Annotations are the marked elements, numbered from 1, boxes in
+	// image pixels.
 	Annotations        []Annotation `json:"annotations"`
 	AnnotationsOmitted int          `json:"annotationsOmitted,omitempty"`
 	// Redacted counts the fields covered by a grey bar.
@@ -113,8 +114,8 @@ type Screenshot struct {
 // Screenshot captures the session's window (or another of the app's
 // windows, or one element in the window that shows it), covers
 // every redacted field with a grey bar, scales it down to MaxWidth and
-// labels its elements with their ids. The tree is read afresh (it becomes
-// the session's last read, so the labels are refs the session resolves),
+// numbers its controls (annotate). The tree is read afresh (it becomes
+// the session's last read, so the marks' refs are refs the session resolves),
 // since without it redacted fields could not be found: an incomplete read
 // fails rather than risk an uncovered password. req is validated first,
 // then the session's identity checked (Get).

@@ -20,8 +20,8 @@ func (h *handlers) screenshotTools() []toolDef {
 	d := newTool(ToolsetInspect, &mcp.Tool{
 		Name:        "screenshot",
 		Annotations: ann,
-		Description: "A PNG of the app's window (or an element) as the user sees it, actionable elements labelled with " +
-			"their refs (e12: a11y:e12); password fields covered.",
+		Description: "A PNG of the app's window (or a dialog, a popup, an element) as the user sees it, its controls " +
+			"numbered (annotations: number to ref); password fields covered.",
 	}, read(screenshotArgs.request, h.sessions.Screenshot, screenshotAnswer))
 	d.InputArgs = []string{"path"}
 	return []toolDef{d}
@@ -32,7 +32,7 @@ type screenshotArgs struct {
 	Element   string `json:"element,omitempty" jsonschema:"capture this element alone"`
 	Window    string `json:"window,omitempty" jsonschema:"another of the app's windows"`
 	Path      string `json:"path,omitempty" jsonschema:"absolute .png to write too, never replaced; needs --allow-input"`
-	Annotate  *bool  `json:"annotate,omitempty" jsonschema:"false: no labels"`
+	Annotate  *bool  `json:"annotate,omitempty" jsonschema:"false: no marks"`
 	MaxWidth  *int   `json:"maxWidth,omitempty"`
 	TimeoutMs *int   `json:"timeoutMs,omitempty"`
 }
