@@ -58,6 +58,7 @@ type flatNode struct {
 	parentKey string
 	index     int
 	path      []int
+	pos       int // in the tree's order
 }
 
 // flatTree is a tree in one view, by key, in pre-order.
@@ -93,7 +94,7 @@ func flatten(t *Tree, view string) *flatTree {
 				p = []int{}
 				idx = 0
 			}
-			f.nodes[n.Key] = &flatNode{el: t.element(it.id), parentKey: it.parent, index: idx, path: p}
+			f.nodes[n.Key] = &flatNode{el: t.element(it.id), parentKey: it.parent, index: idx, path: p, pos: len(f.order)}
 			f.order = append(f.order, n.Key)
 			if it.id != 0 {
 				f.kids[it.parent] = append(f.kids[it.parent], n.Key)
@@ -360,16 +361,23 @@ func (f *Feed) update(t *Tree) ([]Change, int) {
 	if t == nil || t.Truncated {
 		return nil, 0
 	}
-	cur := flatten(t, f.View())
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	old := f.base
-	f.base, f.tree = cur, t
+	f.tree = t
 	if old == nil {
+		f.base = flatten(t, f.view)
 		f.snapshot, f.pending, f.snapLeft = true, nil, 0
-		return nil, len(cur.order)
+		return nil, len(f.base.order)
 	}
-	evs := diff(old, cur)
+	// Most reads find the elements where the last one left them (a reader
+	// paging through a large tree reads it again for every page): then
+	// only the elements that differ are built and compared.
+	evs, same := old.refresh(t, f.view)
+	if !same {
+		cur := flatten(t, f.view)
+		evs, f.base = diff(old, cur), cur
+	}
 	switch {
 	case f.snapshot:
 		// The reader is owed a snapshot anyway: it will be of this read.
@@ -380,6 +388,67 @@ func (f *Feed) update(t *Tree) ([]Change, int) {
 		f.pending = append(f.pending, evs...)
 	}
 	return evs, len(evs)
+}
+
+// refresh brings b to t when t keeps every element of b in its place in
+// the view (the same keys in the same order, each under the same parent)
+// and adds none: diff would then find no element added, removed or moved,
+// only fields changed, and refresh finds those by comparing each node
+// with its element in b (Tree.sameElement) and building only the elements
+// that differ. It returns the changed events as diff would, and false,
+// leaving b as it was, when t differs in shape (flatten and diff then).
+func (b *flatTree) refresh(t *Tree, view string) ([]Change, bool) {
+	if t.Len() == 0 {
+		return nil, len(b.order) == 0
+	}
+	keep := t.keepSet(view)
+	type fresh struct {
+		node *flatNode
+		el   *Element
+	}
+	var newer []fresh
+	var evs []Change
+	next := 0 // the position in b.order the walk has reached
+	// walk follows flatten's walk, matching each kept node with the next
+	// element of b.order.
+	var walk func(id int, parent string) bool
+	walk = func(id int, parent string) bool {
+		if k := t.nodes[id].Key; k != "" {
+			o := b.nodes[k]
+			switch {
+			case o == nil:
+				return false // added
+			case o.pos < next:
+				// The key came before in this read: flatten leaves a
+				// second occurrence out.
+			case o.pos > next || o.parentKey != parent || (id == 0) != (len(o.path) == 0):
+				return false
+			default:
+				next++
+				parent = k
+				if !t.sameElement(id, o.el) {
+					el := t.element(id)
+					newer = append(newer, fresh{o, el})
+					if fields := fieldChanges(o.el, el); len(fields) > 0 {
+						evs = append(evs, Change{Type: ChangeChanged, Key: k, Ref: el.Ref, ParentKey: o.parentKey, Index: o.index, Path: o.path, Changes: fields})
+					}
+				}
+			}
+		}
+		for _, c := range t.viewKids(id, keep) {
+			if !walk(c, parent) {
+				return false
+			}
+		}
+		return true
+	}
+	if !walk(0, "") || next != len(b.order) {
+		return nil, false
+	}
+	for _, n := range newer {
+		n.node.el = n.el
+	}
+	return evs, true
 }
 
 // seen reports whether the feed has seen a tree.

@@ -26,6 +26,7 @@ package core
 
 import (
 	"context"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -307,6 +308,70 @@ func (t *Tree) shownElement(id int, keys bool) *Element {
 		e.Key = ""
 	}
 	return e
+}
+
+// sameElement reports whether element(id) would print as e does (the same
+// JSON), without building it: a feed compares every node of each read with
+// its element of the last read this way. It must follow element field by
+// field (TestSameElementFollowsElement checks every field of a node).
+func (t *Tree) sameElement(id int, e *Element) bool {
+	n := t.nodes[id]
+	var digits [20]byte
+	num := strconv.AppendInt(digits[:0], int64(t.extID(id)), 10)
+	if len(e.ID) != 1+len(num) || e.ID[0] != 'e' || e.ID[1:] != string(num) {
+		return false
+	}
+	if t.kind == "" && e.Ref != e.ID || t.kind != "" && (len(e.Ref) != len(t.kind)+1+len(e.ID) ||
+		!strings.HasPrefix(e.Ref, t.kind) || e.Ref[len(t.kind)] != ':' || !strings.HasSuffix(e.Ref, e.ID)) {
+		return false
+	}
+	name, desc, value, valueTrunc, redacted := n.Name, n.Description, n.Value, n.ValueTruncated, n.Redacted
+	if value == nil {
+		valueTrunc = false
+	}
+	if redacted || n.IsPassword() {
+		name, desc, value, valueTrunc, redacted = "", "", nil, false, true
+	}
+	if e.Key != n.Key || e.Role != n.Role.String() || e.Name != name || e.Description != desc ||
+		e.AccessibleID != n.AccessibleID || e.Redacted != redacted || e.ChildCount != n.ChildCount ||
+		e.Error != n.Err || e.BoundsUnknown != n.BoundsUnknown || e.ChildrenPartial != n.ChildrenPartial ||
+		e.ValueTruncated != valueTrunc || !sameValue(e.Value, value) ||
+		len(e.Children) != 0 || e.ChildrenOmitted != 0 {
+		return false
+	}
+	if (e.Bounds == nil) != (n.Bounds == nil) || e.Bounds != nil && *e.Bounds != *n.Bounds {
+		return false
+	}
+	if !reflect.DeepEqual(e.ChildrenRange, n.ChildrenRange) || !slices.Equal(e.Actions, n.Actions) {
+		return false
+	}
+	// States as States.Names lists them.
+	i := 0
+	for s := platform.State(1); s < 64; s++ {
+		if n.States.Has(s) {
+			if i >= len(e.States) || e.States[i] != s.String() {
+				return false
+			}
+			i++
+		}
+	}
+	if i != len(e.States) || e.States == nil {
+		return false
+	}
+	// Interfaces as listedInterfaces lists them: all but the first
+	// Accessible.
+	i, skipped := 0, false
+	for _, name := range n.Interfaces {
+		if !skipped && strings.EqualFold(name, "accessible") {
+			skipped = true
+			continue
+		}
+		if i >= len(e.Interfaces) || e.Interfaces[i] != name {
+			return false
+		}
+		i++
+	}
+	return i == len(e.Interfaces)
 }
 
 // listedInterfaces is what an element lists of its node's interfaces: all
