@@ -479,28 +479,67 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any)
 	if err := json.Unmarshal([]byte(tc.Text), &text); err != nil {
 		t.Fatalf("%s: text block is not JSON: %v\n%s", name, err, tc.Text)
 	}
-	raw, err := json.Marshal(res.StructuredContent)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var structured any
-	if err := json.Unmarshal(raw, &structured); err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(text, structured) {
-		t.Errorf("%s: structuredContent differs from the text block:\nstructured: %s\ntext:       %s", name, raw, tc.Text)
+	// The client decoded structuredContent already; decoded anew as
+	// encoding/json decodes (float64 numbers), it is compared again before
+	// it is called different.
+	structured := res.StructuredContent
+	if !sameJSON(text, structured) {
+		raw, err := json.Marshal(res.StructuredContent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		structured = nil
+		if err := json.Unmarshal(raw, &structured); err != nil {
+			t.Fatal(err)
+		}
+		if !sameJSON(text, structured) {
+			t.Errorf("%s: structuredContent differs from the text block:\nstructured: %s\ntext:       %s", name, raw, tc.Text)
+		}
 	}
 	out, _ := structured.(map[string]any)
 	if out == nil {
-		t.Fatalf("%s: result is not an object: %s", name, raw)
+		t.Fatalf("%s: result is not an object: %s", name, tc.Text)
 	}
 	if ok, _ := out["ok"].(bool); ok == res.IsError {
 		t.Errorf("%s: ok=%v but isError=%v", name, out["ok"], res.IsError)
 	}
 	if err := outputSchema(t, cs, name).Validate(structured); err != nil {
-		t.Errorf("%s: the result does not match the advertised output schema: %v\n%.2000s", name, err, raw)
+		t.Errorf("%s: the result does not match the advertised output schema: %v\n%.2000s", name, err, tc.Text)
 	}
 	return out, res
+}
+
+// sameJSON is reflect.DeepEqual for values as encoding/json decodes them
+// into an any (maps, slices, strings, float64, bools, nil), without its
+// allocations: false for any other type.
+func sameJSON(a, b any) bool {
+	switch a := a.(type) {
+	case map[string]any:
+		b, ok := b.(map[string]any)
+		if !ok || len(a) != len(b) || (a == nil) != (b == nil) {
+			return false
+		}
+		for k, v := range a {
+			if w, ok := b[k]; !ok || !sameJSON(v, w) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		b, ok := b.([]any)
+		if !ok || len(a) != len(b) || (a == nil) != (b == nil) {
+			return false
+		}
+		for i := range a {
+			if !sameJSON(a[i], b[i]) {
+				return false
+			}
+		}
+		return true
+	case string, float64, bool, nil:
+		return a == b
+	}
+	return false
 }
 
 // resolved caches outputSchema's answers: every server in these tests is
@@ -830,4 +869,24 @@ func (w *syncWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.b.Write(p)
+}
+
+// TestSameJSON: sameJSON agrees with reflect.DeepEqual on decoded JSON.
+func TestSameJSON(t *testing.T) {
+	docs := []string{`null`, `0`, `1`, `"1"`, `true`, `false`, `[]`, `{}`, `[1]`, `[null]`, `{"a":1}`, `{"a":"1"}`, `{"b":1}`,
+		`{"a":1,"b":[1,{"c":null}]}`, `{"a":1,"b":[1,{"c":false}]}`, `{"a":1,"b":[1,{"d":null}]}`, `{"a":1,"b":[1,{}]}`, `[[],{}]`, `[{},[]]`}
+	for _, x := range docs {
+		for _, y := range docs {
+			var a, b any
+			if json.Unmarshal([]byte(x), &a) != nil || json.Unmarshal([]byte(y), &b) != nil {
+				t.Fatalf("%s or %s is not JSON", x, y)
+			}
+			if got, want := sameJSON(a, b), reflect.DeepEqual(a, b); got != want {
+				t.Errorf("sameJSON(%s, %s) = %v, DeepEqual says %v", x, y, got, want)
+			}
+		}
+	}
+	if sameJSON(map[string]any{"a": 1}, map[string]any{"a": 1}) {
+		t.Error("an int is not what encoding/json decodes, yet sameJSON took it")
+	}
 }
