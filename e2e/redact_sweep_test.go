@@ -156,6 +156,8 @@ func TestRedactionEveryTool(t *testing.T) {
 				}
 				sweep("get_a11y_tree_changes", map[string]any{"session": sess})
 				sweep("get_events", map[string]any{"session": sess})
+				sweep("get_events", map[string]any{"session": sess, "since": 0, "limit": 1000, "churn": true})
+				sweep("get_events", map[string]any{"session": sess, "since": 0, "types": []string{"valueChanged", "nameChanged"}})
 				if vsess != "" {
 					sweep("get_visual_tree", map[string]any{"session": vsess, "correlate": true, "a11ySession": sess, "format": "json"})
 					sweep("get_visual_tree", map[string]any{"session": vsess, "correlate": true, "a11ySession": sess, "format": "outline"})

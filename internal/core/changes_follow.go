@@ -30,6 +30,15 @@ var FollowPoll = 2 * time.Second
 // followMinGap is the least time from one read of a watcher to the next.
 const followMinGap = 25 * time.Millisecond
 
+// A watcher that only keeps the event log (no subscriber waits on its
+// patches) reads less often: get_events asks it for a read of its own
+// (Events), so what a caller takes is current however long the watcher
+// waited, and a session costs little while the agent thinks.
+var (
+	logPoll   = 10 * time.Second
+	logMinGap = 200 * time.Millisecond
+)
+
 // followReadTimeout bounds one read of a watcher.
 const followReadTimeout = 10 * time.Second
 
@@ -39,7 +48,7 @@ type live struct {
 	tool      *Feed     // get_a11y_tree_changes
 	res       *Feed     // the session's resource, raw view
 	log       *EventLog // get_events
-	logHeld   bool      // get_events keeps the watcher running
+	logHeld   bool      // the event log keeps the watcher running (KeepEvents, get_events)
 	listeners map[int]func()
 	nextTok   int
 	cancel    context.CancelFunc // the running watcher's; nil when none
@@ -48,6 +57,14 @@ type live struct {
 	err       error              // why the last watcher ended by itself
 	closed    bool
 	reads     int // reads the watchers made (tests)
+	// A read asked for (Events): poke wakes the watcher; begun counts the
+	// reads it started, recorded the last one that ended (failed says it
+	// read nothing), and after is closed when recorded moves.
+	poke     chan struct{}
+	begun    int64
+	recorded int64
+	failed   bool
+	after    chan struct{}
 }
 
 // feeds returns the session's feeds and log, created on first use.
@@ -184,6 +201,9 @@ func (m *Sessions) startLocked(s *Session) <-chan struct{} {
 	ctx, cancel := context.WithCancel(context.Background())
 	done, ready := make(chan struct{}), make(chan struct{})
 	l.cancel, l.done, l.ready, l.err = cancel, done, ready, nil
+	if l.poke == nil {
+		l.poke, l.after = make(chan struct{}, 1), make(chan struct{})
+	}
 	go m.follow(ctx, s, done, ready)
 	return ready
 }
@@ -193,6 +213,14 @@ func (m *Sessions) Following(s *Session) bool {
 	s.live.mu.Lock()
 	defer s.live.mu.Unlock()
 	return s.live.cancel != nil
+}
+
+// subscribed reports whether a listener (a resource subscriber) follows
+// the session; the event log's watcher alone does not count.
+func (m *Sessions) subscribed(s *Session) bool {
+	s.live.mu.Lock()
+	defer s.live.mu.Unlock()
+	return len(s.live.listeners) > 0
 }
 
 // follow is the watcher.
@@ -209,11 +237,22 @@ func (m *Sessions) follow(ctx context.Context, s *Session, done, ready chan stru
 	defer baseline()
 	poll := time.NewTimer(FollowPoll)
 	defer poll.Stop()
+	l := &s.live
+	l.mu.Lock()
+	poke := l.poke
+	l.mu.Unlock()
 	for {
 		started := time.Now()
-		t, _, err := m.Fetch(ctx, s, followReadTimeout, platform.TreeOptions{})
+		l.mu.Lock()
+		l.begun++
+		n := l.begun
+		l.mu.Unlock()
+		t, _, err := m.read(ctx, s, followReadTimeout, platform.TreeOptions{})
 		if ctx.Err() != nil {
 			return
+		}
+		if err == nil {
+			s.watch(t)
 		}
 		if err != nil {
 			if e := AsError(err); e.Code == CodeOwnershipLost {
@@ -232,19 +271,31 @@ func (m *Sessions) follow(ctx context.Context, s *Session, done, ready chan stru
 		} else if m.record(s, t) {
 			m.tell(s)
 		}
+		l.mu.Lock()
+		l.recorded, l.failed = n, err != nil
+		close(l.after)
+		l.after = make(chan struct{})
+		subscribed := len(l.listeners) > 0
+		l.mu.Unlock()
 		baseline()
-		poll.Reset(FollowPoll)
+		every, gap := FollowPoll, followMinGap
+		if !subscribed {
+			every, gap = logPoll, logMinGap
+		}
+		poll.Reset(every)
 		select {
 		case <-ctx.Done():
 			return
+		case <-poke:
 		case <-changes:
 			// An application that never stops changing (a progress bar
-			// pulsing) is read at most every followMinGap; the events
-			// that come meanwhile are one hint.
+			// pulsing) is read at most every gap; the events that come
+			// meanwhile are one hint. A read asked for goes first.
 			select {
 			case <-ctx.Done():
 				return
-			case <-time.After(time.Until(started.Add(followMinGap))):
+			case <-poke:
+			case <-time.After(time.Until(started.Add(gap))):
 			}
 		case <-poll.C:
 		}
@@ -284,32 +335,107 @@ func (m *Sessions) FollowErr(s *Session) error {
 	return s.live.err
 }
 
-// Events is get_events: it takes events from the session's log (see
-// EventLog.Take). The first call starts the session's watcher, which
-// then runs until the session ends, and says so (started): events are
-// only seen while someone watches. It returns once the watcher has its
-// baseline (or ctx ends), so what the caller does next is seen.
-func (m *Sessions) Events(ctx context.Context, sessionID string, since *int64, limit int) (r EventsRead, started bool, err error) {
-	s, err := m.Get(ctx, sessionID)
-	if err != nil {
-		return EventsRead{}, false, err
-	}
-	_, _, log := s.live.feeds()
+// KeepEvents starts the session's event log (get_events) at connect: its
+// watcher runs from now until the session ends, so that what happens
+// before the first get_events (the dialog an agent's first keys open) is
+// kept. It returns once the watcher has its baseline, or ctx ends (the log
+// then starts with the watcher's first read).
+func (m *Sessions) KeepEvents(ctx context.Context, s *Session) {
+	s.live.feeds()
 	s.live.mu.Lock()
 	if s.live.closed {
 		s.live.mu.Unlock()
-		return EventsRead{}, false, Errorf(CodeUnknownSession, "session %s is disconnected", Quote(s.ID))
+		return
 	}
-	started = !s.live.logHeld
 	s.live.logHeld = true
 	ready := m.startLocked(s)
 	s.live.mu.Unlock()
 	select {
 	case <-ready:
 	case <-ctx.Done():
-		return EventsRead{}, false, Errorf(CodeTimeout, "the first read of the application did not finish: %v", ctx.Err())
 	}
-	return log.Take(since, limit), started, nil
+}
+
+// EventsAnswer is what Events answers.
+type EventsAnswer struct {
+	EventsRead
+	// Started: this call started the log (the session's watcher did not
+	// run), so it holds what happens from now on.
+	Started bool
+	// Stale: the read that brings the log up to this call did not finish
+	// in time (a busy or frozen app): the events are those seen until then.
+	Stale bool
+}
+
+// Events is get_events: it takes the events f keeps from the session's log
+// (EventLog.Take) once the watcher has read the app since this call began,
+// so that what happened just before it is there (a read that does not
+// finish by ctx's deadline leaves the answer Stale). A session whose log
+// did not run (KeepEvents) has it started here, and the answer says so.
+func (m *Sessions) Events(ctx context.Context, sessionID string, since *int64, limit int, f EventFilter) (EventsAnswer, error) {
+	if err := f.Validate(); err != nil {
+		return EventsAnswer{}, err
+	}
+	s, err := m.Get(ctx, sessionID)
+	if err != nil {
+		return EventsAnswer{}, err
+	}
+	_, _, log := s.live.feeds()
+	l := &s.live
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return EventsAnswer{}, Errorf(CodeUnknownSession, "session %s is disconnected", Quote(s.ID))
+	}
+	ctx, cancel := context.WithTimeout(ctx, DefaultTimeoutMs*time.Millisecond)
+	defer cancel()
+	var a EventsAnswer
+	a.Started = !l.logHeld
+	l.logHeld = true
+	ready := m.startLocked(s)
+	l.mu.Unlock()
+	select {
+	case <-ready:
+	case <-ctx.Done():
+		return EventsAnswer{}, Errorf(CodeTimeout, "the first read of the application did not finish: %v", ctx.Err())
+	}
+	if !a.Started {
+		a.Stale = !m.readSince(ctx, s)
+	}
+	a.EventsRead = log.Take(since, limit, f)
+	return a, nil
+}
+
+// readSince asks the session's watcher for a read and waits until one
+// that began after the call is recorded; false when that read failed, ctx
+// ended first or the watcher stopped (the application is gone).
+func (m *Sessions) readSince(ctx context.Context, s *Session) bool {
+	l := &s.live
+	l.mu.Lock()
+	want, done := l.begun+1, l.done
+	if done == nil {
+		l.mu.Unlock()
+		return false
+	}
+	select {
+	case l.poke <- struct{}{}:
+	default: // a read is asked for already
+	}
+	for l.recorded < want {
+		after := l.after
+		l.mu.Unlock()
+		select {
+		case <-after:
+		case <-done:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+		l.mu.Lock()
+	}
+	ok := !l.failed
+	l.mu.Unlock()
+	return ok
 }
 
 // SetResourceView changes the view of the session's resource feed (raw

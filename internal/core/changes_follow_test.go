@@ -10,6 +10,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/uiscope/uiscope/internal/platform"
 	"github.com/uiscope/uiscope/internal/platform/fake"
 )
 
@@ -79,7 +80,7 @@ func TestFollowCachesThePatchBeforeNotifying(t *testing.T) {
 	}
 	// The semantic log saw the rename.
 	_, _, log := s.live.feeds()
-	r := log.Take(nil, 10)
+	r := log.Take(nil, 10, EventFilter{})
 	if len(r.Events) != 1 || r.Events[0].Type != EventNameChanged || *r.Events[0].New != "Tick 1" {
 		t.Fatalf("events: %+v", r.Events)
 	}
@@ -218,7 +219,7 @@ func TestEventLogDerivesAndBounds(t *testing.T) {
 	t2 := numbered(&ids, root)
 	evs, _ := f.update(t2)
 	log.derive(evs, t2)
-	r := log.Take(nil, 10)
+	r := log.Take(nil, 10, EventFilter{})
 	var got []string
 	for _, e := range r.Events {
 		got = append(got, e.Type+" "+e.Name)
@@ -231,12 +232,12 @@ func TestEventLogDerivesAndBounds(t *testing.T) {
 	t3 := numbered(&ids, appTree("y"))
 	evs, _ = f.update(t3)
 	log.derive(evs, t3)
-	r = log.Take(nil, 10)
+	r = log.Take(nil, 10, EventFilter{})
 	if len(r.Events) != 1 || r.Events[0].Type != EventWindowClosed || r.Events[0].Name != "Save changes?" {
 		t.Fatalf("after close: %+v", r.Events)
 	}
 	since := int64(0)
-	r = log.Take(&since, 10)
+	r = log.Take(&since, 10, EventFilter{})
 	if !r.Missed || len(r.Events) != 3 || r.Events[0].Seq != 2 {
 		t.Fatalf("from the start of a bounded log: missed=%v %d events first %d", r.Missed, len(r.Events), r.Events[0].Seq)
 	}
@@ -281,13 +282,13 @@ func TestEventsSeeWhatFollowsTheFirstCall(t *testing.T) {
 				}
 				return nil
 			})
-			if _, started, err := m.Events(context.Background(), s.ID, nil, 100); err != nil || !started {
-				t.Fatalf("first get_events: started=%v %v", started, err)
+			if a, err := m.Events(context.Background(), s.ID, nil, 100, EventFilter{}); err != nil || !a.Started {
+				t.Fatalf("first get_events: started=%v %v", a.Started, err)
 			}
 			d.SetTree(livePid, appTree(fmt.Sprintf("Tick %d", i+1)))
 			deadline := time.Now().Add(10 * time.Second)
 			for {
-				r, _, err := m.Events(context.Background(), s.ID, nil, 100)
+				r, err := m.Events(context.Background(), s.ID, nil, 100, EventFilter{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -305,4 +306,121 @@ func TestEventsSeeWhatFollowsTheFirstCall(t *testing.T) {
 			_ = m.Disconnect(context.Background(), s.ID)
 		}
 	})
+}
+
+// TestEventsFromConnect: with the log kept from connect (KeepEvents), what
+// happened before the first get_events is in its answer, and a call right
+// after a change holds it: get_events has the watcher read the app first.
+func TestEventsFromConnect(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		d := liveDesk("Tick 0")
+		m, s := liveSession(t, d)
+		m.KeepEvents(context.Background(), s)
+		if !m.Following(s) || m.subscribed(s) {
+			t.Fatalf("after KeepEvents: following=%v subscribed=%v; want a watcher and no subscriber", m.Following(s), m.subscribed(s))
+		}
+		for i := 1; i <= 3; i++ {
+			d.SetTree(livePid, appTree(fmt.Sprintf("Tick %d", i)))
+			a, err := m.Events(context.Background(), s.ID, nil, 100, EventFilter{})
+			if err != nil || a.Started || a.Stale {
+				t.Fatalf("get_events %d: %+v %v", i, a, err)
+			}
+			if len(a.Events) != 1 || a.Events[0].Type != EventNameChanged || *a.Events[0].New != fmt.Sprintf("Tick %d", i) {
+				t.Fatalf("get_events %d right after the rename: %+v", i, a.Events)
+			}
+		}
+		_ = m.Disconnect(context.Background(), s.ID)
+	})
+}
+
+// TestEventsStaleOnAFrozenApp: a get_events whose fresh read does not
+// come answers within its deadline with what the log holds, and says so.
+func TestEventsStaleOnAFrozenApp(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		d := liveDesk("Tick 0")
+		m, s := liveSession(t, d)
+		m.KeepEvents(context.Background(), s)
+		frozen := make(chan struct{})
+		d.SetHook(func(ctx context.Context, c fake.Call) error {
+			if c.Name == "Tree" {
+				select {
+				case <-frozen:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			}
+			return nil
+		})
+		start := time.Now()
+		a, err := m.Events(context.Background(), s.ID, nil, 100, EventFilter{})
+		if err != nil || !a.Stale {
+			t.Fatalf("get_events on a frozen app: %+v %v", a, err)
+		}
+		if took := time.Since(start); took > DefaultTimeoutMs*time.Millisecond+time.Second {
+			t.Fatalf("get_events took %v on a frozen app", took)
+		}
+		close(frozen)
+		_ = m.Disconnect(context.Background(), s.ID)
+	})
+}
+
+// TestEventLogFilters: types keep only the types named; state churn on
+// unnamed containers is left out (and counted) unless asked for; a value
+// change is an event, a password field's never; what a filter passes
+// over counts as read.
+func TestEventLogFilters(t *testing.T) {
+	var ids IDs
+	f := NewFeed("")
+	log := NewEventLog(100)
+	tree := func(label, value string, fillerStates ...string) *platform.Node {
+		entry := fake.Keyed("test:entry", "entry", "Search")
+		entry.Value = &value
+		pw := fake.Keyed("test:pw", "password text", "")
+		pw.Value = &value // a backend never sets it; the tree drops it anyway
+		filler := fake.Keyed("test:filler", "filler", "")
+		filler.States = fake.States(fillerStates...)
+		return appTree(label, entry, pw, filler)
+	}
+	step := func(root *platform.Node) {
+		t := numbered(&ids, root)
+		evs, _ := f.update(t)
+		log.derive(evs, t)
+	}
+	step(tree("a", "x"))
+	step(tree("b", "xy", "showing"))
+	if err := (EventFilter{Types: []string{"stateChanged", "bogus"}}).Validate(); err == nil || AsError(err).Code != CodeInvalidArgument || !strings.Contains(err.Error(), "valueChanged") {
+		t.Fatalf("an unknown type: %v", err)
+	}
+	zero := int64(0)
+	all := log.Take(&zero, 100, EventFilter{Churn: true})
+	var got []string
+	for _, e := range all.Events {
+		got = append(got, e.Type+" "+e.Name)
+	}
+	if want := "nameChanged b,valueChanged Search,stateChanged "; strings.Join(got, ",") != want {
+		t.Fatalf("every event: %q, want %q", strings.Join(got, ","), want)
+	}
+	if v := all.Events[1]; *v.Old != "x" || *v.New != "xy" {
+		t.Fatalf("valueChanged: %q -> %q", *v.Old, *v.New)
+	}
+	plain := log.Take(&zero, 100, EventFilter{})
+	if len(plain.Events) != 2 || plain.Churn != 1 || plain.Next != all.Next {
+		t.Fatalf("without churn: %+v", plain)
+	}
+	names := log.Take(&zero, 100, EventFilter{Types: []string{EventNameChanged}})
+	if len(names.Events) != 1 || names.Events[0].Type != EventNameChanged || names.Next != all.Next {
+		t.Fatalf("types [nameChanged]: %+v", names)
+	}
+	// Without since, a filtered take passes over what it left out.
+	if r := log.Take(nil, 100, EventFilter{Types: []string{EventFocus}}); len(r.Events) != 0 || r.Next != all.Next {
+		t.Fatalf("types [focusMoved]: %+v", r)
+	}
+	if r := log.Take(nil, 100, EventFilter{}); len(r.Events) != 0 {
+		t.Fatalf("after a filtered take: %+v", r)
+	}
+	// limit counts kept events only; more says a kept one is left.
+	one := log.Take(&zero, 1, EventFilter{Churn: true})
+	if len(one.Events) != 1 || !one.More || one.Next != one.Events[0].Seq {
+		t.Fatalf("limit 1: %+v", one)
+	}
 }

@@ -129,13 +129,14 @@ func (m *Sessions) Open() int {
 }
 
 // CloseIdle closes the sessions of the clients whose matches, unused (no
-// lookup) for idle or longer at now, unless a watcher follows them (a
-// subscriber waits on it). It is for clients that have no end the server
-// could see (sessionless HTTP): an agent that stops without disconnecting
+// lookup) for idle or longer at now, unless a subscriber follows them (it
+// waits on their watcher; the event log's alone does not hold them). It is
+// for clients that have no end the server could see (sessionless HTTP):
+// an agent that stops without disconnecting
 // would otherwise hold its places under MaxSessions until the server
 // exits. It returns the ids closed.
 func (m *Sessions) CloseIdle(whose func(Client) bool, idle time.Duration, now time.Time) []string {
 	return m.closeWhere(func(s *Session) bool {
-		return whose(s.Client) && now.Sub(time.Unix(0, s.used.Load())) >= idle && !m.Following(s)
+		return whose(s.Client) && now.Sub(time.Unix(0, s.used.Load())) >= idle && !m.subscribed(s)
 	})
 }

@@ -2,6 +2,7 @@ package core
 
 import (
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -21,7 +22,35 @@ const (
 	EventWindowClosed = "windowClosed"
 	EventNameChanged  = "nameChanged"
 	EventStateChanged = "stateChanged"
+	EventValueChanged = "valueChanged"
 )
+
+// EventTypes are the event types, in the order docs/api.md lists them.
+var EventTypes = []string{EventWindowOpened, EventWindowClosed, EventFocus, EventNameChanged, EventStateChanged, EventValueChanged}
+
+// EventFilter selects the events a take returns.
+type EventFilter struct {
+	// Types are the types wanted; none means every type.
+	Types []string
+	// Churn keeps the state changes of unnamed layout containers (a
+	// popover's fillers turning showing on and off), which are left out
+	// otherwise: they say nothing an agent acts on, and come by the dozen.
+	Churn bool
+}
+
+// Validate checks the filter's types.
+func (f EventFilter) Validate() error {
+	for _, t := range f.Types {
+		if !slices.Contains(EventTypes, t) {
+			return Errorf(CodeInvalidArgument, "unknown event type %s (want %s)", Quote(t), strings.Join(EventTypes, ", "))
+		}
+	}
+	return nil
+}
+
+func (f EventFilter) keeps(e Event) bool {
+	return len(f.Types) == 0 || slices.Contains(f.Types, e.Type)
+}
 
 // MaxEvents bounds a session's event log; older events are dropped first.
 const MaxEvents = 1000
@@ -38,9 +67,12 @@ type Event struct {
 	// State and On: a state that was set (On) or cleared.
 	State string `json:"state,omitempty"`
 	On    *bool  `json:"on,omitempty"`
-	// Old and New: a name before and after.
+	// Old and New: a name or a value before and after (a value is cut as
+	// the tree cuts it; a redacted element has none).
 	Old *string `json:"old,omitempty"`
 	New *string `json:"new,omitempty"`
+
+	churn bool // a state change of an unnamed layout container
 }
 
 // windowRoles are the roles of what opens and closes as a window.
@@ -112,8 +144,12 @@ func (l *EventLog) derive(evs []Change, t *Tree) {
 				o, n := f.Old.(string), f.New.(string)
 				l.add(now, Event{Type: EventNameChanged, Ref: c.Ref, Key: c.Key, Role: cur.Role, Name: cur.Name, Old: &o, New: &n})
 			}
+			if f, ok := c.Changes["value"]; ok && !cur.Redacted {
+				l.add(now, Event{Type: EventValueChanged, Ref: c.Ref, Key: c.Key, Role: cur.Role, Name: cur.Name, Old: stringOf(f.Old), New: stringOf(f.New)})
+			}
 			if f, ok := c.Changes["states"]; ok {
 				old, cur2 := f.Old.([]string), f.New.([]string)
+				churn := cur.Name == "" && structureRoles[t.nodes[pos].Role]
 				for _, st := range cur2 {
 					if slices.Contains(old, st) {
 						continue
@@ -122,11 +158,11 @@ func (l *EventLog) derive(evs []Change, t *Tree) {
 						l.add(now, Event{Type: EventFocus, Ref: c.Ref, Key: c.Key, Role: cur.Role, Name: cur.Name})
 						continue
 					}
-					l.add(now, Event{Type: EventStateChanged, Ref: c.Ref, Key: c.Key, Role: cur.Role, Name: cur.Name, State: st, On: ptrTo(true)})
+					l.add(now, Event{Type: EventStateChanged, Ref: c.Ref, Key: c.Key, Role: cur.Role, Name: cur.Name, State: st, On: ptrTo(true), churn: churn})
 				}
 				for _, st := range old {
 					if !slices.Contains(cur2, st) && st != platform.StateFocused.String() {
-						l.add(now, Event{Type: EventStateChanged, Ref: c.Ref, Key: c.Key, Role: cur.Role, Name: cur.Name, State: st, On: ptrTo(false)})
+						l.add(now, Event{Type: EventStateChanged, Ref: c.Ref, Key: c.Key, Role: cur.Role, Name: cur.Name, State: st, On: ptrTo(false), churn: churn})
 					}
 				}
 			}
@@ -135,6 +171,14 @@ func (l *EventLog) derive(evs []Change, t *Tree) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// stringOf is a value field's side as a pointer (nil for no value).
+func stringOf(v any) *string {
+	if s, ok := v.(string); ok {
+		return &s
+	}
+	return nil
+}
 
 type roleName struct{ role, name string }
 
@@ -152,24 +196,42 @@ type EventsRead struct {
 	// Next is the seq to pass as since to continue after these.
 	Next int64
 	// Missed is set when events after since were dropped for room before
-	// they were taken.
-	Missed bool
-	// More is set when limit left events in the log.
+	// they were taken; Dropped says how many.
+	Missed  bool
+	Dropped int64
+	// More is set when limit left events the filter keeps in the log.
 	More bool
+	// Churn counts the state changes of unnamed layout containers the
+	// filter left out (EventFilter.Churn).
+	Churn int
 }
 
-// Take returns up to limit events after since; without since (nil),
-// after the last event a Take without since returned, which it advances.
-func (l *EventLog) Take(since *int64, limit int) EventsRead {
+// Take returns up to limit events after since that f keeps; without since
+// (nil), after the last event a Take without since returned, which it
+// advances. Events the filter leaves out are passed over as read: the
+// next take starts after them.
+func (l *EventLog) Take(since *int64, limit int, f EventFilter) EventsRead {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	after := l.cursor
 	if since != nil {
 		after = *since
 	}
-	out := EventsRead{Events: []Event{}, Next: after, Missed: l.dropped > after}
+	out := EventsRead{Events: []Event{}, Next: after}
+	if l.dropped > after {
+		out.Missed, out.Dropped = true, l.dropped-after
+	}
 	for _, e := range l.events {
 		if e.Seq <= after {
+			continue
+		}
+		if !f.keeps(e) {
+			out.Next = e.Seq
+			continue
+		}
+		if e.churn && !f.Churn {
+			out.Churn++
+			out.Next = e.Seq
 			continue
 		}
 		if len(out.Events) == limit {

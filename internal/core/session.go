@@ -47,9 +47,10 @@ type Session struct {
 	// the server grants.
 	Granted security.Caps
 
-	mu       sync.Mutex // guards tree, complete and ids
+	mu       sync.Mutex // guards tree, complete, watched and ids
 	tree     *Tree      // the last read
 	complete *Tree      // the last read that was not truncated
+	watched  *Tree      // the watcher's last read (changes_follow.go)
 	ids      IDs
 	issued   map[string]issuedProperty // descriptor ids handed out (editable_set.go)
 
@@ -376,8 +377,19 @@ func (m *Sessions) List(ctx context.Context) []*Session {
 // A visual session's tree is its window hierarchy (visual.go), so that
 // find_elements, hit_test and wait_for work on it too.
 func (m *Sessions) Fetch(ctx context.Context, s *Session, timeout time.Duration, opts platform.TreeOptions) (*Tree, platform.TreeStats, error) {
+	t, st, err := m.read(ctx, s, timeout, opts)
+	if err != nil {
+		return nil, st, err
+	}
+	s.adopt(t)
+	return t, st, nil
+}
+
+// read reads the application's tree afresh, as Fetch does, without making
+// it the session's tree.
+func (m *Sessions) read(ctx context.Context, s *Session, timeout time.Duration, opts platform.TreeOptions) (*Tree, platform.TreeStats, error) {
 	if s.Mode == ModeVisual {
-		return m.fetchVisual(ctx, s, timeout, opts.MaxNodes)
+		return m.readVisual(ctx, s, timeout, opts.MaxNodes)
 	}
 	a, err := m.a11y()
 	if err != nil {
@@ -394,7 +406,6 @@ func (m *Sessions) Fetch(ctx context.Context, s *Session, timeout time.Duration,
 	}
 	t := NewTree(root, KindA11y)
 	t.Truncated = st.Truncated
-	s.adopt(t)
 	return t, st, nil
 }
 
@@ -407,6 +418,17 @@ func (s *Session) adopt(t *Tree) {
 	if !t.Truncated {
 		s.complete = t
 	}
+}
+
+// watch numbers a read of the session's watcher and keeps it as the
+// watcher's last: the refs its events name resolve there, while the
+// caller's own last read stays what its refs mean (an element the caller
+// saw that has gone since is elementGone, not unknownRef).
+func (s *Session) watch(t *Tree) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ids.Number(t)
+	s.watched = t
 }
 
 // Tree returns the session's last fetched tree, or nil.
@@ -439,7 +461,12 @@ func (s *Session) Resolve(ref string) (*platform.Node, int, *Tree, error) {
 	if r.Tree == KindA11y && s.Mode == ModeVisual {
 		return nil, 0, nil, Errorf(CodeWrongTree, "%s is an accessibility-tree ref and session %s reads the visual (native window) tree; use it in an a11y session, or visual:eN refs from get_visual_tree", ref, s.ID)
 	}
-	t := s.Tree()
+	s.mu.Lock()
+	t, c, w := s.tree, s.complete, s.watched
+	s.mu.Unlock()
+	if t == nil {
+		t = w
+	}
 	if t == nil {
 		read := "get_a11y_tree or find_elements"
 		if s.Mode == ModeVisual {
@@ -449,12 +476,15 @@ func (s *Session) Resolve(ref string) (*platform.Node, int, *Tree, error) {
 	}
 	n, id, err := t.Lookup(r)
 	if errors.Is(err, ErrUnknownRef) {
-		s.mu.Lock()
-		c := s.complete
-		s.mu.Unlock()
 		if t.Truncated && c != nil && c != t {
 			if n, id, cerr := c.Lookup(r); cerr == nil {
 				return n, id, c, nil
+			}
+		}
+		// A ref an event named, from a read of the watcher's.
+		if w != nil && w != t {
+			if n, id, werr := w.Lookup(r); werr == nil {
+				return n, id, w, nil
 			}
 		}
 	}

@@ -41,6 +41,17 @@ func (m *Sessions) windowTree() (platform.WindowTree, error) {
 // fetchVisual reads the session's application's window hierarchy and makes
 // it the session's tree.
 func (m *Sessions) fetchVisual(ctx context.Context, s *Session, timeout time.Duration, maxWindows int) (*Tree, platform.TreeStats, error) {
+	t, st, err := m.readVisual(ctx, s, timeout, maxWindows)
+	if err != nil {
+		return nil, st, err
+	}
+	s.adopt(t)
+	return t, st, nil
+}
+
+// readVisual reads the window tree as fetchVisual does, without making it
+// the session's tree.
+func (m *Sessions) readVisual(ctx context.Context, s *Session, timeout time.Duration, maxWindows int) (*Tree, platform.TreeStats, error) {
 	wt, err := m.windowTree()
 	if err != nil {
 		return nil, platform.TreeStats{}, err
@@ -66,7 +77,6 @@ func (m *Sessions) fetchVisual(ctx context.Context, s *Session, timeout time.Dur
 	}
 	t := newVisualTree(s, nt)
 	st.Nodes, st.Truncated, st.Reason = t.Len(), nt.Truncated, nt.Reason
-	s.adopt(t)
 	return t, st, nil
 }
 

@@ -282,8 +282,8 @@ func (h *handlers) changesTools() []toolDef {
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "get_events",
 			Annotations: readOnlySession("What happened since the last call"),
-			Description: "Events since your last call: focus moved, windows opened and closed, names and states changed. The " +
-				"cheapest way to learn what the app did.",
+			Description: "Events since connect or your last call: focus moved, windows opened and closed, names, states and " +
+				"values changed. The cheapest way to learn what the app did.",
 		}, h.getEvents),
 	}
 }
@@ -340,19 +340,23 @@ const (
 )
 
 type eventsArgs struct {
-	Session string `json:"session"`
-	Since   *int64 `json:"since,omitempty" jsonschema:"read again after this seq"`
-	Limit   *int   `json:"limit,omitempty"`
+	Session string   `json:"session"`
+	Types   []string `json:"types,omitempty" jsonschema:"only these: windowOpened, windowClosed, focusMoved, nameChanged, stateChanged, valueChanged"`
+	Churn   bool     `json:"churn,omitempty" jsonschema:"also state changes of unnamed containers (fillers, panels)"`
+	Since   *int64   `json:"since,omitempty" jsonschema:"read again after this seq"`
+	Limit   *int     `json:"limit,omitempty"`
 }
 
 type eventsResult struct {
 	Session string       `json:"session"`
 	Events  []core.Event `json:"events"`
 	// Next is the seq to pass as since to read on from here.
-	Next   int64  `json:"next"`
-	More   bool   `json:"more,omitempty"`
-	Missed bool   `json:"missed,omitempty"`
-	Note   string `json:"note,omitempty"`
+	Next   int64 `json:"next"`
+	More   bool  `json:"more,omitempty"`
+	Missed bool  `json:"missed,omitempty"`
+	// Churn counts the state changes of unnamed containers left out.
+	Churn int    `json:"churnLeftOut,omitempty"`
+	Note  string `json:"note,omitempty"`
 }
 
 func (h *handlers) getEvents(ctx context.Context, _ *mcp.CallToolRequest, in eventsArgs) (eventsResult, error) {
@@ -366,16 +370,21 @@ func (h *handlers) getEvents(ctx context.Context, _ *mcp.CallToolRequest, in eve
 	if in.Since != nil && *in.Since < 0 {
 		return eventsResult{}, core.Errorf(core.CodeInvalidArgument, "since must be 0 or more (a seq from an earlier call), not %d", *in.Since)
 	}
-	r, started, err := h.sessions.Events(ctx, in.Session, in.Since, limit)
+	r, err := h.sessions.Events(ctx, in.Session, in.Since, limit, core.EventFilter{Types: in.Types, Churn: in.Churn})
 	if err != nil {
 		return eventsResult{}, err
 	}
-	out := eventsResult{Session: in.Session, Events: r.Events, Next: r.Next, More: r.More, Missed: r.Missed}
-	switch {
-	case started:
-		out.Note = "listening from now on: call again to learn what happened since"
-	case r.Missed:
-		out.Note = "some events were dropped for room before they were read (the queue keeps the last 1000); read the tree again to be sure of its state"
+	out := eventsResult{Session: in.Session, Events: r.Events, Next: r.Next, More: r.More, Missed: r.Missed, Churn: r.Churn}
+	var notes []string
+	if r.Started {
+		notes = append(notes, "listening from now on: call again to learn what happened since")
 	}
+	if r.Missed {
+		notes = append(notes, fmt.Sprintf("%d events were dropped for room before they were read (the queue keeps the last %d); read the tree again to be sure of its state", r.Dropped, core.MaxEvents))
+	}
+	if r.Stale {
+		notes = append(notes, "the application did not answer a fresh read in time (busy or frozen): these are the events seen until then")
+	}
+	out.Note = strings.Join(notes, "; ")
 	return out, nil
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -179,18 +180,19 @@ func TestResourceSubscriptionBothEras(t *testing.T) {
 					t.Fatalf("unsubscribe: %v", err)
 				}
 				// The session is the MCP client's (clients.go): the test
-				// watches the desktop's side of the watcher.
-				deadline := time.Now().Add(10 * time.Second)
-				for l.desk.Watchers(tickerPid) != 0 && time.Now().Before(deadline) {
-					time.Sleep(time.Millisecond)
-				}
-				if l.desk.Watchers(tickerPid) != 0 {
-					t.Fatal("the watcher outlived the unsubscribe")
+				// watches the desktop's side of the watcher. The session's
+				// event log keeps one watch (from connect); the
+				// subscription added none of its own.
+				if n := l.desk.Watchers(tickerPid); n != 1 {
+					t.Fatalf("%d watches after the unsubscribe, want the event log's one", n)
 				}
 				// Disconnect removes the resource.
 				mustOK(t, cs, "disconnect", map[string]any{"session": id})
 				if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri}); err == nil {
 					t.Fatal("a disconnected session's resource still reads")
+				}
+				if n := l.desk.Watchers(tickerPid); n != 0 {
+					t.Fatalf("the watcher outlived the disconnect: %d watches", n)
 				}
 			})
 		})
@@ -205,24 +207,54 @@ func TestTreeChangesAndEventsTools(t *testing.T) {
 	if out["snapshot"] != true || out["count"].(float64) != 3 {
 		t.Fatalf("first call: %v", out)
 	}
-	ev := mustOK(t, cs, "get_events", map[string]any{"session": id})
-	if ev["note"] == nil {
-		t.Fatalf("first get_events did not say it started listening: %v", ev)
-	}
+	// The log runs from connect: a change made before the first
+	// get_events is in its answer, and a call right after a change has it.
 	l.desk.SetTree(tickerPid, tickerTree("Tick 1"))
+	ev := mustOK(t, cs, "get_events", map[string]any{"session": id})
+	got := ev["events"].([]any)
+	if ev["note"] != nil || len(got) != 1 || got[0].(map[string]any)["type"] != core.EventNameChanged || got[0].(map[string]any)["new"] != "Tick 1" {
+		t.Fatalf("the first get_events after a rename: %v", ev)
+	}
 	out = mustOK(t, cs, "get_a11y_tree_changes", map[string]any{"session": id})
 	evs := out["events"].([]any)
 	if out["snapshot"] != false || len(evs) != 1 {
 		t.Fatalf("after a change: %v", out)
 	}
-	// get_events sees the rename once its watcher has read it.
-	deadline := time.Now().Add(10 * time.Second)
-	var got []any
-	for len(got) == 0 && time.Now().Before(deadline) {
-		got = mustOK(t, cs, "get_events", map[string]any{"session": id})["events"].([]any)
+	// types filters; what it passes over counts as read.
+	l.desk.SetTree(tickerPid, tickerTree("Tick 2"))
+	if got := mustOK(t, cs, "get_events", map[string]any{"session": id, "types": []string{"windowOpened", "valueChanged"}})["events"].([]any); len(got) != 0 {
+		t.Fatalf("types [windowOpened valueChanged] after a rename: %v", got)
 	}
-	if len(got) != 1 || got[0].(map[string]any)["type"] != core.EventNameChanged || got[0].(map[string]any)["new"] != "Tick 1" {
-		t.Fatalf("events: %v", got)
+	if got := mustOK(t, cs, "get_events", map[string]any{"session": id})["events"].([]any); len(got) != 0 {
+		t.Fatalf("after a filtered call: %v", got)
+	}
+	if got := mustOK(t, cs, "get_events", map[string]any{"session": id, "since": 0, "types": []string{"nameChanged"}})["events"].([]any); len(got) != 2 {
+		t.Fatalf("since 0, types [nameChanged]: %v", got)
+	}
+	// State churn on an unnamed filler is left out and counted, unless asked for.
+	filler := fake.Keyed("t/filler", "filler", "")
+	withFiller := func(states ...string) *platform.Node {
+		root := tickerTree("Tick 2")
+		f := *filler
+		f.States = fake.States(states...)
+		root.Children[0].Children = append(root.Children[0].Children, &f)
+		return root
+	}
+	l.desk.SetTree(tickerPid, withFiller())
+	mustOK(t, cs, "get_events", map[string]any{"session": id})
+	l.desk.SetTree(tickerPid, withFiller("showing"))
+	churn := mustOK(t, cs, "get_events", map[string]any{"session": id})
+	if len(churn["events"].([]any)) != 0 || churn["churnLeftOut"] != 1.0 {
+		t.Fatalf("a filler shown, by default: %v", churn)
+	}
+	since := churn["next"].(float64) - 1
+	kept := mustOK(t, cs, "get_events", map[string]any{"session": id, "since": since, "churn": true})["events"].([]any)
+	if len(kept) != 1 || kept[0].(map[string]any)["type"] != core.EventStateChanged || kept[0].(map[string]any)["state"] != "showing" {
+		t.Fatalf("a filler shown, with churn: %v", kept)
+	}
+	bad := mustFail(t, cs, "get_events", map[string]any{"session": id, "types": []string{"windowOpened", "clicked"}}, core.CodeInvalidArgument)
+	if msg, _ := bad["error"].(string); !strings.Contains(msg, `"clicked"`) || !strings.Contains(msg, "focusMoved") {
+		t.Errorf("an unknown type: %q", msg)
 	}
 	mustFail(t, cs, "get_a11y_tree_changes", map[string]any{"session": id, "view": "bogus"}, core.CodeInvalidArgument)
 	mustFail(t, cs, "get_visual_tree_changes", map[string]any{"session": id}, core.CodeWrongTree)

@@ -519,6 +519,7 @@ func TestHTTPSessionlessHolds(t *testing.T) {
 		if msg, _ := out["error"].(string); !strings.Contains(msg, "sent no request for 5s") {
 			t.Errorf("key_up does not say the hold expired: %q", msg)
 		}
+		mustOK(t, c, "disconnect", map[string]any{"session": id}) // its event log's watcher ends with it
 	})
 }
 

@@ -731,7 +731,7 @@ func TestFailures(t *testing.T) {
 				props := func(ref string) map[string]any { return map[string]any{"session": session, "element": ref} }
 
 				mustFail(t, cs, "get_a11y_tree", map[string]any{"session": "s999"}, core.CodeUnknownSession)
-				mustFail(t, cs, "get_element_properties", props("a11y:e1"), core.CodeUnknownRef)
+				mustFail(t, cs, "get_element_properties", props("a11y:e999"), core.CodeUnknownRef)
 				mustOK(t, cs, "get_a11y_tree", map[string]any{"session": session})
 				mustFail(t, cs, "get_element_properties", props("e12x"), core.CodeMalformedRef)
 				mustFail(t, cs, "get_element_properties", props("visual:e3"), core.CodeWrongTree)

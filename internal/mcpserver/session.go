@@ -58,6 +58,8 @@ func (h *handlers) connect(ctx context.Context, _ *mcp.CallToolRequest, in conne
 		return connectResult{}, err
 	}
 	fws, _ := h.sessions.Frameworks(ctx, s.ID) // what could be read; the session is open either way
+	// get_events reports what happens from here on.
+	h.sessions.KeepEvents(ctx, s)
 	h.res.opened(s)
 	return connectResult{Session: s.ID, Mode: s.Mode, Pid: s.App.Pid, Name: s.App.Name, Executable: s.App.Executable,
 		Toolkit: s.App.Toolkit, ToolkitVersion: s.App.ToolkitVersion, Window: s.Identity.Window,
