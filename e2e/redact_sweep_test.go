@@ -154,6 +154,16 @@ func TestRedactionEveryTool(t *testing.T) {
 						t.Errorf("wait_for the secret as %s held: an oracle for guesses", prop)
 					}
 				}
+				// A text search for a secret finds nothing and says nothing of it.
+				for _, secret := range secrets {
+					out := sweep("find_elements", map[string]any{"session": sess, "text": secret, "limit": 1000})
+					if els, _ := out["elements"].([]any); len(els) != 0 {
+						t.Errorf("find_elements {text: a secret} found %d elements: an oracle for guesses", len(els))
+					}
+				}
+				if out := sweep("wait_for", map[string]any{"session": sess, "text": secrets[0], "until": "appears", "timeoutMs": 500}); out["ok"] == true {
+					t.Errorf("wait_for {text: the secret} held: an oracle for guesses")
+				}
 				sweep("get_a11y_tree_changes", map[string]any{"session": sess})
 				sweep("get_events", map[string]any{"session": sess})
 				sweep("get_events", map[string]any{"session": sess, "since": 0, "limit": 1000, "churn": true})

@@ -13,11 +13,12 @@ func init() {
 }
 
 func runFind(ctx context.Context, c *cli, args []string) error {
-	fs := newFlags(c, "find", "TARGET [--name S] [--match exact|contains|regex] [--role R] [--state S]... [--interface I] [--limit N] [--json [--fields key]]")
+	fs := newFlags(c, "find", "TARGET [--name S] [--match exact|contains|regex] [--text S] [--role R] [--state S]... [--interface I] [--limit N] [--json [--fields key]]")
 	t := appSpecFlags(fs, false)
 	var q core.Query
 	fs.StringVar(&q.Name, "name", "", "accessible name to match")
 	fs.StringVar(&q.NameMatch, "match", "", "how --name matches: exact, contains (default) or regex")
+	fs.StringVar(&q.Text, "text", "", "text or value the element holds (contains, case-insensitive)")
 	fs.StringVar(&q.Role, "role", "", "role name, e.g. \"push button\"")
 	fs.StringVar(&q.AccessibleID, "id", "", "accessible id")
 	states := fs.String("state", "", "comma-separated states that must be set (!state: must not be)")
@@ -50,7 +51,7 @@ func runFind(ctx context.Context, c *cli, args []string) error {
 	if *asJSON {
 		out := map[string]any{
 			"elements": r.Elements, "matched": fst.Matched, "returned": fst.Returned,
-			"truncated": st.Truncated, "limitHit": fst.LimitHit,
+			"truncated": st.Truncated || r.TextUnread > 0, "limitHit": fst.LimitHit,
 		}
 		if len(partial) > 0 {
 			out["visibleOnly"], out["partialContainers"] = true, partial
@@ -71,10 +72,13 @@ func runFind(ctx context.Context, c *cli, args []string) error {
 	if st.Truncated {
 		fmt.Fprintf(c.stderr, "warning: the tree is incomplete (%s); a missing match proves nothing\n", st.Reason)
 	}
+	if r.TextUnread > 0 {
+		fmt.Fprintf(c.stderr, "warning: the text of %d elements could not be read in time; a missing match proves nothing\n", r.TextUnread)
+	}
 	if note != "" {
 		fmt.Fprintf(c.stderr, "note: %s\n", note)
 	}
-	if st.Truncated {
+	if st.Truncated || r.TextUnread > 0 {
 		return exitError{exitPartial}
 	}
 	if fst.Matched == 0 {

@@ -15,6 +15,13 @@ const (
 	DefaultFindLimit = 50
 	MaxFindLimit     = 1000
 	MaxRegexLen      = 1000
+	// MaxTextLen bounds a text criterion.
+	MaxTextLen = 1000
+	// MaxTextReads bounds the elements whose text one search reads live.
+	MaxTextReads = 5000
+	// textRunes is how much of an element's text a search reads: a
+	// document's first pages, as get_element_properties reads them.
+	textRunes = 4000
 )
 
 // Name match modes.
@@ -30,6 +37,13 @@ type Query struct {
 	// Name matches the element's name, per NameMatch. Redacted elements
 	// never match by name.
 	Name string
+	// Text matches the element's text or value: it contains Text,
+	// case-insensitive (surrounding whitespace of Text ignored). The tree
+	// read's values are matched first; the text of the elements they do
+	// not hold (the Text interface of a label, a section, a text past a
+	// value's 200 characters) is read live (Sessions.readTexts). A
+	// redacted element never matches by text.
+	Text string
 	// NameMatch is "contains" (the default: case-insensitive substring),
 	// "exact" (case-sensitive, surrounding whitespace of both sides
 	// ignored) or "regex" (RE2 syntax, case-sensitive unless (?i); at most
@@ -53,6 +67,10 @@ type Query struct {
 	Within int
 	// Limit caps the elements returned: 0 means 50, at most 1000.
 	Limit int
+
+	// texts are the texts read live for the text criterion, by key
+	// (readTexts).
+	texts map[string]string
 }
 
 // FindStats says how a find went.
@@ -83,6 +101,8 @@ type Matcher struct {
 	accessibleID string
 	want, not    platform.StateSet
 	iface        string
+	text         string // lower-cased; "" when no text criterion
+	texts        map[string]string
 	limit        int
 }
 
@@ -140,6 +160,17 @@ func (q Query) Compile() (Matcher, error) {
 
 	m.accessibleID = q.AccessibleID
 
+	if q.Text != "" {
+		if len(q.Text) > MaxTextLen {
+			return bad("text is %d bytes; at most %d", len(q.Text), MaxTextLen)
+		}
+		m.text = strings.ToLower(strings.TrimSpace(q.Text))
+		if m.text == "" {
+			return bad("text is only whitespace")
+		}
+		m.texts = q.texts
+	}
+
 	for _, s := range q.States {
 		neg := strings.HasPrefix(s, "!")
 		name := strings.TrimPrefix(s, "!")
@@ -195,6 +226,43 @@ func normalizeInterface(s string) string {
 
 // Match reports whether n meets every criterion.
 func (m Matcher) Match(n *platform.Node) bool {
+	if !m.matchOthers(n) {
+		return false
+	}
+	return m.text == "" || m.matchText(n)
+}
+
+// matchText holds n's text against the text criterion: its value, or the
+// text read live.
+func (m Matcher) matchText(n *platform.Node) bool {
+	if n.Redacted || n.IsPassword() {
+		return false
+	}
+	if n.Value != nil && strings.Contains(strings.ToLower(*n.Value), m.text) {
+		return true
+	}
+	t, ok := m.texts[n.Key]
+	return ok && strings.Contains(strings.ToLower(t), m.text)
+}
+
+// textUnread reports whether n meets every criterion but the text one,
+// which its value does not settle and a live read of its text could: it
+// has the Text interface and no value, or a value cut short.
+func (m Matcher) textUnread(n *platform.Node) bool {
+	if m.text == "" || n.Redacted || n.IsPassword() || !slices.Contains(n.Interfaces, "text") {
+		return false
+	}
+	if n.Value != nil && !n.ValueTruncated {
+		return false
+	}
+	if _, ok := m.texts[n.Key]; ok || m.matchText(n) {
+		return false
+	}
+	return m.matchOthers(n)
+}
+
+// matchOthers holds n against every criterion but the text one.
+func (m Matcher) matchOthers(n *platform.Node) bool {
 	if n == nil {
 		return false
 	}
@@ -439,6 +507,10 @@ type FindRead struct {
 	Stats    platform.TreeStats
 	Elements []*Element // never nil
 	Find     FindStats
+	// TextUnread counts the elements whose text a text criterion needed
+	// and the search could not read (the deadline, MaxTextReads): no
+	// match among them proves nothing.
+	TextUnread int
 }
 
 // Find reads the session's application's tree afresh (it becomes the
@@ -456,12 +528,19 @@ func (m *Sessions) Find(ctx context.Context, sessionID string, req FindRequest) 
 	if err != nil {
 		return nil, err
 	}
+	if err := textInSession(s, req.Query); err != nil {
+		return nil, err
+	}
+	// One deadline for the tree read and the text reads.
+	tctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
 	t, st, within, err := m.fetchAt(ctx, s, req.Within, req.Fresh, limit, platform.TreeOptions{Actions: !req.SkipActions})
 	if err != nil {
 		return nil, err
 	}
 	q := req.Query
 	q.Within = within
+	unread := m.readTexts(tctx, s, t, &q, within)
 	els, fs, err := t.Find(q)
 	if err != nil {
 		return nil, AsError(err)
@@ -469,6 +548,79 @@ func (m *Sessions) Find(ctx context.Context, sessionID string, req FindRequest) 
 	if els == nil {
 		els = []*Element{}
 	}
+	showTexts(els, q.texts)
 	req.Fields.trim(els...)
-	return &FindRead{Tree: t, Stats: st, Elements: els, Find: fs}, nil
+	return &FindRead{Tree: t, Stats: st, Elements: els, Find: fs, TextUnread: unread}, nil
+}
+
+// textInSession refuses a text criterion in a visual session: native
+// windows hold no text.
+func textInSession(s *Session, q Query) error {
+	if q.Text != "" && s.Mode == ModeVisual {
+		return Errorf(CodeNotSupported, "native windows hold no text, so the text criterion cannot match in a visual session; search by name here, or connect with mode \"a11y\"")
+	}
+	return nil
+}
+
+// readTexts reads live the text of the elements under within (a position)
+// that q's text criterion can match only by it (Matcher.textUnread), at
+// most MaxTextReads of them, by ctx's deadline, and keeps it in q for the
+// match. It returns how many it could not read for want of time or room
+// (or of a platform that reads texts); an element that has no text to
+// read, or hides it, is not counted.
+func (m *Sessions) readTexts(ctx context.Context, s *Session, t *Tree, q *Query, within int) int {
+	if q.Text == "" || within < 0 || within >= t.Len() {
+		return 0
+	}
+	mt, err := q.Compile()
+	if err != nil {
+		return 0
+	}
+	var nodes []*platform.Node
+	unread := 0
+	for id := within; id < t.end[within]; id++ {
+		if n := t.nodes[id]; mt.textUnread(n) {
+			if len(nodes) == MaxTextReads {
+				unread++
+				continue
+			}
+			nodes = append(nodes, n)
+		}
+	}
+	if len(nodes) == 0 {
+		return unread
+	}
+	tr, ok := m.desk.Accessibility.(platform.TextReader)
+	if !ok {
+		return unread + len(nodes)
+	}
+	texts, err := tr.Texts(ctx, s.App, nodes, textRunes)
+	if q.texts == nil {
+		q.texts = map[string]string{}
+	}
+	for i, n := range nodes {
+		switch {
+		case i < len(texts) && texts[i] != nil:
+			q.texts[n.Key] = strings.ReplaceAll(*texts[i], "\uFFFC", "") // embedded objects: the children say what they hold
+		case err != nil:
+			unread++
+		}
+	}
+	return unread
+}
+
+// showTexts gives an unnamed element found by a text read live the text
+// as its value (cut as a tree read cuts one): what it was found by.
+func showTexts(els []*Element, texts map[string]string) {
+	for _, e := range els {
+		t, ok := texts[e.Key]
+		if !ok || e.Name != "" || e.Value != nil || e.Redacted {
+			continue
+		}
+		over := false
+		if r := []rune(t); len(r) > platform.MaxValueRunes {
+			t, over = string(r[:platform.MaxValueRunes]), true
+		}
+		e.Value, e.ValueTruncated = &t, over
+	}
 }

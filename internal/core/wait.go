@@ -104,6 +104,9 @@ func (m *Sessions) WaitFor(ctx context.Context, sessionID string, r WaitRequest)
 	if s.Mode == ModeVisual && r.Until == UntilProperty && r.Property != "name" && r.Property != "state" && r.Property != "role" {
 		return nil, Errorf(CodeNotSupported, "windows of the visual tree have a name and states (showing, visible) but no %s; wait for name or state here, or connect with mode \"a11y\"", r.Property)
 	}
+	if err := textInSession(s, r.Query); err != nil {
+		return nil, err
+	}
 	r.Query.Limit = MaxFindLimit
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, r.Timeout)
@@ -123,11 +126,15 @@ func (m *Sessions) WaitFor(ctx context.Context, sessionID string, r WaitRequest)
 				return nil, err
 			}
 		} else {
-			els, _, err := t.Find(r.Query)
+			q := r.Query
+			unread := m.readTexts(ctx, s, t, &q, 0)
+			els, _, err := t.Find(q)
 			if err != nil {
 				return nil, err
 			}
-			hits, note := m.satisfying(ctx, s, r, els, t.Truncated)
+			showTexts(els, q.texts)
+			// Text left unread proves no disappearance, as a cut-short read does not.
+			hits, note := m.satisfying(ctx, s, r, els, t.Truncated || unread > 0)
 			if note != "" {
 				capped = note
 			}

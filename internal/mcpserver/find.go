@@ -24,6 +24,7 @@ func (h *handlers) findTools() []toolDef {
 type criteria struct {
 	Name         string   `json:"name,omitempty"`
 	NameMatch    string   `json:"nameMatch,omitempty" jsonschema:"contains (default), exact or regex"`
+	Text         string   `json:"text,omitempty" jsonschema:"text or value it holds (contains, any case)"`
 	Role         string   `json:"role,omitempty" jsonschema:"e.g. push button, check box, text"`
 	AccessibleID string   `json:"accessibleId,omitempty"`
 	States       []string `json:"states,omitempty" jsonschema:"all must hold; !focused for not"`
@@ -31,7 +32,7 @@ type criteria struct {
 }
 
 func (c criteria) query(limit int) core.Query {
-	return core.Query{Name: c.Name, NameMatch: c.NameMatch, Role: c.Role, AccessibleID: c.AccessibleID,
+	return core.Query{Name: c.Name, NameMatch: c.NameMatch, Text: c.Text, Role: c.Role, AccessibleID: c.AccessibleID,
 		States: c.States, Interface: c.Interface, Limit: limit}
 }
 
@@ -78,6 +79,10 @@ func findAnswer(in findArgs, r *core.FindRead) findResult {
 	}
 	if st.Truncated {
 		out.Note = joinNotes(fmt.Sprintf(truncatedNote, st.Reason), out.Note)
+	}
+	if r.TextUnread > 0 {
+		out.Truncated = true
+		out.Note = joinNotes(out.Note, fmt.Sprintf("the text of %d elements could not be read in time (or past the %d a search reads): no match among them proves nothing; raise timeoutMs or narrow the search (within, role)", r.TextUnread, core.MaxTextReads))
 	}
 	return out
 }

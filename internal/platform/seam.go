@@ -163,6 +163,18 @@ type AttachedReader interface {
 	KeepsDetached(app App) bool
 }
 
+// TextReader is the optional part of Accessibility that reads the text of
+// many elements at once, as a tree read found them (a search by text): at
+// most maxRunes runes each, in pipelined rounds rather than a call and a
+// wait per element. The answer is aligned with nodes, nil where nothing
+// was read: a password or redacted field (never read), an element without
+// the Text interface, one that failed or hides its text, or one the
+// deadline left unread (then the error wraps ErrTimeout). Without it a
+// text search matches what the tree read holds (values).
+type TextReader interface {
+	Texts(ctx context.Context, app App, nodes []*Node, maxRunes int) ([]*string, error)
+}
+
 // FocusTracker is the optional part of Accessibility that tells the
 // element that last announced it took the keyboard focus while the app was
 // watched, and how many times the focus moved: an action's effects report

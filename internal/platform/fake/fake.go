@@ -111,6 +111,7 @@ var (
 	_ platform.Input         = (*Desktop)(nil)
 	_ platform.Actions       = (*Desktop)(nil)
 	_ platform.Events        = (*Desktop)(nil)
+	_ platform.TextReader    = (*Desktop)(nil)
 )
 
 // AddApp adds a running application. Text elements (those with the "text"
@@ -272,6 +273,17 @@ func (d *Desktop) Text(pid int, key string) string {
 		return a.text[key]
 	}
 	return ""
+}
+
+// PutText sets what a text element holds, as the application itself
+// changed it (a page's script), and tells the watchers.
+func (d *Desktop) PutText(pid int, key, text string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if a := d.apps[pid]; a != nil {
+		a.text[key] = text
+		d.changed(a)
+	}
 }
 
 // enter starts a call: it records it, runs the hook, and waits out a

@@ -79,6 +79,30 @@ func (d *Desktop) Element(ctx context.Context, a platform.App, key string) (*pla
 	return det, nil
 }
 
+// Texts reads the text of many elements at once: what Element's Text
+// would hold, cut to maxRunes; never a password's or a redacted one's.
+func (d *Desktop) Texts(ctx context.Context, a platform.App, nodes []*platform.Node, maxRunes int) ([]*string, error) {
+	out := make([]*string, len(nodes))
+	if err := d.enter(ctx, "Texts", a.Pid, true); err != nil {
+		return out, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for i, q := range nodes {
+		st, n, _, _, err := d.element(a, q.Key)
+		if err != nil || n.IsPassword() || n.Redacted || q.IsPassword() || q.Redacted {
+			continue
+		}
+		if t, ok := st.text[q.Key]; ok {
+			if r := []rune(t); len(r) > maxRunes {
+				t = string(r[:maxRunes])
+			}
+			out[i] = &t
+		}
+	}
+	return out, nil
+}
+
 // Owner: every application owns its own accessibility connection.
 func (d *Desktop) Owner(ctx context.Context, a platform.App) (int, error) {
 	if err := d.enter(ctx, "Owner", a.Pid, false); err != nil {

@@ -398,3 +398,12 @@ func (d *Desktop) HeldDown(ctx context.Context) (platform.HeldState, error) {
 	st, err := xc.HeldDown(ctx)
 	return st, xErr(err)
 }
+
+// Texts reads the text of many elements at once (see atspi.Conn.Texts).
+func (d *Desktop) Texts(ctx context.Context, app platform.App, nodes []*platform.Node, maxRunes int) ([]*string, error) {
+	a, err := d.a11y(ctx, app)
+	if err != nil {
+		return make([]*string, len(nodes)), err
+	}
+	return a.Texts(ctx, nodes, maxRunes)
+}

@@ -61,6 +61,7 @@ var (
 	_ platform.AttachedReader     = (*Desktop)(nil)
 	_ platform.FocusTracker       = (*Desktop)(nil)
 	_ platform.FocusedChildReader = (*Desktop)(nil)
+	_ platform.TextReader         = (*Desktop)(nil)
 	_ platform.ActionStarter      = (*Desktop)(nil)
 	_ platform.WindowLister       = (*Desktop)(nil)
 	_ platform.Events             = (*Desktop)(nil)
