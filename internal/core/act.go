@@ -77,7 +77,10 @@ type ActResult struct {
 	ChangesNote string    `json:"changesNote,omitempty"`
 	Before      *Summary  `json:"before,omitempty"`
 	After       *Summary  `json:"after,omitempty"`
-	Note        string    `json:"note,omitempty"`
+	// Selection is what select_text selected, in place of Before and
+	// After.
+	Selection *TextSelection `json:"selection,omitempty"`
+	Note      string         `json:"note,omitempty"`
 }
 
 // actor is the platform's acting side: its windows, input and semantic

@@ -286,7 +286,51 @@ func (m *Sessions) Focus(ctx context.Context, sessionID, ref string) (*ActResult
 	return m.finish(ctx, t, MethodSemantic, "focus", focused, "giving it the keyboard focus")
 }
 
+// TextSelection is a range of an element's text that select_text
+// selected: character offsets, and the text in it.
+type TextSelection struct {
+	Start int `json:"start"`
+	// End is exclusive; absent for the whole of a field that hides its
+	// text, whose length is not told.
+	End *int `json:"end,omitempty"`
+	// Text is what the range holds, cut at selectionRunes runes (then
+	// TextTruncated); never a redacted field's.
+	Text          *string `json:"text,omitempty"`
+	TextTruncated bool    `json:"textTruncated,omitempty"`
+}
+
+// selectionRunes is where a selection's text is cut in an answer.
+const selectionRunes = 200
+
+// selection is the TextSelection of start..end (end -1: to the end, its
+// length unknown) in the element's text as read before the action, which
+// selecting does not change.
+func selection(det *platform.Details, start, end int) *TextSelection {
+	sel := &TextSelection{Start: start}
+	if end < 0 {
+		return sel
+	}
+	sel.End = &end
+	if det == nil || det.Text == nil || det.Node.Redacted {
+		return sel
+	}
+	runes := []rune(det.Text.Text)
+	if end > len(runes) {
+		// The text read was cut short of the range.
+		return sel
+	}
+	part := runes[start:end]
+	if len(part) > selectionRunes {
+		part, sel.TextTruncated = part[:selectionRunes], true
+	}
+	text := string(part)
+	sel.Text = &text
+	return sel
+}
+
 // SelectText selects a range of an element's text; end -1 means the end.
+// The answer says what got selected (Selection), not the element's states
+// and text before and after.
 func (m *Sessions) SelectText(ctx context.Context, sessionID, ref string, start, end int) (*ActResult, error) {
 	t, err := m.prepare(ctx, sessionID, ref)
 	if err != nil {
@@ -302,5 +346,10 @@ func (m *Sessions) SelectText(ctx context.Context, sessionID, ref string, start,
 	if err := t.actor.SelectText(ctx, t.s.App, t.node.Key, start, end); err != nil {
 		return nil, mapActErr(err)
 	}
-	return m.finish(ctx, t, MethodSemantic, fmt.Sprintf("Text selection %d..%d", start, end), nil, "")
+	r, err := m.finish(ctx, t, MethodSemantic, "", nil, "")
+	if err != nil {
+		return nil, err
+	}
+	r.Before, r.After, r.Selection = nil, nil, selection(t.det, start, end)
+	return r, nil
 }

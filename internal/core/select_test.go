@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -133,5 +134,39 @@ func TestSelectOptionGecko(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// TestSelectTextAnswersTheSelection: select_text answers the range and the
+// text in it, not the element's states and whole text before and after.
+func TestSelectTextAnswersTheSelection(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m, s, tr := formSession(t, formDesk().Platform())
+		name := refOf(t, tr, "Name")
+		ctx := context.Background()
+		for _, c := range []struct {
+			start, end int
+			want       string
+		}{{1, 3, "am"}, {0, -1, "Name"}, {4, 4, ""}} {
+			r, err := m.SelectText(ctx, s.ID, name, c.start, c.end)
+			if err != nil {
+				t.Fatalf("%d..%d: %v", c.start, c.end, err)
+			}
+			sel := r.Selection
+			if r.Before != nil || r.After != nil || sel == nil || sel.Start != c.start || sel.End == nil || sel.Text == nil || *sel.Text != c.want {
+				t.Errorf("%d..%d: %+v, selection %+v", c.start, c.end, r, sel)
+			}
+		}
+	})
+	long := strings.Repeat("é", 300)
+	det := &platform.Details{Text: &platform.TextContent{Text: long, Length: 300}}
+	if sel := selection(det, 10, 300); sel.Text == nil || *sel.Text != long[:2*selectionRunes] || !sel.TextTruncated {
+		t.Errorf("a long selection: %+v", sel)
+	}
+	if sel := selection(&platform.Details{Node: platform.Node{Redacted: true}}, 0, -1); sel.End != nil || sel.Text != nil {
+		t.Errorf("a hidden field's selection tells its length or text: %+v", sel)
+	}
+	if sel := selection(&platform.Details{Text: &platform.TextContent{Text: "cut", Length: 900, Truncated: true}}, 0, 800); sel.Text != nil {
+		t.Errorf("a selection past the text read: %+v", sel)
 	}
 }
