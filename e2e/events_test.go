@@ -5,7 +5,9 @@ package e2e
 import (
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/uiscope/uiscope/internal/testdesk"
 )
@@ -99,4 +101,41 @@ func TestEventsFromConnectGedit(t *testing.T) {
 	}
 	t.Logf("the menu opening: %d events, %d of them churn", len(churned), n)
 	s.ok(t, "press_key", map[string]any{"session": sess, "keys": "Escape"})
+}
+
+// TestEventsAndTextFrozen: on a frozen (SIGSTOP) app, get_events answers
+// within its deadline with what the queue holds and says the app did not
+// answer, and a text search holds its timeoutMs.
+func TestEventsAndTextFrozen(t *testing.T) {
+	d := testdesk.Shared(t)
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "events frozen")
+	s := startMCP(t, d, "")
+	sess := s.connect(t, map[string]any{"pid": app.Pid})
+	s.ok(t, "get_events", map[string]any{"session": sess})
+	if err := syscall.Kill(app.Pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Kill(app.Pid, syscall.SIGCONT)
+	start := time.Now()
+	out := s.ok(t, "get_events", map[string]any{"session": sess})
+	if took := time.Since(start); took > 10*time.Second+10*time.Second {
+		t.Errorf("get_events on a frozen app took %v", took)
+	}
+	if note, _ := out["note"].(string); !strings.Contains(note, "did not answer") {
+		t.Errorf("get_events on a frozen app does not say so: %v", out)
+	}
+	start = time.Now()
+	found := s.call(t, "find_elements", map[string]any{"session": sess, "text": "submit", "timeoutMs": 1500})
+	if took := time.Since(start); took > 1500*time.Millisecond+10*time.Second {
+		t.Errorf("find_elements {text} with timeoutMs 1500 on a frozen app took %v", took)
+	}
+	if found["ok"] == true && found["truncated"] != true {
+		t.Errorf("a text search of a frozen app claims a complete answer: %.500v", found)
+	}
+	if err := syscall.Kill(app.Pid, syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	if out := s.ok(t, "get_events", map[string]any{"session": sess}); out["note"] != nil {
+		t.Errorf("get_events after SIGCONT: %v", out)
+	}
 }

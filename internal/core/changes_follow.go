@@ -251,6 +251,11 @@ func (m *Sessions) follow(ctx context.Context, s *Session, done, ready chan stru
 		if ctx.Err() != nil {
 			return
 		}
+		if err == nil && t.Truncated {
+			// What a cut-short read lacks is not gone (a frozen app
+			// answers nothing): no diff is made from it.
+			err = Errorf(CodeTimeout, "the tree read was cut short")
+		}
 		if err == nil {
 			s.watch(t)
 		}
