@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -629,7 +630,15 @@ func TestLiveEvents(t *testing.T) {
 		t.Errorf("the dialog opened as %q", opened.Name)
 	}
 	s.ok(t, "press_key", map[string]any{"session": session, "keys": "Escape"})
-	waitEvent("windowClosed", func(e liveEvent) bool { return e.Key == opened.Key && e.Name == opened.Name })
+	waitEvent("windowClosed", func(e liveEvent) bool { return e.Ref == opened.Ref && e.Name == opened.Name })
+	// Events name elements by ref; their keys only when asked for.
+	if opened.Key != "" {
+		t.Errorf("windowOpened carries key %q without fields", opened.Key)
+	}
+	keyed := decode[[]liveEvent](t, s.ok(t, "get_events", map[string]any{"session": session, "since": 0, "limit": 1000, "fields": []string{"key"}})["events"])
+	if i := slices.IndexFunc(keyed, func(e liveEvent) bool { return e.Seq == opened.Seq }); i < 0 || keyed[i].Key == "" {
+		t.Errorf("with fields [key], the windowOpened event (seq %d) has no key: %+v", opened.Seq, keyed)
+	}
 
 	entry := findOne(t, s.mcpServer, session, map[string]any{"role": "text", "states": []string{"editable", "showing", "sensitive", "focusable", "!focused"}})
 	s.ok(t, "focus", map[string]any{"session": session, "element": entry.Ref})

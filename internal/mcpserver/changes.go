@@ -345,6 +345,7 @@ type eventsArgs struct {
 	Churn   bool     `json:"churn,omitempty" jsonschema:"also state changes of unnamed containers (fillers, panels)"`
 	Since   *int64   `json:"since,omitempty" jsonschema:"read again after this seq"`
 	Limit   *int     `json:"limit,omitempty"`
+	fieldsArg
 }
 
 type eventsResult struct {
@@ -370,11 +371,24 @@ func (h *handlers) getEvents(ctx context.Context, _ *mcp.CallToolRequest, in eve
 	if in.Since != nil && *in.Since < 0 {
 		return eventsResult{}, core.Errorf(core.CodeInvalidArgument, "since must be 0 or more (a seq from an earlier call), not %d", *in.Since)
 	}
+	if err := in.Fields.Validate(); err != nil {
+		return eventsResult{}, err
+	}
 	r, err := h.sessions.Events(ctx, in.Session, in.Since, limit, core.EventFilter{Types: in.Types, Churn: in.Churn})
 	if err != nil {
 		return eventsResult{}, err
 	}
-	out := eventsResult{Session: in.Session, Events: r.Events, Next: r.Next, More: r.More, Missed: r.Missed, Churn: r.Churn}
+	events := r.Events
+	if !in.Fields.Key() {
+		// The events' elements are named by their refs; their keys only
+		// when asked, as elements' are.
+		events = make([]core.Event, len(r.Events))
+		for i, e := range r.Events {
+			e.Key = ""
+			events[i] = e
+		}
+	}
+	out := eventsResult{Session: in.Session, Events: events, Next: r.Next, More: r.More, Missed: r.Missed, Churn: r.Churn}
 	var notes []string
 	if r.Started {
 		notes = append(notes, "listening from now on: call again to learn what happened since")
