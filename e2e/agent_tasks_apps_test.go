@@ -230,7 +230,7 @@ var speedcrunchTask = agentTask{
 		field := r.ref(t, r.glance(t), "text", "", map[string]any{"role": "text", "states": []string{"editable"}}, "editable")
 		out := r.steps(t,
 			step("type_text", map[string]any{"element": field, "text": "12*7\n"}),
-			step("find_elements", map[string]any{"name": "84"}))
+			step("find_elements", map[string]any{"text": "84"}))
 		found := stepFound(t, out, 1)
 		expect(t, len(found) > 0, "a search for the result finds it", map[string]any{"found": found})
 	},
@@ -323,7 +323,7 @@ var todoTask = agentTask{
 		expect(t, len(eggs) == 1, "the run finds the new item's check box", out)
 		out = r.steps(t,
 			step("toggle", map[string]any{"element": eggs[0].Ref}),
-			step("find_elements", map[string]any{"name": "1 of 3 done", "nameMatch": "exact"}))
+			step("find_elements", map[string]any{"text": "1 of 3 done"}))
 		expect(t, len(stepFound(t, out, 1)) == 1, "the status line says one of three is done", out)
 	},
 	end: func(t testing.TB, r *taskRun) string {
@@ -492,7 +492,7 @@ var evinceTask = agentTask{
 	},
 	loop: func(t testing.TB, r *taskRun) {
 		r.sess = r.s.connect(t, map[string]any{"pid": r.app.Pid})
-		page := findOne(t, r.s, r.sess, map[string]any{"name": "Revenue grew"})
+		page := findOne(t, r.s, r.sess, map[string]any{"text": "Revenue grew"})
 		expect(t, page.Value != nil, "the search answers the page's text", map[string]any{"page": page})
 		r.read = *page.Value
 	},

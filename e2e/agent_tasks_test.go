@@ -17,9 +17,9 @@ import (
 // — the way an agent drives uiscope one action per call, with a read after
 // each action to learn what it caused (today), and the way the answers
 // allow it to go without those reads (loop: a first look at what is on
-// screen, what an action's effects say in place of a read, and the steps
+// screen, what an action's effects say in place of a read, the steps
 // whose refs are known — a search for the next ones among them — in one
-// run_steps call). Both
+// run_steps call, and a search by the text a result shows). Both
 // ways start from a fresh app and end in the same state, read outside
 // uiscope (the file on disk, the page's title); what differs is what the
 // agent pays: tool calls, the bytes of the answers' text blocks (what a
