@@ -5,6 +5,7 @@ package e2e
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/uiscope/uiscope/internal/testdesk"
 )
@@ -28,7 +29,14 @@ func TestFindTextBrowser(t *testing.T) {
 			if els := decode[[]elem](t, got["elements"]); len(els) == 0 {
 				t.Fatalf("wait_for text: %v", got)
 			}
+			// What a text search costs beside a name search of the same
+			// page (logged, not held to a figure).
+			start := time.Now()
+			s.ok(t, "find_elements", map[string]any{"session": sess, "name": "done"})
+			byName := time.Since(start)
+			start = time.Now()
 			found := s.ok(t, "find_elements", map[string]any{"session": sess, "text": "done"})
+			t.Logf("find_elements on the page: by name %v, by text %v", byName, time.Since(start))
 			els := decode[[]elem](t, found["elements"])
 			inStatus := decode[[]elem](t, s.ok(t, "find_elements", map[string]any{"session": sess, "within": status.Ref, "text": "done"})["elements"])
 			if len(els) == 0 || len(els) != len(inStatus) || found["truncated"] != false {
@@ -64,7 +72,9 @@ func TestFindTextGTKTextView(t *testing.T) {
 	if len(byName) != 0 {
 		t.Errorf("a name search found the document's text: %+v", byName)
 	}
+	start := time.Now()
 	found := s.ok(t, "find_elements", map[string]any{"session": sess, "text": "ZEBRA"})
+	t.Logf("find_elements {text} over gedit's whole tree: %v", time.Since(start))
 	if els := decode[[]elem](t, found["elements"]); len(els) != 1 || els[0].Ref != doc.Ref {
 		t.Fatalf("find_elements {text: ZEBRA}: %v", found)
 	}
