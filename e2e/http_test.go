@@ -172,7 +172,7 @@ func TestHTTPGate(t *testing.T) {
 			}{
 				"with the token":        {func(*http.Request) {}, 200},
 				"without a token":       {func(r *http.Request) { r.Header.Del("Authorization") }, 401},
-				"with another token":    {func(r *http.Request) { r.Header.Set("Authorization", "Bearer x"+p.disc.Token[1:]) }, 401},
+				"with another token":    {func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+otherToken(p.disc.Token)) }, 401},
 				"Host a rebound name":   {func(r *http.Request) { r.Host = "attacker.example:" + port }, 403},
 				"Host another port":     {func(r *http.Request) { r.Host = "127.0.0.1:1" }, 403},
 				"Host localhost":        {func(r *http.Request) { r.Host = "localhost:" + port }, 200},
@@ -425,4 +425,13 @@ func TestHTTPLoad(t *testing.T) {
 	t.Logf("HTTP load: %d clients, %d apps, %d calls in %v (%.0f calls/s); latency p50 %v, p99 %v, max %v; %d rate-limited",
 		clientsN, appsN, calls, elapsed.Round(time.Millisecond), float64(calls)/elapsed.Seconds(),
 		latencies[calls/2].Round(time.Microsecond), latencies[calls*99/100].Round(time.Microsecond), latencies[calls-1].Round(time.Microsecond), limited)
+}
+
+// otherToken is token with its first character changed: a token of the
+// same length and alphabet that is not the server's.
+func otherToken(token string) string {
+	if strings.HasPrefix(token, "A") {
+		return "B" + token[1:]
+	}
+	return "A" + token[1:]
 }

@@ -207,6 +207,18 @@ func TestRedactionEveryTool(t *testing.T) {
 			sweep("toggle", map[string]any{"session": sess, "element": pw.Ref})
 			sweep("set_expanded", map[string]any{"session": sess, "element": pw.Ref, "expanded": true})
 			sweep("select", map[string]any{"session": sess, "element": pw.Ref})
+			// The same through run_steps: each step's answer is swept as its
+			// tool's, and the run's effects and changes besides.
+			run := sweep("run_steps", map[string]any{"session": sess, "observe": true, "steps": []any{
+				map[string]any{"tool": "get_element_properties", "arguments": map[string]any{"element": pw.Ref}},
+				map[string]any{"tool": "find_elements", "arguments": map[string]any{"role": "password text"}},
+				map[string]any{"tool": "set_value", "arguments": map[string]any{"element": pw.Ref, "value": setSecret}},
+				map[string]any{"tool": "type_text", "arguments": map[string]any{"element": pw.Ref, "text": typedSecret}},
+				map[string]any{"tool": "wait_for", "arguments": map[string]any{"role": "password text", "until": "appears"}},
+			}})
+			if n, _ := run["completed"].(float64); n < 3 {
+				t.Errorf("run_steps stopped before its set_value: the sweep of its answers proves little: %v", run)
+			}
 			// Cleared, then set again, so the reads below have a secret to keep.
 			textID := "none"
 			for _, dd := range decode[[]propDesc](t, sweep("get_editable_properties", map[string]any{"session": sess, "element": pw.Ref})["descriptors"]) {
