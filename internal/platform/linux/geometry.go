@@ -190,6 +190,12 @@ func (d *Desktop) WindowLayout(ctx context.Context, app platform.App, root *plat
 		if !top && popupRole(n.Role) && n.Bounds != nil {
 			if w, ok := popupOf(wins, *n.Bounds, rel); ok {
 				out.Shows[n.Key] = w.ID
+			} else if w, ok := popupOfItems(wins, n, rel); ok {
+				for _, k := range n.Children {
+					if k.Bounds != nil {
+						out.Shows[k.Key] = w.ID
+					}
+				}
 			}
 		}
 		for _, k := range n.Children {
@@ -213,6 +219,29 @@ func popupRole(r platform.Role) bool {
 		return true
 	}
 	return false
+}
+
+// popupOfItems finds the popup that shows an open menu's items where the
+// menu's own extents are its title in the menu bar (GTK 2): the popup
+// that holds the rectangle around the items with bounds.
+func popupOfItems(wins []x11.AppWindow, menu *platform.Node, windowRelative bool) (x11.AppWindow, bool) {
+	var items platform.Rect
+	for _, k := range menu.Children {
+		if k.Bounds == nil || k.Bounds.Empty() {
+			continue
+		}
+		if items.Empty() {
+			items = *k.Bounds
+			continue
+		}
+		x0, y0 := min(items.X, k.Bounds.X), min(items.Y, k.Bounds.Y)
+		x1, y1 := max(items.X+items.Width, k.Bounds.X+k.Bounds.Width), max(items.Y+items.Height, k.Bounds.Y+k.Bounds.Height)
+		items = platform.Rect{X: x0, Y: y0, Width: x1 - x0, Height: y1 - y0}
+	}
+	if items.Empty() || items == *menu.Bounds {
+		return x11.AppWindow{}, false
+	}
+	return popupOf(wins, items, windowRelative)
 }
 
 // maxPopupBorder is how much larger than its element a popup window may
