@@ -42,17 +42,7 @@ func connectLate(t *testing.T, run func(d safetyDesk)) (*Sessions, *Session, *Tr
 	answer := &atomic.Bool{}
 	desk := d.Platform()
 	desk.Actions = lateActions{Actions: desk.Actions, run: func() { run(d) }, answer: answer}
-	m := NewSessions(desk)
-	m.Caps = security.Input
-	ctx := context.Background()
-	s, err := m.Connect(ctx, AppSpec{Pid: editorPid}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, _, err := m.Fetch(ctx, s, 5*time.Second, platform.TreeOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, s, tr := formSession(t, desk)
 	return m, s, tr, answer
 }
 
@@ -190,17 +180,8 @@ func TestGoneWithItsWindow(t *testing.T) {
 				_ = d.WindowAction(context.Background(), platform.Window{ID: dialog, Pid: editorPid}, "close")
 			}
 		}}
-		m := NewSessions(desk)
-		m.Caps = security.Input
+		m, s, tr := formSession(t, desk)
 		ctx := context.Background()
-		s, err := m.Connect(ctx, AppSpec{Pid: editorPid}, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr, _, err := m.Fetch(ctx, s, 5*time.Second, platform.TreeOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
 		r, err := m.Click(ctx, s.ID, refOf(t, tr, "Save"))
 		if err != nil || r.Effects.Gone || asked.Load() != 0 {
 			t.Fatalf("click, no window closed: %+v, %v, Attached asked %d times; want not gone, not asked", r, err, asked.Load())
@@ -238,18 +219,9 @@ func TestActOnDetachedRefused(t *testing.T) {
 		answer := &atomic.Bool{}
 		answer.Store(true)
 		desk.Actions = lateActions{Actions: desk.Actions, answer: answer, run: func() { sent.Add(1) }}
-		m := NewSessions(desk)
-		m.Caps = security.Input
+		m, s, tr := formSession(t, desk)
 		ctx := context.Background()
-		s, err := m.Connect(ctx, AppSpec{Pid: editorPid}, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr, _, err := m.Fetch(ctx, s, 5*time.Second, platform.TreeOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = m.Click(ctx, s.ID, refOf(t, tr, "Save"))
+		_, err := m.Click(ctx, s.ID, refOf(t, tr, "Save"))
 		if keeps {
 			if e := AsError(err); e == nil || e.Code != CodeElementGone || sent.Load() != 0 {
 				t.Errorf("click on a detached element: %v, %d actions sent; want elementGone, none sent", err, sent.Load())

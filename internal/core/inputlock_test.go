@@ -7,11 +7,9 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
-	"time"
 
 	"github.com/uiscope/uiscope/internal/platform"
 	"github.com/uiscope/uiscope/internal/platform/fake"
-	"github.com/uiscope/uiscope/internal/security"
 )
 
 // TestInputLockSerializesSessions: two sessions type into two applications
@@ -165,17 +163,8 @@ func TestActionsCloseTheirWatch(t *testing.T) {
 		p := d.Platform()
 		ev := &countingEvents{Events: p.Events}
 		p.Events = ev
-		m := NewSessions(p)
-		m.Caps = security.Input
+		m, s, tr := formSession(t, p)
 		ctx := context.Background()
-		s, err := m.Connect(ctx, AppSpec{Pid: editorPid}, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr, _, err := m.Fetch(ctx, s, 5*time.Second, platform.TreeOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
 		body, save := refOf(t, tr, "Body"), refOf(t, tr, "Save")
 		calls := map[string]func() error{
 			"press_key":         func() error { _, err := m.PressKey(ctx, s.ID, "", "Enter"); return err },
