@@ -226,7 +226,12 @@ func TestAuditClientHashed(t *testing.T) {
 	if a.Client("token-abc") == a.Client("token-abd") {
 		t.Error("two clients hashed alike")
 	}
-	if a.Client("token-abc") == b.Client("token-abc") || strings.Contains(a.Client("token-abc"), "abc") {
+	if a.Client("token-abc") == b.Client("token-abc") {
 		t.Error("the hash is not salted per run")
+	}
+	// The identity, not a part of it: "abc" is hex, and one hash in a few
+	// hundred holds it by chance.
+	if strings.Contains(a.Client("token-abc"), "token-abc") {
+		t.Error("the identity is written as is")
 	}
 }
