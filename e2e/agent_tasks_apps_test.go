@@ -121,6 +121,26 @@ const (
 	geditMore  = "\nand a third"
 )
 
+// focusedText is the ref of the focused editable text an outline shows
+// (a document that has the keys), searched for where it shows none.
+func (r *taskRun) focusedText(t testing.TB, outline string) string {
+	t.Helper()
+	return r.ref(t, outline, "text", "", map[string]any{"role": "text", "states": []string{"editable", "focused"}}, "focused", "editable")
+}
+
+// chooserSaveAs is today's GTK 3 Save As, once the keys that open it were
+// sent: wait for the file chooser, find its name field, set the path,
+// press Enter in it and wait for the chooser to close.
+func (r *taskRun) chooserSaveAs(t testing.TB) {
+	t.Helper()
+	s := r.s
+	chooser := appears(t, s, r.sess, "the Save As dialog", map[string]any{"name": "Save As", "nameMatch": "exact", "role": "file chooser"})
+	name := findOne(t, s, r.sess, map[string]any{"within": chooser.Ref, "role": "text", "states": []string{"editable", "focused"}})
+	s.ok(t, "set_value", map[string]any{"session": r.sess, "element": name.Ref, "value": r.path})
+	s.ok(t, "press_key", map[string]any{"session": r.sess, "element": name.Ref, "keys": "Enter"})
+	r.gone(t, map[string]any{"name": "Save As", "nameMatch": "exact", "role": "file chooser"})
+}
+
 var geditTask = agentTask{
 	name: "gedit",
 	start: func(t testing.TB, r *taskRun) {
@@ -131,15 +151,11 @@ var geditTask = agentTask{
 		s := r.s
 		r.sess = s.connect(t, map[string]any{"pid": r.app.Pid})
 		outline := r.look(t)
-		doc := r.ref(t, outline, "text", "", map[string]any{"role": "text", "states": []string{"editable", "focused"}}, "focused", "editable")
+		doc := r.focusedText(t, outline)
 		s.ok(t, "type_text", map[string]any{"session": r.sess, "element": doc, "text": geditLines})
 		expect(t, r.textOf(t, doc) == geditLines, "the document holds the lines", nil)
 		s.ok(t, "press_key", map[string]any{"session": r.sess, "keys": "Ctrl+S"})
-		chooser := appears(t, s, r.sess, "the Save As dialog", map[string]any{"name": "Save As", "nameMatch": "exact", "role": "file chooser"})
-		name := findOne(t, s, r.sess, map[string]any{"within": chooser.Ref, "role": "text", "states": []string{"editable", "focused"}})
-		s.ok(t, "set_value", map[string]any{"session": r.sess, "element": name.Ref, "value": r.path})
-		s.ok(t, "press_key", map[string]any{"session": r.sess, "element": name.Ref, "keys": "Enter"})
-		r.gone(t, map[string]any{"name": "Save As", "nameMatch": "exact", "role": "file chooser"})
+		r.chooserSaveAs(t)
 		s.ok(t, "type_text", map[string]any{"session": r.sess, "element": doc, "text": geditMore})
 		expect(t, r.textOf(t, doc) == geditLines+geditMore, "the document holds the third line", nil)
 		s.ok(t, "press_key", map[string]any{"session": r.sess, "keys": "Ctrl+W"})
@@ -151,7 +167,7 @@ var geditTask = agentTask{
 	loop: func(t testing.TB, r *taskRun) {
 		s := r.s
 		r.sess = s.connect(t, map[string]any{"pid": r.app.Pid})
-		doc := r.ref(t, r.glance(t), "text", "", map[string]any{"role": "text", "states": []string{"editable", "focused"}}, "focused", "editable")
+		doc := r.focusedText(t, r.glance(t))
 		out := r.steps(t,
 			step("type_text", map[string]any{"element": doc, "text": geditLines}),
 			step("press_key", map[string]any{"keys": "Ctrl+S"}))
@@ -183,20 +199,16 @@ var mousepadTask = agentTask{
 		s := r.s
 		r.sess = s.connect(t, map[string]any{"pid": r.app.Pid})
 		outline := r.look(t)
-		doc := r.ref(t, outline, "text", "", map[string]any{"role": "text", "states": []string{"editable", "focused"}}, "focused", "editable")
+		doc := r.focusedText(t, outline)
 		s.ok(t, "type_text", map[string]any{"session": r.sess, "element": doc, "text": mousepadLines})
 		expect(t, r.textOf(t, doc) == mousepadLines, "the document holds the lines", nil)
 		s.ok(t, "press_key", map[string]any{"session": r.sess, "keys": "Ctrl+S"})
-		chooser := appears(t, s, r.sess, "the Save As dialog", map[string]any{"name": "Save As", "nameMatch": "exact", "role": "file chooser"})
-		name := findOne(t, s, r.sess, map[string]any{"within": chooser.Ref, "role": "text", "states": []string{"editable", "focused"}})
-		s.ok(t, "set_value", map[string]any{"session": r.sess, "element": name.Ref, "value": r.path})
-		s.ok(t, "press_key", map[string]any{"session": r.sess, "element": name.Ref, "keys": "Enter"})
-		r.gone(t, map[string]any{"name": "Save As", "nameMatch": "exact", "role": "file chooser"})
+		r.chooserSaveAs(t)
 	},
 	loop: func(t testing.TB, r *taskRun) {
 		s := r.s
 		r.sess = s.connect(t, map[string]any{"pid": r.app.Pid})
-		doc := r.ref(t, r.glance(t), "text", "", map[string]any{"role": "text", "states": []string{"editable", "focused"}}, "focused", "editable")
+		doc := r.focusedText(t, r.glance(t))
 		out := r.steps(t,
 			step("type_text", map[string]any{"element": doc, "text": mousepadLines}),
 			step("press_key", map[string]any{"keys": "Ctrl+S"}))

@@ -544,7 +544,7 @@ func TestMCPBadInput(t *testing.T) {
 			props := func(ref string) map[string]any { return map[string]any{"session": session, "element": ref} }
 
 			s.fail(t, "get_a11y_tree", map[string]any{"session": "s424242"}, "unknownSession")
-			s.fail(t, "get_element_properties", props("a11y:e1"), "unknownRef") // no tree read yet
+			s.fail(t, "get_element_properties", props("a11y:e999999"), "unknownRef") // no element of the app has it
 			s.refused(t, "get_a11y_tree", map[string]any{"session": session, "bogus": true})
 			s.refused(t, "connect", map[string]any{"pid": "not a number"})
 			s.ok(t, "get_a11y_tree", map[string]any{"session": session})

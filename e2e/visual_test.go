@@ -180,7 +180,9 @@ func TestVisualRefusals(t *testing.T) {
 	s := startMCP(t, d, "")
 	vis := s.connect(t, map[string]any{"pid": gtk.Pid, "mode": "visual"})
 	a11y := s.connect(t, map[string]any{"pid": gtk.Pid})
-	s.fail(t, "get_visual_tree", map[string]any{"session": vis, "element": "visual:e1"}, "unknownRef")
+	// connect reads the tree (its events start there): a well-formed ref
+	// that no window has is unknown.
+	s.fail(t, "get_visual_tree", map[string]any{"session": vis, "element": "visual:e999999"}, "unknownRef")
 	root, _ := visualTree(t, s, map[string]any{"session": vis})
 	client := clientOf(t, root)
 	tree := s.ok(t, "get_a11y_tree", map[string]any{"session": a11y, "format": "json", "depth": 1})
