@@ -28,19 +28,20 @@ func randomKeyedTree(r *rand.Rand, n int) *platform.Node {
 	return nodes[0]
 }
 
+// preorder lists root and its descendants, parents first.
+func preorder(root *platform.Node) []*platform.Node {
+	all := []*platform.Node{root}
+	for _, c := range root.Children {
+		all = append(all, preorder(c)...)
+	}
+	return all
+}
+
 // mutate changes a copy of root at random: renames, removals, additions
 // and moves.
 func mutate(r *rand.Rand, root *platform.Node, fresh *int) *platform.Node {
 	root = cloneNode(root)
-	var all []*platform.Node
-	var walk func(n *platform.Node)
-	walk = func(n *platform.Node) {
-		all = append(all, n)
-		for _, c := range n.Children {
-			walk(c)
-		}
-	}
-	walk(root)
+	all := preorder(root)
 	for range 1 + r.IntN(8) {
 		n := all[r.IntN(len(all))]
 		switch r.IntN(4) {

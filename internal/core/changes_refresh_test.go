@@ -171,15 +171,7 @@ func TestSameElementFollowsElement(t *testing.T) {
 // nothing of its shape in the raw view.
 func fieldEdits(r *rand.Rand, root *platform.Node) *platform.Node {
 	root = cloneNode(root)
-	var all []*platform.Node
-	var walk func(n *platform.Node)
-	walk = func(n *platform.Node) {
-		all = append(all, n)
-		for _, c := range n.Children {
-			walk(c)
-		}
-	}
-	walk(root)
+	all := preorder(root)
 	for range r.IntN(4) {
 		n := all[r.IntN(len(all))]
 		switch r.IntN(7) {
