@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -212,7 +213,9 @@ func (c *Conn) KeyDown(ctx context.Context, ch Chord) error {
 		}
 		kc, shift, ok := km.lookup(ch.Key)
 		switch {
-		case !ok:
+		case !ok || slices.Contains(slices.Collect(maps.Values(c.keys.bound)), kc):
+			// A keycode typing bound for a missing character is no key of
+			// the layout: it loses its keysym after bindLinger.
 			return fmt.Errorf("x11: the keyboard layout has no key for %s, so it cannot be held", keysymDesc(ch.Key))
 		case shift:
 			return fmt.Errorf("x11: %s is on a key's shifted level; hold Shift and the key's unshifted character instead", keysymDesc(ch.Key))

@@ -46,14 +46,36 @@ const maxScrollSteps = 100
 // sequence start.
 var inputMu sync.Mutex
 
-// bindSettle is how long a keycode bound for a missing character stays
-// bound after its last use, in nanoseconds. Applications translate a keycode
-// to a keysym when they process the key event, reading the keymap anew after
-// the MappingNotify that precedes it; restoring the keymap before a slow
+// bindSettle is how long a recycled keycode stays bound after its last use,
+// in nanoseconds, when one call types more distinct missing characters than
+// there are spare keycodes. Applications translate a keycode to a keysym
+// when they process the key event, reading the keymap anew after the
+// MappingNotify that precedes it; restoring the keymap before a slow
 // application got there would make it see an empty key.
 var bindSettle atomic.Int64
 
-func init() { bindSettle.Store(int64(500 * time.Millisecond)) }
+// bindLinger is how long the keycodes bound for missing characters stay
+// bound after the key session that last used them, in nanoseconds, before
+// they get their empty mapping back in the background. Restoring them at
+// the end of every call made a loaded application (GTK at load average 20)
+// translate the last characters after the restore, as empty keys; kept for
+// a while, they are also reused by the next call that types the same
+// characters, without a mapping change.
+var bindLinger atomic.Int64
+
+func init() {
+	bindSettle.Store(int64(500 * time.Millisecond))
+	bindLinger.Store(int64(5 * time.Second))
+}
+
+// bindings are the spare keycodes a connection bound to characters the
+// layout lacks, kept between key sessions (see bindLinger). They are
+// inputMu's.
+type bindings struct {
+	bound map[uint32]xproto.Keycode // keysym -> spare keycode bound to it
+	gen   uint64                    // bumped by every key session
+	timer *time.Timer               // the pending restore, if any
+}
 
 // XTEST FakeInput event types.
 const (
@@ -214,29 +236,45 @@ func (m *keymap) spares() []xproto.Keycode {
 }
 
 // keySession is one keyboard sequence: it knows which keys it holds down and
-// which spare keycodes it bound, so that finish can undo both.
+// which spare keycodes are bound, so that finish can undo both.
 type keySession struct {
 	c     *Conn
 	km    *keymap
 	down  []xproto.Keycode
-	bound map[uint32]xproto.Keycode // keysym -> spare keycode bound to it
+	bound map[uint32]xproto.Keycode // the connection's bindings (bindings.bound)
 	free  []xproto.Keycode          // spare keycodes not bound
 	used  bool                      // a bound keycode was pressed since the last unbind
 }
 
 // The keymap is read afresh for every sequence rather than cached and
 // refreshed on MappingNotify: it costs one round trip, needs no event
-// plumbing, and a layout switched a moment ago is always honoured.
+// plumbing, and a layout switched a moment ago is always honoured. The
+// bindings kept from earlier sessions are checked against it: one another
+// client remapped since is forgotten, neither used nor restored.
 func (c *Conn) newKeySession() (*keySession, error) {
 	km, err := c.readKeymap()
 	if err != nil {
 		return nil, err
 	}
-	return &keySession{c: c, km: km, bound: map[uint32]xproto.Keycode{}, free: km.spares()}, nil
+	b := &c.keys
+	if b.timer != nil {
+		b.timer.Stop()
+		b.timer = nil
+	}
+	b.gen++
+	if b.bound == nil {
+		b.bound = map[uint32]xproto.Keycode{}
+	}
+	for ks, kc := range b.bound {
+		if l0, _ := km.levels(kc); l0 != ks {
+			delete(b.bound, ks)
+		}
+	}
+	return &keySession{c: c, km: km, bound: b.bound, free: km.spares()}, nil
 }
 
-// run runs fn, then always releases what fn left down and restores the
-// keycodes it bound, even if fn failed or panicked.
+// run runs fn, then always releases what fn left down and schedules the
+// restore of the keycodes bound, even if fn failed or panicked.
 func (s *keySession) run(fn func() error) (err error) {
 	defer func() {
 		if ferr := s.finish(); err == nil {
@@ -272,18 +310,77 @@ func (s *keySession) release(kc xproto.Keycode) {
 	s.down = slices.Delete(s.down, i, i+1)
 }
 
-// finish releases every key still down, in reverse order, restores the
-// bound keycodes and waits for the server to have processed it all. It does
-// not look at the context: a key must never be left down.
+// finish releases every key still down, in reverse order, and waits for
+// the server to have processed it; the bound keycodes get their empty
+// mapping back once no session used them for bindLinger. It does not look
+// at the context: a key must never be left down.
 func (s *keySession) finish() error {
 	for i := len(s.down) - 1; i >= 0; i-- {
 		s.fake(fakeKeyRelease, s.down[i])
 	}
 	s.down = nil
 	if len(s.bound) > 0 {
-		return s.unbindAll()
+		s.c.lingerBindings()
 	}
 	return s.c.roundTrip()
+}
+
+// lingerBindings schedules the restore of the connection's bound keycodes,
+// bindLinger from now unless a key session starts before. Run with inputMu
+// held.
+func (c *Conn) lingerBindings() {
+	gen := c.keys.gen
+	c.keys.timer = time.AfterFunc(time.Duration(bindLinger.Load()), func() {
+		inputMu.Lock()
+		defer inputMu.Unlock()
+		if c.keys.gen == gen {
+			c.unbind()
+		}
+	})
+}
+
+// unbind gives every bound keycode its empty mapping back, without waiting
+// for the server: the requests go out in order before any later input. Run
+// with inputMu held.
+func (c *Conn) unbind() {
+	b := &c.keys
+	if b.timer != nil {
+		b.timer.Stop()
+		b.timer = nil
+	}
+	if len(b.bound) == 0 {
+		return
+	}
+	km, err := c.readKeymap()
+	if err != nil {
+		return
+	}
+	empty := make([]xproto.Keysym, km.per)
+	for ks, kc := range b.bound {
+		// A keycode another client remapped since is not ours to clear.
+		if l0, _ := km.levels(kc); l0 == ks {
+			xproto.ChangeKeyboardMapping(c.xc, 1, kc, byte(km.per), empty)
+		}
+		delete(b.bound, ks)
+	}
+}
+
+// restoreBindings is Close's restore: at once, unless an input sequence
+// holds the lock (then the bindings stay; they name characters no physical
+// key types). It waits up to DefaultTimeout for the server to have taken
+// the requests, which closing the connection would otherwise drop.
+func (c *Conn) restoreBindings() {
+	if !inputMu.TryLock() {
+		return
+	}
+	had := len(c.keys.bound) > 0
+	c.unbind()
+	inputMu.Unlock()
+	if had {
+		ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
+		defer cancel()
+		call(ctx, func(context.Context) (struct{}, error) { return struct{}{}, c.roundTrip() })
+	}
 }
 
 // keycode returns a keycode typing ks and whether it needs Shift, binding a
@@ -335,8 +432,9 @@ func (s *keySession) bind(ctx context.Context, ks uint32) (xproto.Keycode, error
 	return kc, nil
 }
 
-// unbindAll gives every bound keycode its empty mapping back, after letting
-// applications read the mapping they were typed with.
+// unbindAll gives every bound keycode its empty mapping back at once, to
+// recycle them, after letting applications read the mapping they were
+// typed with.
 func (s *keySession) unbindAll() error {
 	if s.used {
 		time.Sleep(time.Duration(bindSettle.Load()))
@@ -438,7 +536,8 @@ func (c *Conn) withKeys(ctx context.Context, fn func(ctx context.Context, s *key
 // TypeText types text character by character, as the current keyboard
 // layout would (Shift held for shifted characters); a character the layout
 // lacks is typed by binding a spare keycode to it for the duration of the
-// call. "\r\n" and lone '\n' or '\r' type Return, '\t' Tab. The text is
+// call and a while after (bindLinger). "\r\n" and lone '\n' or '\r' type
+// Return, '\t' Tab. The text is
 // checked whole before anything is typed: at most MaxTypeRunes characters,
 // valid UTF-8, no control characters but those. It returns the number of
 // characters typed, also when it stops early.

@@ -233,6 +233,7 @@ func TestKeyboard(t *testing.T) {
 	// even on a loaded machine.
 	bindSettle.Store(int64(2 * time.Second))
 	t.Cleanup(func() { bindSettle.Store(old) })
+	lingerFor(t, 2*time.Second)
 
 	c, ec, _ := newInputFixture(t)
 	ctx := ctxT(t)
@@ -300,9 +301,9 @@ func TestKeyboard(t *testing.T) {
 		if len(got) != 4 || got[1].state != xproto.ModMaskControl || ec.keysym(got[1].kc, got[1].state) != 0x010020ac {
 			t.Errorf("events %+v", got)
 		}
-		if m := ec.mapping(); !slices.Equal(m, initial) {
-			t.Error("keyboard mapping not restored after the chord")
-		}
+		waitFor(t, 30*time.Second, "the keyboard mapping restored after the chord", func() (bool, string) {
+			return slices.Equal(ec.mapping(), initial), "mapping differs"
+		})
 	})
 
 	t.Run("type", func(t *testing.T) {
@@ -336,9 +337,9 @@ func TestKeyboard(t *testing.T) {
 		if !spareUsed {
 			t.Error("no spare keycode was used; the test keymap has é or €?")
 		}
-		if m := ec.mapping(); !slices.Equal(m, initial) {
-			t.Error("keyboard mapping not restored after typing")
-		}
+		waitFor(t, 30*time.Second, "the keyboard mapping restored after typing", func() (bool, string) {
+			return slices.Equal(ec.mapping(), initial), "mapping differs"
+		})
 		if ok, seen := noKeysDown(); !ok {
 			t.Errorf("after typing: %s", seen)
 		}
@@ -561,6 +562,7 @@ func TestTypeTextChecked(t *testing.T) {
 	old := bindSettle.Load()
 	bindSettle.Store(int64(2 * time.Second))
 	t.Cleanup(func() { bindSettle.Store(old) })
+	lingerFor(t, 2*time.Second)
 	c, ec, _ := newInputFixture(t)
 	ctx := ctxT(t)
 	initial := ec.mapping()
@@ -592,7 +594,96 @@ func TestTypeTextChecked(t *testing.T) {
 	if d := ec.keysDown(); len(d) != 0 {
 		t.Errorf("keycodes left down: %v", d)
 	}
-	if !slices.Equal(ec.mapping(), initial) {
-		t.Error("keyboard mapping not restored after a stopped typing")
+	waitFor(t, 30*time.Second, "the keyboard mapping restored after a stopped typing", func() (bool, string) {
+		return slices.Equal(ec.mapping(), initial), "mapping differs"
+	})
+}
+
+// lingerFor sets bindLinger for one test.
+func lingerFor(t *testing.T, d time.Duration) {
+	old := bindLinger.Load()
+	bindLinger.Store(int64(d))
+	t.Cleanup(func() { bindLinger.Store(old) })
+}
+
+// TestBindingsLinger: a keycode bound for a missing character stays bound
+// after the call and is reused by the next one without a mapping change; a
+// binding another client remapped meanwhile is neither typed with nor
+// cleared; Close restores what is left.
+func TestBindingsLinger(t *testing.T) {
+	lingerFor(t, time.Hour)
+	display, _ := startXvfb(t)
+	ec := newEventClient(t, display)
+	c, err := Open(display)
+	if err != nil {
+		t.Fatal(err)
 	}
+	win := ec.inputWindow(100, 100, 300, 200, "input")
+	ec.focus(win)
+	ctx := ctxT(t)
+	initial := ec.mapping()
+	isMod := func(kc xproto.Keycode) bool {
+		return slices.ContainsFunc(ec.km.mods[:], func(kcs []xproto.Keycode) bool { return slices.Contains(kcs, kc) })
+	}
+	typeOne := func(text string) keyEv {
+		t.Helper()
+		if n, err := c.TypeText(ctx, text); err != nil || n != 1 {
+			t.Fatalf("TypeText(%q) = %d, %v", text, n, err)
+		}
+		for _, e := range ec.keyEvents(1, isMod) {
+			if e.press && !isMod(e.kc) {
+				return e
+			}
+		}
+		t.Fatalf("TypeText(%q): no key press seen", text)
+		return keyEv{}
+	}
+	first := typeOne("é")
+	bound := ec.mapping()
+	if slices.Equal(bound, initial) {
+		t.Fatal("no keycode bound for é after the call")
+	}
+	if second := typeOne("é"); second.kc != first.kc {
+		t.Errorf("the second é used keycode %d, the first %d: the binding was not reused", second.kc, first.kc)
+	}
+	if !slices.Equal(ec.mapping(), bound) {
+		t.Error("the mapping changed although the binding was reused")
+	}
+
+	if err := c.KeyDown(ctx, Chord{Key: uint32(platform.RuneKeysym('é'))}); err == nil {
+		t.Error("KeyDown(é) held the keycode typing bound for it")
+	}
+
+	// Another client takes the keycode for something else.
+	km := &keymap{min: ec.km.min, per: ec.km.per}
+	other := make([]xproto.Keysym, km.per)
+	other[0], other[1] = 0x01002603, 0x01002603 // ☃
+	if err := xproto.ChangeKeyboardMappingChecked(ec.xc, 1, first.kc, byte(km.per), other).Check(); err != nil {
+		t.Fatal(err)
+	}
+	i := (int(first.kc) - int(km.min)) * km.per
+	waitFor(t, 30*time.Second, "the other client's mapping", func() (bool, string) {
+		m := ec.mapping()
+		return m[i] == 0x01002603, fmt.Sprintf("keysym %#x", m[i])
+	})
+	// The server fills the other levels as it sees fit.
+	otherRow := slices.Clone(ec.mapping()[i : i+km.per])
+	third := typeOne("é")
+	if ks := ec.keysym(third.kc, third.state); ks != uint32(platform.RuneKeysym('é')) {
+		t.Errorf("é typed as keysym %#x on keycode %d (the remapped one is %d)", ks, third.kc, first.kc)
+	}
+
+	c.Close()
+	waitFor(t, 30*time.Second, "the bindings restored by Close, the other client's kept", func() (bool, string) {
+		m := ec.mapping()
+		want := slices.Clone(initial)
+		copy(want[i:i+km.per], otherRow)
+		var diff []string
+		for j := range m {
+			if m[j] != want[j] {
+				diff = append(diff, fmt.Sprintf("keycode %d level %d: %#x, want %#x", int(km.min)+j/km.per, j%km.per, m[j], want[j]))
+			}
+		}
+		return len(diff) == 0, strings.Join(diff, "; ")
+	})
 }

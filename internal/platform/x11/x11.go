@@ -71,6 +71,9 @@ type Conn struct {
 	resState int
 	// xtestState: 0 not yet probed, 1 XTEST usable, -1 absent (input.go).
 	xtestState int
+	// keys are the spare keycodes bound for missing characters (input.go);
+	// inputMu's, not mu's.
+	keys bindings
 	// shots is what window capture remembers (capture.go).
 	shots captureState
 
@@ -165,7 +168,10 @@ func OpenContext(ctx context.Context, display string) (*Conn, error) {
 // pending requests, which a hung server may never take.
 func (c *Conn) Close() {
 	c.closeWatchdog()
-	go c.xc.Close()
+	go func() {
+		c.restoreBindings()
+		c.xc.Close()
+	}()
 }
 
 // Done is closed when the connection is gone, whether closed by Close or lost
