@@ -21,6 +21,7 @@ package platform
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -70,21 +71,55 @@ type Window struct {
 	Popup bool `json:"popup,omitempty"`
 }
 
-// WindowID names a native top-level window: an X window id on Linux, what
-// the platform uses elsewhere (an HWND, a CGWindowID), zero for none. The
-// API shows it as "0x1a00003" (String) and reads it back with
-// ParseWindowID.
+// WindowID names a native top-level window: an X window id on Linux, a
+// sway container (SwayWindowID), what the platform uses elsewhere (an
+// HWND, a CGWindowID), zero for none. The API shows it as "0x1a00003" or
+// "sway:42" (String) and reads it back with ParseWindowID.
 type WindowID uint64
 
-// String formats the id as the API shows it.
-func (id WindowID) String() string { return fmt.Sprintf("0x%x", uint64(id)) }
+// swayHigh is the high 32 bits of a WindowID that names a sway container:
+// X window ids (29 bits) never reach them.
+const swayHigh = 0x7377 // "sw"
 
-// ParseWindowID reads a window id as String writes it ("0x1a00003"), or in
-// decimal.
+// SwayWindowID is the id of sway's container con (0 when con is out of
+// range: sway's ids are small positive integers).
+func SwayWindowID(con int64) WindowID {
+	if con <= 0 || con > math.MaxUint32 {
+		return 0
+	}
+	return WindowID(swayHigh<<32 | uint64(con))
+}
+
+// SwayCon returns the sway container id the window id names.
+func (id WindowID) SwayCon() (int64, bool) {
+	if uint64(id)>>32 != swayHigh || uint32(id) == 0 {
+		return 0, false
+	}
+	return int64(uint32(id)), true
+}
+
+// String formats the id as the API shows it.
+func (id WindowID) String() string {
+	if con, ok := id.SwayCon(); ok {
+		return "sway:" + strconv.FormatInt(con, 10)
+	}
+	return fmt.Sprintf("0x%x", uint64(id))
+}
+
+// ParseWindowID reads a window id as String writes it ("0x1a00003",
+// "sway:42"), or in decimal.
 func ParseWindowID(s string) (WindowID, error) {
-	v, err := strconv.ParseUint(strings.TrimSpace(s), 0, 64)
+	s = strings.TrimSpace(s)
+	if rest, ok := strings.CutPrefix(s, "sway:"); ok {
+		con, err := strconv.ParseInt(rest, 10, 64)
+		if id := SwayWindowID(con); err == nil && id != 0 {
+			return id, nil
+		}
+		return 0, fmt.Errorf("window %s is not a sway window id (like sway:42)", quote.Short(s))
+	}
+	v, err := strconv.ParseUint(s, 0, 64)
 	if err != nil || v == 0 {
-		return 0, fmt.Errorf("window %s is not a window id (like 0x1a00003)", quote.Short(s))
+		return 0, fmt.Errorf("window %s is not a window id (like 0x1a00003, or sway:42 on sway)", quote.Short(s))
 	}
 	return WindowID(v), nil
 }

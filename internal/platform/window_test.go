@@ -8,7 +8,7 @@ import (
 // FuzzParseWindowID: window ids parse or fail clearly, round-trip through
 // String, and an error never echoes a long argument whole.
 func FuzzParseWindowID(f *testing.F) {
-	for _, s := range []string{"0x1a00003", "12345", "0", "-1", "0xzz", "", " 0x10 ", "0xffffffffffffffff", strings.Repeat("9", 200)} {
+	for _, s := range []string{"0x1a00003", "12345", "0", "-1", "0xzz", "", " 0x10 ", "0xffffffffffffffff", "sway:42", "sway:0", "sway:-1", "sway:4294967296", "0x737700000005", strings.Repeat("9", 200)} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -32,5 +32,26 @@ func FuzzParseWindowID(f *testing.F) {
 func TestWindowIDString(t *testing.T) {
 	if got := WindowID(0x1a00003).String(); got != "0x1a00003" {
 		t.Errorf("String = %q, want 0x1a00003", got)
+	}
+}
+
+func TestSwayWindowID(t *testing.T) {
+	id := SwayWindowID(42)
+	if got := id.String(); got != "sway:42" {
+		t.Errorf("String = %q, want sway:42", got)
+	}
+	if back, err := ParseWindowID("sway:42"); err != nil || back != id {
+		t.Errorf("ParseWindowID(sway:42) = %v, %v", back, err)
+	}
+	if con, ok := id.SwayCon(); !ok || con != 42 {
+		t.Errorf("SwayCon = %d, %v", con, ok)
+	}
+	if _, ok := WindowID(0x1a00003).SwayCon(); ok {
+		t.Error("an X window id is a sway container")
+	}
+	for _, bad := range []string{"sway:", "sway:0", "sway:x", "sway:4294967296"} {
+		if _, err := ParseWindowID(bad); err == nil {
+			t.Errorf("ParseWindowID(%q) succeeded", bad)
+		}
 	}
 }
