@@ -43,6 +43,9 @@ TEST_PACKAGES=(
   # defects: GNOME Calculator (GTK 4, libadwaita), zenity (GTK 3 dialogs
   # from a script), xterm (Xaw: no accessibility, visual sessions)
   gnome-calculator zenity xterm
+  # the sway sandbox (uiscope sandbox --desktop sway): headless sway, swaymsg
+  # for the tests' own reading of its tree, and Qt 5's Wayland platform
+  sway qtwayland5
 )
 
 case "${1:-}" in

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 
 	"github.com/uiscope/uiscope/internal/platform"
 	"github.com/uiscope/uiscope/internal/platform/linux"
@@ -65,18 +66,38 @@ func hiddenMode(args []string) (int, bool) {
 	return 0, false
 }
 
+// useSandbox points this process at a sandbox desktop, and only at it:
+// the caller's own display, compositor and IPC socket are forgotten (the
+// desktop backend picks sway when SWAYSOCK is set). On sway
+// WAYLAND_DISPLAY is the socket's absolute path, which libwayland takes
+// as is, so that this process keeps its own XDG_RUNTIME_DIR.
+func useSandbox(d *sandbox.Desktop) {
+	set := map[string]string{"DBUS_SESSION_BUS_ADDRESS": d.SessionBus, "UISCOPE_A11Y_BUS": d.A11yBus}
+	unset := []string{"WAYLAND_DISPLAY", "SWAYSOCK", "I3SOCK"}
+	if d.Kind == sandbox.DesktopSway {
+		set["WAYLAND_DISPLAY"] = filepath.Join(d.RuntimeDir, d.WaylandDisplay)
+		set["SWAYSOCK"] = d.SwaySock
+		unset = []string{"DISPLAY", "XAUTHORITY", "I3SOCK"}
+	} else {
+		set["DISPLAY"], set["XAUTHORITY"] = d.Display, d.XAuthority
+	}
+	for _, k := range unset {
+		os.Unsetenv(k)
+	}
+	for k, v := range set {
+		os.Setenv(k, v)
+	}
+}
+
 // startSandbox starts a private desktop for 'uiscope mcp --sandbox', points
 // this process at it and launches the --launch commands in it. Everything
 // the desktop says goes to stderr: stdout is the protocol.
-func startSandbox(ctx context.Context, c *cli, launches [][]string) (stop func(), err error) {
-	d, err := sandbox.Start(ctx, sandbox.Options{Log: c.stderr})
+func startSandbox(ctx context.Context, c *cli, desktop string, launches [][]string) (stop func(), err error) {
+	d, err := sandbox.Start(ctx, sandbox.Options{Desktop: desktop, Log: c.stderr})
 	if err != nil {
 		return nil, err
 	}
-	for k, v := range map[string]string{"DISPLAY": d.Display, "XAUTHORITY": d.XAuthority,
-		"DBUS_SESSION_BUS_ADDRESS": d.SessionBus, "UISCOPE_A11Y_BUS": d.A11yBus} {
-		os.Setenv(k, v)
-	}
+	useSandbox(d)
 	for _, argv := range launches {
 		if _, err := d.Launch(argv); err != nil {
 			d.Close()

@@ -40,6 +40,9 @@ func TestDispatch(t *testing.T) {
 	if code, _, errs := runCapture("mcp", "--launch", "xterm"); code != 2 || !strings.Contains(errs, "--sandbox") {
 		t.Errorf("mcp --launch without --sandbox: exit %d, %q", code, errs)
 	}
+	if code, _, errs := runCapture("mcp", "--desktop", "sway"); code != 2 || !strings.Contains(errs, "--desktop needs --sandbox") {
+		t.Errorf("mcp --desktop without --sandbox: exit %d, %q", code, errs)
+	}
 }
 
 func TestSplitWords(t *testing.T) {

@@ -21,12 +21,12 @@ import (
 func init() {
 	register(command{
 		name:    "sandbox",
-		summary: "run a private headless X11 desktop with accessibility on",
+		summary: "run a private headless desktop (X11, or sway) with accessibility on",
 		run:     runSandbox,
 	})
 }
 
-const sandboxSynopsis = "[--screen WxHxD] [--wm openbox|none] [--launch CMD]... [--detach] [-- CMD ARGS]"
+const sandboxSynopsis = "[--desktop x11|sway] [--screen WxHxD] [--wm openbox|none] [--launch CMD]... [--detach] [-- CMD ARGS]"
 
 // A detached child is told so through its environment, and tells its
 // parent it is ready with a last line after the export lines.
@@ -37,15 +37,16 @@ const (
 )
 
 type sandboxFlags struct {
-	screen, wm string
-	timeout    time.Duration
-	launches   []string
-	detach     bool
+	desktop, screen, wm string
+	timeout             time.Duration
+	launches            []string
+	detach              bool
 }
 
 func runSandbox(ctx context.Context, c *cli, args []string) error {
 	var f sandboxFlags
 	fs := newFlags(c, "sandbox", sandboxSynopsis)
+	fs.StringVar(&f.desktop, "desktop", sandbox.DesktopX11, "x11 (Xvfb and openbox) or sway (headless sway: Wayland clients only)")
 	fs.StringVar(&f.screen, "screen", sandbox.DefaultScreen, "screen geometry `WxHxD`")
 	fs.StringVar(&f.wm, "wm", "openbox", "window manager: openbox or none")
 	fs.DurationVar(&f.timeout, "timeout", sandbox.DefaultStepTimeout, "limit for each start-up step")
@@ -57,7 +58,9 @@ func runSandbox(ctx context.Context, c *cli, args []string) error {
 	fs.Usage = func() {
 		fmt.Fprintf(c.stderr, "usage: uiscope sandbox %s\n\n", sandboxSynopsis)
 		fmt.Fprint(c.stderr, `Runs Xvfb, a private D-Bus session bus, the AT-SPI bus and registry and
-(by default) openbox, with accessibility switched on for GTK and Qt.
+(by default) openbox, with accessibility switched on for GTK and Qt. With
+--desktop sway: headless sway instead of Xvfb and openbox (as uid 65534
+when run as root); apps get WAYLAND_DISPLAY, SWAYSOCK and no DISPLAY.
 With a command: runs it inside the desktop, then tears everything down and
 exits with its status. Without one: prints shell export lines and keeps the
 desktop until SIGINT or SIGTERM. Progress goes to stderr.
@@ -95,6 +98,7 @@ desktop until SIGINT or SIGTERM. Progress goes to stderr.
 	os.Unsetenv(detachedEnv) // not for the programs it launches
 
 	d, err := sandbox.Start(ctx, sandbox.Options{
+		Desktop:       f.desktop,
 		Screen:        f.screen,
 		WindowManager: f.wm,
 		StepTimeout:   f.timeout,
@@ -158,7 +162,7 @@ func serveSandbox(ctx context.Context, c *cli, d *sandbox.Desktop, launches [][]
 			return err
 		}
 	} else {
-		fmt.Fprintf(c.stderr, "uiscope sandbox: desktop on %s; Ctrl-C or kill %d to stop it\n", d.Display, os.Getpid())
+		fmt.Fprintf(c.stderr, "uiscope sandbox: desktop on %s; Ctrl-C or kill %d to stop it\n", d.Where(), os.Getpid())
 	}
 
 	died := make(chan *sandbox.Process, 1)
@@ -207,7 +211,7 @@ func detachSandbox(ctx context.Context, c *cli, f sandboxFlags) error {
 	if err != nil {
 		return err
 	}
-	args := []string{"sandbox", "--screen", f.screen, "--wm", f.wm, "--timeout", f.timeout.String()}
+	args := []string{"sandbox", "--desktop", f.desktop, "--screen", f.screen, "--wm", f.wm, "--timeout", f.timeout.String()}
 	for _, l := range f.launches {
 		args = append(args, "--launch", l)
 	}

@@ -164,6 +164,7 @@ type stdio struct {
 	logPath  string // used for out and err when they are nil
 	extra    []*os.File
 	samePgrp bool
+	cred     *syscall.Credential // run as this user; nil: as this process
 }
 
 // spawn starts argv and records its identity; a goroutine reaps it.
@@ -181,7 +182,9 @@ func spawn(name string, argv []string, env []string, dir string, s stdio) (*Proc
 	// test binary's timeout panic), the desktop goes with it instead of
 	// lingering. Go never retires the OS thread that forked (nothing here
 	// locks threads), so the signal means what it says.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: !s.samePgrp, Pdeathsig: syscall.SIGTERM}
+	// The child changes its user (cred) before it sets Pdeathsig, which a
+	// change of credentials would clear.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: !s.samePgrp, Pdeathsig: syscall.SIGTERM, Credential: s.cred}
 	cmd.WaitDelay = killGrace
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = s.in, s.out, s.err
 	var logf *os.File

@@ -1,11 +1,13 @@
 //go:build linux
 
-// Package sandbox runs a private headless X11 desktop with a working AT-SPI2
+// Package sandbox runs a private headless desktop with a working AT-SPI2
 // accessibility bus, so that uiscope can read GUI applications without a
-// real session: Xvfb (cookie auth, no TCP) -> a private D-Bus session bus ->
-// the activated AT-SPI bus launcher and its bus -> the AT-SPI registry ->
-// org.a11y.Status switched on -> the AT_SPI_BUS root window property ->
-// optionally openbox.
+// real session. On X11 (the default): Xvfb (cookie auth, no TCP) -> a
+// private D-Bus session bus -> the activated AT-SPI bus launcher and its
+// bus -> the AT-SPI registry -> org.a11y.Status switched on -> the
+// AT_SPI_BUS root window property -> optionally openbox. On sway
+// (sway.go): headless sway (as an unprivileged uid when this process is
+// root: sway refuses root) -> the same buses and switches.
 //
 // Every step waits for a readiness condition with a deadline instead of
 // sleeping. Every process is recorded with its kernel start time and stopped
@@ -19,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -26,6 +29,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/godbus/dbus/v5"
@@ -33,11 +37,12 @@ import (
 	"github.com/uiscope/uiscope/internal/procinfo"
 )
 
-// Options configures Start. The zero value is a 1920x1080x24 screen with
-// openbox and 20 s per readiness step.
+// Options configures Start. The zero value is an X11 desktop, a
+// 1920x1080x24 screen with openbox and 20 s per readiness step.
 type Options struct {
-	Screen        string        // "WxHxD", default "1920x1080x24"
-	WindowManager string        // "openbox" (default) or "none"
+	Desktop       string        // DesktopX11 (default) or DesktopSway
+	Screen        string        // "WxHxD", default "1920x1080x24"; sway uses WxH
+	WindowManager string        // "openbox" (default) or "none"; sway is its own
 	StepTimeout   time.Duration // per readiness wait, default 20s
 	StateDir      string        // default: a new temp dir, removed on Close
 	Log           io.Writer     // progress/diagnostics; nil = discard
@@ -49,6 +54,12 @@ type Options struct {
 	onRecord func(*Process)
 }
 
+// The desktops Start can run.
+const (
+	DesktopX11  = "x11"  // Xvfb and openbox
+	DesktopSway = "sway" // headless sway (Wayland)
+)
+
 // DefaultScreen is the screen geometry used when Options.Screen is empty;
 // gtk3-widget-factory alone is 1366 px wide.
 const DefaultScreen = "1920x1080x24"
@@ -58,13 +69,18 @@ const DefaultStepTimeout = 20 * time.Second
 
 // Desktop is a running sandbox desktop. Its fields are fixed after Start.
 type Desktop struct {
-	Display    string // ":N"
-	XAuthority string // cookie file for Display
-	SessionBus string // private session bus address
-	A11yBus    string // AT-SPI bus address
-	RuntimeDir string // private XDG_RUNTIME_DIR
-	StateDir   string // logs, sockets, cookie
-	Screen     string // geometry in use
+	Kind       string // DesktopX11 or DesktopSway
+	Display    string // ":N" (X11)
+	XAuthority string // cookie file for Display (X11)
+	// WaylandDisplay is the compositor's socket name in RuntimeDir
+	// ("wayland-1") and SwaySock its IPC socket (sway).
+	WaylandDisplay string
+	SwaySock       string
+	SessionBus     string // private session bus address
+	A11yBus        string // AT-SPI bus address
+	RuntimeDir     string // private XDG_RUNTIME_DIR
+	StateDir       string // logs, sockets, cookie
+	Screen         string // geometry in use
 
 	opts      Options
 	ownsState bool
@@ -102,6 +118,13 @@ func validateScreen(s string) error {
 }
 
 func (o *Options) normalize() error {
+	switch o.Desktop {
+	case "":
+		o.Desktop = DesktopX11
+	case DesktopX11, DesktopSway:
+	default:
+		return fmt.Errorf("sandbox: desktop %q: want %s or %s", o.Desktop, DesktopX11, DesktopSway)
+	}
 	if o.Screen == "" {
 		o.Screen = DefaultScreen
 	}
@@ -128,7 +151,7 @@ func Start(ctx context.Context, opts Options) (d *Desktop, err error) {
 	if err := opts.normalize(); err != nil {
 		return nil, err
 	}
-	d = &Desktop{opts: opts, Screen: opts.Screen, logw: opts.Log}
+	d = &Desktop{Kind: opts.Desktop, opts: opts, Screen: opts.Screen, logw: opts.Log}
 	if d.logw == nil {
 		d.logw = io.Discard
 	}
@@ -158,17 +181,25 @@ func Start(ctx context.Context, opts Options) (d *Desktop, err error) {
 		}
 	}()
 	started := time.Now()
-	steps := []struct {
+	type step struct {
 		name string
 		run  func(context.Context) error
-	}{
-		{"X server", d.startX},
+	}
+	buses := []step{
 		{"session bus", d.startSessionBus},
 		{"accessibility bus", d.startA11yBus},
 		{"accessibility registry", d.startRegistry},
 		{"accessibility switches", d.enableA11y},
-		{"AT_SPI_BUS root property", d.publishA11yBus},
-		{"window manager", d.startWM},
+	}
+	// The display comes first: services the session bus activates get
+	// its address.
+	var steps []step
+	switch d.Kind {
+	case DesktopSway:
+		steps = append([]step{{"sway", d.startSway}}, buses...)
+	default:
+		steps = append([]step{{"X server", d.startX}}, buses...)
+		steps = append(steps, step{"AT_SPI_BUS root property", d.publishA11yBus}, step{"window manager", d.startWM})
 	}
 	for _, s := range steps {
 		if err := ctx.Err(); err != nil {
@@ -178,7 +209,7 @@ func Start(ctx context.Context, opts Options) (d *Desktop, err error) {
 			return d, fmt.Errorf("sandbox: %s: %w", s.name, err)
 		}
 	}
-	d.logf("desktop ready on %s in %v (state in %s)", d.Display, time.Since(started).Round(time.Millisecond), d.StateDir)
+	d.logf("desktop ready on %s in %v (state in %s)", d.Where(), time.Since(started).Round(time.Millisecond), d.StateDir)
 	return d, nil
 }
 
@@ -246,16 +277,44 @@ func watchHint(p *Process) string {
 	return p.LogHint()
 }
 
+// Where names the display the desktop runs on, for messages.
+func (d *Desktop) Where() string {
+	if d.Kind == DesktopSway {
+		return "sway " + d.WaylandDisplay
+	}
+	return d.Display
+}
+
+// displayEnv is the variables that point a toolkit at the desktop's
+// display (and only at it).
+func (d *Desktop) displayEnv() map[string]string {
+	if d.Kind == DesktopSway {
+		m := map[string]string{
+			"XDG_RUNTIME_DIR": d.RuntimeDir,
+			"GDK_BACKEND":     "wayland",
+			"QT_QPA_PLATFORM": "wayland",
+		}
+		if d.WaylandDisplay != "" {
+			m["WAYLAND_DISPLAY"] = d.WaylandDisplay
+		}
+		return m
+	}
+	return map[string]string{
+		"DISPLAY":         d.Display,
+		"XAUTHORITY":      d.XAuthority,
+		"XDG_RUNTIME_DIR": d.RuntimeDir,
+		"GDK_BACKEND":     "x11",
+		"QT_QPA_PLATFORM": "xcb",
+	}
+}
+
 // componentEnv is what the desktop's own processes run with.
 func (d *Desktop) componentEnv() []string {
 	env := baseEnv()
-	env = append(env,
-		"DISPLAY="+d.Display,
-		"XAUTHORITY="+d.XAuthority,
-		"XDG_RUNTIME_DIR="+d.RuntimeDir,
-		"GDK_BACKEND=x11",
-		"QT_QPA_PLATFORM=xcb",
-	)
+	de := d.displayEnv()
+	for _, k := range slices.Sorted(maps.Keys(de)) {
+		env = append(env, k+"="+de[k])
+	}
 	if d.SessionBus != "" {
 		env = append(env, "DBUS_SESSION_BUS_ADDRESS="+d.SessionBus)
 	}
@@ -263,8 +322,14 @@ func (d *Desktop) componentEnv() []string {
 }
 
 func (d *Desktop) startComponent(name string, argv []string, extra []*os.File) (*Process, error) {
+	return d.startComponentAs(name, argv, d.componentEnv(), extra, nil)
+}
+
+// startComponentAs starts a component with env, as the user cred names
+// (nil: this process's).
+func (d *Desktop) startComponentAs(name string, argv, env []string, extra []*os.File, cred *syscall.Credential) (*Process, error) {
 	logName := strings.ToLower(strings.ReplaceAll(name, " ", "-")) + ".log"
-	p, err := spawn(name, argv, d.componentEnv(), d.StateDir, stdio{logPath: filepath.Join(d.StateDir, logName), extra: extra})
+	p, err := spawn(name, argv, env, d.StateDir, stdio{logPath: filepath.Join(d.StateDir, logName), extra: extra, cred: cred})
 	if err != nil {
 		return nil, err
 	}
@@ -272,14 +337,19 @@ func (d *Desktop) startComponent(name string, argv []string, extra []*os.File) (
 	return p, nil
 }
 
-func (d *Desktop) startX(ctx context.Context) error {
+// makeRuntimeDir creates the private XDG_RUNTIME_DIR, 0700.
+func (d *Desktop) makeRuntimeDir() error {
 	d.RuntimeDir = filepath.Join(d.StateDir, "runtime")
 	if err := os.MkdirAll(d.RuntimeDir, 0o700); err != nil {
 		return err
 	}
 	// MkdirAll keeps the mode of an existing dir; toolkits refuse a
 	// runtime dir others can read.
-	if err := os.Chmod(d.RuntimeDir, 0o700); err != nil {
+	return os.Chmod(d.RuntimeDir, 0o700)
+}
+
+func (d *Desktop) startX(ctx context.Context) error {
+	if err := d.makeRuntimeDir(); err != nil {
 		return err
 	}
 	cookie, err := newCookie()
@@ -358,13 +428,7 @@ func (d *Desktop) startSessionBus(ctx context.Context) error {
 	defer bus.Close()
 	// Services the bus activates (the AT-SPI launcher, dconf...) must find
 	// this display and runtime dir, not the caller's.
-	env := map[string]string{
-		"DISPLAY":         d.Display,
-		"XAUTHORITY":      d.XAuthority,
-		"XDG_RUNTIME_DIR": d.RuntimeDir,
-		"GDK_BACKEND":     "x11",
-		"QT_QPA_PLATFORM": "xcb",
-	}
+	env := d.displayEnv()
 	sctx, cancel := context.WithTimeout(ctx, d.opts.StepTimeout)
 	defer cancel()
 	return bus.busCall(sctx, "UpdateActivationEnvironment", []any{env})
@@ -558,7 +622,7 @@ func (d *Desktop) Processes() []*Process {
 // strippedVars never pass from the caller's environment into the desktop:
 // they would point programs at the caller's session or switch a11y off.
 var strippedVars = []string{"DISPLAY", "XAUTHORITY", "DBUS_SESSION_BUS_ADDRESS", "AT_SPI_BUS_ADDRESS",
-	"XDG_RUNTIME_DIR", "WAYLAND_DISPLAY", "NO_AT_BRIDGE", "GTK_A11Y"}
+	"XDG_RUNTIME_DIR", "WAYLAND_DISPLAY", "WAYLAND_SOCKET", "SWAYSOCK", "I3SOCK", "NO_AT_BRIDGE", "GTK_A11Y"}
 
 func baseEnv() []string {
 	var env []string
@@ -573,13 +637,27 @@ func baseEnv() []string {
 
 // added lists the variables Env sets, in a stable order.
 func (d *Desktop) added() [][2]string {
-	return [][2]string{
+	display := [][2]string{
 		{"DISPLAY", d.Display},
 		{"XAUTHORITY", d.XAuthority},
 		{"DBUS_SESSION_BUS_ADDRESS", d.SessionBus},
 		{"XDG_RUNTIME_DIR", d.RuntimeDir},
 		{"GDK_BACKEND", "x11"},
 		{"QT_QPA_PLATFORM", "xcb"},
+	}
+	if d.Kind == DesktopSway {
+		// Wayland only: no DISPLAY, so nothing falls back to an X server.
+		display = [][2]string{
+			{"WAYLAND_DISPLAY", d.WaylandDisplay},
+			{"SWAYSOCK", d.SwaySock},
+			{"DBUS_SESSION_BUS_ADDRESS", d.SessionBus},
+			{"XDG_RUNTIME_DIR", d.RuntimeDir},
+			{"GDK_BACKEND", "wayland"},
+			{"QT_QPA_PLATFORM", "wayland"},
+			{"MOZ_ENABLE_WAYLAND", "1"},
+		}
+	}
+	return append(display, [][2]string{
 		{"QT_ACCESSIBILITY", "1"},
 		{"QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "1"},
 		// GTK 2 (GIMP 2.10) loads its accessibility only as modules; GTK 3
@@ -593,7 +671,7 @@ func (d *Desktop) added() [][2]string {
 		// AT_SPI_BUS_ADDRESS stays unset so a stale value can never point
 		// an app at a dead bus; this one is only for uiscope.
 		{"UISCOPE_A11Y_BUS", d.A11yBus},
-	}
+	}...)
 }
 
 // gtkModules is the caller's GTK_MODULES with GTK 2's accessibility
@@ -651,7 +729,11 @@ func (d *Desktop) ExportLines() string {
 	for _, kv := range d.added() {
 		fmt.Fprintf(&b, "export %s=%s\n", kv[0], shellQuote(kv[1]))
 	}
-	b.WriteString("unset WAYLAND_DISPLAY NO_AT_BRIDGE GTK_A11Y AT_SPI_BUS_ADDRESS\n")
+	if d.Kind == DesktopSway {
+		b.WriteString("unset DISPLAY XAUTHORITY WAYLAND_SOCKET I3SOCK NO_AT_BRIDGE GTK_A11Y AT_SPI_BUS_ADDRESS\n")
+	} else {
+		b.WriteString("unset WAYLAND_DISPLAY WAYLAND_SOCKET SWAYSOCK I3SOCK NO_AT_BRIDGE GTK_A11Y AT_SPI_BUS_ADDRESS\n")
+	}
 	return b.String()
 }
 

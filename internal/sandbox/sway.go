@@ -1,0 +1,127 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/uiscope/uiscope/internal/platform/sway"
+)
+
+// swayUser is who sway runs as when this process is root: sway refuses to
+// run as root (it checks that it cannot regain it), so it gets nobody's
+// uid and gid and no supplementary groups.
+const swayUser = 65534
+
+// swayConfig is the compositor's whole configuration: one headless output
+// of the screen's size and no Xwayland, so that apps are Wayland clients
+// or nothing. Without a bar block no swaybar runs.
+func swayConfig(width, height int) string {
+	return fmt.Sprintf("output HEADLESS-1 resolution %dx%d\nxwayland disable\n", width, height)
+}
+
+// swayCred is the credential sway runs with, nil to run as this process.
+// Root's runtime dir and state dir are made reachable for it: the runtime
+// dir becomes sway's (0700), the state dir others may pass through but not
+// list (0711), so sway reads its config and the clients, root, its sockets.
+func (d *Desktop) swayCred() (*syscall.Credential, error) {
+	if os.Geteuid() != 0 {
+		return nil, nil
+	}
+	if err := os.Chown(d.RuntimeDir, swayUser, swayUser); err != nil {
+		return nil, err
+	}
+	if err := os.Chmod(d.StateDir, 0o711); err != nil {
+		return nil, err
+	}
+	return &syscall.Credential{Uid: swayUser, Gid: swayUser, Groups: []uint32{}}, nil
+}
+
+func (d *Desktop) startSway(ctx context.Context) error {
+	if err := d.makeRuntimeDir(); err != nil {
+		return err
+	}
+	m := screenRE.FindStringSubmatch(d.opts.Screen)
+	w, _ := strconv.Atoi(m[1])
+	h, _ := strconv.Atoi(m[2])
+	cfg := filepath.Join(d.StateDir, "sway.config")
+	if err := os.WriteFile(cfg, []byte(swayConfig(w, h)), 0o644); err != nil {
+		return err
+	}
+	cred, err := d.swayCred()
+	if err != nil {
+		return fmt.Errorf("making the runtime dir sway's: %w", err)
+	}
+	env := append(d.componentEnv(),
+		"WLR_BACKENDS=headless",
+		"WLR_LIBINPUT_NO_DEVICES=1",
+		"WLR_RENDERER=pixman",
+	)
+	p, err := d.startComponentAs("sway", []string{"sway", "-c", cfg}, env, nil, cred)
+	if err != nil {
+		return err
+	}
+	// Sway names its IPC socket after its uid and pid, and makes it after
+	// the Wayland socket: once it answers, both are there.
+	sock := filepath.Join(d.RuntimeDir, fmt.Sprintf("sway-ipc.%d.%d.sock", swayUID(cred), p.Pid()))
+	client := sway.New(sock)
+	err = d.waitFor(ctx, "sway's IPC socket answering get_outputs", p, func(ctx context.Context) error {
+		outs, err := client.Outputs(ctx)
+		if err != nil {
+			return err
+		}
+		for _, o := range outs {
+			if o.Active && o.Rect.Width == w && o.Rect.Height == h {
+				return nil
+			}
+		}
+		return fmt.Errorf("no active %dx%d output yet (%d outputs)", w, h, len(outs))
+	})
+	if err != nil {
+		return err
+	}
+	d.SwaySock = sock
+	name, err := waylandSocket(d.RuntimeDir)
+	if err != nil {
+		return fmt.Errorf("%v%s", err, p.LogHint())
+	}
+	d.WaylandDisplay = name
+	return nil
+}
+
+func swayUID(cred *syscall.Credential) int {
+	if cred != nil {
+		return int(cred.Uid)
+	}
+	return os.Geteuid()
+}
+
+// waylandSocket finds the one Wayland socket in a private runtime dir
+// ("wayland-1"; its lock file aside).
+func waylandSocket(dir string) (string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return "", err
+	}
+	var found []string
+	for _, e := range ents {
+		n := e.Name()
+		if strings.HasPrefix(n, "wayland-") && !strings.HasSuffix(n, ".lock") && e.Type()&os.ModeSocket != 0 {
+			found = append(found, n)
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		return "", errors.New("sway answers but made no Wayland socket")
+	}
+	return "", fmt.Errorf("several Wayland sockets in %s: %s", dir, strings.Join(found, ", "))
+}

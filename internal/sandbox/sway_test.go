@@ -1,0 +1,168 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/uiscope/uiscope/internal/platform/sway"
+)
+
+func startSway(t *testing.T, opts Options) *Desktop {
+	t.Helper()
+	need(t, "sway", "dbus-daemon", "/usr/libexec/at-spi-bus-launcher")
+	opts.Desktop = DesktopSway
+	if opts.Log == nil {
+		opts.Log = testWriter{t}
+	}
+	d, err := Start(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = d.Close() })
+	return d
+}
+
+// TestSwayDesktop starts headless sway with the buses, checks what apps
+// are given, runs gtk3-widget-factory as a Wayland client (on the
+// accessibility bus and in sway's tree by its pid), and tears it all down.
+func TestSwayDesktop(t *testing.T) {
+	need(t, "gtk3-widget-factory")
+	d := startSway(t, Options{Screen: "1600x900x24"})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	if d.Kind != DesktopSway || d.Display != "" || d.WaylandDisplay == "" || d.SwaySock == "" || d.A11yBus == "" || d.SessionBus == "" {
+		t.Fatalf("incomplete desktop: %+v", d)
+	}
+	fi, err := os.Stat(d.RuntimeDir)
+	if err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("runtime dir %s: %v %v", d.RuntimeDir, fi.Mode(), err)
+	}
+	wantUID := uint32(os.Geteuid())
+	if wantUID == 0 {
+		wantUID = swayUser
+	}
+	if uid := fi.Sys().(*syscall.Stat_t).Uid; uid != wantUID {
+		t.Errorf("runtime dir owned by uid %d, want %d", uid, wantUID)
+	}
+	if _, err := os.Stat(filepath.Join(d.RuntimeDir, d.WaylandDisplay)); err != nil {
+		t.Errorf("no Wayland socket: %v", err)
+	}
+	sc := sway.New(d.SwaySock)
+	screen, err := sc.Screen(ctx)
+	if err != nil || screen.Width != 1600 || screen.Height != 900 {
+		t.Fatalf("sway's screen %+v (%v), want 1600x900", screen, err)
+	}
+
+	env := "\n" + strings.Join(d.Env(), "\n") + "\n"
+	for _, want := range []string{"WAYLAND_DISPLAY=" + d.WaylandDisplay, "SWAYSOCK=" + d.SwaySock, "XDG_RUNTIME_DIR=" + d.RuntimeDir,
+		"GDK_BACKEND=wayland", "QT_QPA_PLATFORM=wayland", "MOZ_ENABLE_WAYLAND=1", "UISCOPE_A11Y_BUS=" + d.A11yBus} {
+		if !strings.Contains(env, "\n"+want+"\n") {
+			t.Errorf("Env lacks %q", want)
+		}
+	}
+	for _, not := range []string{"DISPLAY=", "XAUTHORITY=", "AT_SPI_BUS_ADDRESS="} {
+		if strings.Contains(env, "\n"+not) {
+			t.Errorf("Env sets %s", not)
+		}
+	}
+	lines := d.ExportLines()
+	if !strings.Contains(lines, "export SWAYSOCK=") || !strings.Contains(lines, "unset DISPLAY XAUTHORITY") {
+		t.Errorf("export lines:\n%s", lines)
+	}
+
+	a11y, err := dialBus(ctx, d.A11yBus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a11y.Close()
+	before := len(registryChildren(t, a11y))
+	app, err := d.Launch([]string{"gtk3-widget-factory"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 60*time.Second, "gtk3-widget-factory registers with AT-SPI and maps a sway window", func() (bool, string) {
+		select {
+		case <-app.Done():
+			log, _ := os.ReadFile(app.LogPath)
+			t.Fatalf("gtk3-widget-factory exited with %d: %s", app.ExitCode(), log)
+		default:
+		}
+		n := len(registryChildren(t, a11y))
+		wins, err := sc.Windows(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var mine []sway.Window
+		for _, w := range wins {
+			if w.Pid == app.Pid() {
+				mine = append(mine, w)
+			}
+		}
+		return n == before+1 && len(mine) == 1 && mine[0].Shell == "xdg_shell",
+			fmt.Sprintf("%d applications (want %d), windows of the app %+v", n, before+1, mine)
+	})
+
+	procs := d.Processes()
+	if len(procs) != 6 {
+		t.Errorf("recorded %d processes, want 5 components and 1 app", len(procs))
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sc.Version(ctx); err == nil {
+		t.Error("sway still answers after Close")
+	}
+	assertGone(t, procs, d.StateDir)
+}
+
+// TestSwayRollback cancels the start once the buses are up, after sway,
+// and checks that all of it is gone again.
+func TestSwayRollback(t *testing.T) {
+	need(t, "sway", "dbus-daemon", "/usr/libexec/at-spi-bus-launcher")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var mu sync.Mutex
+	var recorded []*Process
+	opts := Options{Desktop: DesktopSway, Log: testWriter{t}}
+	opts.onRecord = func(p *Process) {
+		mu.Lock()
+		recorded = append(recorded, p)
+		mu.Unlock()
+		if p.Name == "at-spi2-registryd" {
+			cancel()
+		}
+	}
+	d, err := Start(ctx, opts)
+	if err == nil {
+		d.Close()
+		t.Fatal("Start succeeded after cancel")
+	}
+	t.Log(err)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(recorded) != 5 || recorded[0].Name != "sway" {
+		t.Fatalf("recorded %d processes, want sway and the four of the buses", len(recorded))
+	}
+	assertGone(t, recorded, filepath.Dir(recorded[0].LogPath))
+}
+
+func TestBadDesktop(t *testing.T) {
+	d, err := Start(context.Background(), Options{Desktop: "weston"})
+	if err == nil {
+		d.Close()
+		t.Fatal("Start accepted desktop weston")
+	}
+	if !strings.Contains(err.Error(), "want x11 or sway") {
+		t.Errorf("error %v", err)
+	}
+}
