@@ -13,8 +13,8 @@ import (
 const actTimeout = 20 * time.Second
 
 // destructive is the annotation set of every tool that acts.
-func destructive(title string) *mcp.ToolAnnotations {
-	return &mcp.ToolAnnotations{Title: title, DestructiveHint: ptr(true), OpenWorldHint: ptr(true)}
+func destructive() *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(true)}
 }
 
 // actResult is every acting tool's success shape: the session and what
@@ -60,9 +60,9 @@ func observeBytes(maxBytes *int) (int, error) {
 
 // action builds one acting tool: the deadline, the core call, the result
 // shape are the same for all of them.
-func action[In interface{ session() string }](toolset, name, title, desc string, limit time.Duration,
+func action[In interface{ session() string }](toolset, name, desc string, limit time.Duration,
 	act func(context.Context, In) (*core.ActResult, error)) toolDef {
-	return newTool(toolset, &mcp.Tool{Name: name, Annotations: destructive(title), Description: desc},
+	return newTool(toolset, &mcp.Tool{Name: name, Annotations: destructive(), Description: desc},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in In) (actResult, error) {
 			ctx, cancel := context.WithTimeout(ctx, limit)
 			defer cancel()

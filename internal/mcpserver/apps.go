@@ -13,8 +13,8 @@ func (h *handlers) appsTools() []toolDef {
 	return []toolDef{
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "list_apps",
-			Annotations: readOnly("List applications"),
-			Description: "Running apps and their windows, and whether each has an accessibility tree (accessible). Start here.",
+			Annotations: readOnly(),
+			Description: "Running apps, their windows and whether each has a tree (accessible). Start here.",
 		}, h.listApps),
 	}
 }

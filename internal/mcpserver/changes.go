@@ -270,27 +270,25 @@ func (h *handlers) changesTools() []toolDef {
 	return []toolDef{
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "get_a11y_tree_changes",
-			Annotations: readOnlySession("What changed in the tree"),
-			Description: "What changed in the tree since this tool's last call, with refs; the first call is the whole tree. " +
-				"Call again while more is true.",
+			Annotations: readOnlySession(),
+			Description: "Tree changes with refs since this tool's last call (the first: the whole tree).",
 		}, h.treeChanges(core.KindA11y)),
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "get_visual_tree_changes",
-			Annotations: readOnlySession("What changed in the window tree"),
-			Description: "get_a11y_tree_changes for a visual session's window tree.",
+			Annotations: readOnlySession(),
+			Description: "get_a11y_tree_changes for a visual session.",
 		}, h.treeChanges(core.KindVisual)),
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "get_events",
-			Annotations: readOnlySession("What happened since the last call"),
-			Description: "Events since connect or your last call: focus moved, windows opened and closed, names, states and " +
-				"values changed. The cheapest way to learn what the app did.",
+			Annotations: readOnlySession(),
+			Description: "What the app did since connect or your last call: focus, windows, names, states, values.",
 		}, h.getEvents),
 	}
 }
 
 type changesArgs struct {
 	Session   string `json:"session"`
-	View      string `json:"view,omitempty" jsonschema:"raw (default), control, content or visible; a new view starts a snapshot"`
+	View      string `json:"view,omitempty"`
 	TimeoutMs *int   `json:"timeoutMs,omitempty"`
 	MaxBytes  *int   `json:"maxBytes,omitempty"`
 }
@@ -342,7 +340,7 @@ const (
 type eventsArgs struct {
 	Session string   `json:"session"`
 	Types   []string `json:"types,omitempty" jsonschema:"only these: windowOpened, windowClosed, focusMoved, nameChanged, stateChanged, valueChanged"`
-	Churn   bool     `json:"churn,omitempty" jsonschema:"also state changes of unnamed containers (fillers, panels)"`
+	Churn   bool     `json:"churn,omitempty" jsonschema:"add unnamed containers' state changes"`
 	Since   *int64   `json:"since,omitempty" jsonschema:"read again after this seq"`
 	Limit   *int     `json:"limit,omitempty"`
 	fieldsArg

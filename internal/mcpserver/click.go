@@ -9,9 +9,8 @@ import (
 func (h *handlers) clickTools() []toolDef {
 	s := h.sessions
 	return []toolDef{
-		action(ToolsetInteract, "click", "Click an element",
-			"Click an element: its own action, else a real left click at its centre once its window is in front "+
-				"and nothing covers it.", actTimeout,
+		action(ToolsetInteract, "click",
+			"Click an element: its own action, else a real left click where nothing covers it.", actTimeout,
 			func(ctx context.Context, in clickArgs) (*core.ActResult, error) {
 				wait, err := core.ReplyWait(in.TimeoutMs)
 				if err != nil {
@@ -19,8 +18,8 @@ func (h *handlers) clickTools() []toolDef {
 				}
 				return s.ClickWait(ctx, in.Session, in.Element, wait)
 			}),
-		action(ToolsetInteract, "invoke", "Invoke an action",
-			"Run one of an element's actions by name, never moving the pointer.", actTimeout,
+		action(ToolsetInteract, "invoke",
+			"Run an element's action by name, never moving the pointer.", actTimeout,
 			func(ctx context.Context, in invokeArgs) (*core.ActResult, error) {
 				wait, err := core.ReplyWait(in.TimeoutMs)
 				if err != nil {
@@ -28,7 +27,7 @@ func (h *handlers) clickTools() []toolDef {
 				}
 				return s.InvokeWait(ctx, in.Session, in.Element, in.Action, wait)
 			}),
-		action(ToolsetInteract, "toggle", "Toggle a check box",
+		action(ToolsetInteract, "toggle",
 			"Flip a check box, toggle button, switch or radio button.", actTimeout,
 			func(ctx context.Context, in elementArgs) (*core.ActResult, error) {
 				return s.Toggle(ctx, in.Session, in.Element)

@@ -13,16 +13,14 @@ func (h *handlers) editableTools() []toolDef {
 	return []toolDef{
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "get_editable_properties",
-			Annotations: readOnly("Editable properties"),
-			Description: "What one element lets you edit (descriptors) and what each holds, for set_property and " +
-				"clear_property.",
+			Annotations: readOnly(),
+			Description: "What an element lets you edit (descriptors), for set_property and clear_property.",
 		}, h.getEditableProperties),
-		newTool(ToolsetInteract, &mcp.Tool{Name: "set_property", Annotations: destructive("Set a property"),
-			Description: "Set a property by its descriptorId from get_editable_properties, verified; answers the value read " +
-				"back.",
+		newTool(ToolsetInteract, &mcp.Tool{Name: "set_property", Annotations: destructive(),
+			Description: "Set a property by descriptorId (get_editable_properties), read back.",
 		}, h.setProperty),
-		newTool(ToolsetInteract, &mcp.Tool{Name: "clear_property", Annotations: destructive("Clear a property"),
-			Description: "Clear a clearable property (an editable text) by its descriptorId from get_editable_properties.",
+		newTool(ToolsetInteract, &mcp.Tool{Name: "clear_property", Annotations: destructive(),
+			Description: "Clear a property (an editable text) by descriptorId.",
 		}, h.clearProperty),
 	}
 }
@@ -51,7 +49,7 @@ type setPropertyArgs struct {
 	sessionField
 	Element      string `json:"element"`
 	DescriptorID string `json:"descriptorId"`
-	Value        any    `json:"value" jsonschema:"string, number or boolean, as its editor says"`
+	Value        any    `json:"value" jsonschema:"as its editor says"`
 }
 
 type clearPropertyArgs struct {

@@ -12,9 +12,8 @@ func (h *handlers) findTools() []toolDef {
 	return []toolDef{
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "find_elements",
-			Annotations: readOnly("Find elements"),
-			Description: "Find elements by name, role, states or interface (all given must match), with refs: instead of a " +
-				"tree read when you know what you look for.",
+			Annotations: readOnly(),
+			Description: "Elements by name, text, role or state, with refs: when you know what you look for.",
 		}, read(findArgs.request, h.sessions.Find, findAnswer)),
 	}
 }
@@ -24,11 +23,11 @@ func (h *handlers) findTools() []toolDef {
 type criteria struct {
 	Name         string   `json:"name,omitempty"`
 	NameMatch    string   `json:"nameMatch,omitempty" jsonschema:"contains (default), exact or regex"`
-	Text         string   `json:"text,omitempty" jsonschema:"text or value it holds (contains, any case)"`
-	Role         string   `json:"role,omitempty" jsonschema:"e.g. push button, check box, text"`
+	Text         string   `json:"text,omitempty" jsonschema:"text or value it holds, any case"`
+	Role         string   `json:"role,omitempty"`
 	AccessibleID string   `json:"accessibleId,omitempty"`
-	States       []string `json:"states,omitempty" jsonschema:"all must hold; !focused for not"`
-	Interface    string   `json:"interface,omitempty" jsonschema:"e.g. action, text, table"`
+	States       []string `json:"states,omitempty" jsonschema:"all must hold; !focused: not"`
+	Interface    string   `json:"interface,omitempty"`
 }
 
 func (c criteria) query(limit int) core.Query {

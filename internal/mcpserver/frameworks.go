@@ -12,8 +12,8 @@ func (h *handlers) frameworksTools() []toolDef {
 	return []toolDef{
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "get_frameworks",
-			Annotations: readOnly("Detect UI frameworks"),
-			Description: "The UI toolkits the app uses, with versions.",
+			Annotations: readOnly(),
+			Description: "The app's UI toolkits and their versions.",
 		}, h.getFrameworks),
 	}
 }

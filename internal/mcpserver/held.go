@@ -50,8 +50,8 @@ type heldKeyArgs struct {
 }
 
 // heldTool builds one held-input tool.
-func heldTool[In interface{ session() string }](toolset, name, title, desc string, act func(context.Context, In) (*core.HeldResult, error)) toolDef {
-	return newTool(toolset, &mcp.Tool{Name: name, Annotations: destructive(title), Description: desc},
+func heldTool[In interface{ session() string }](toolset, name, desc string, act func(context.Context, In) (*core.HeldResult, error)) toolDef {
+	return newTool(toolset, &mcp.Tool{Name: name, Annotations: destructive(), Description: desc},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in In) (heldResult, error) {
 			ctx, cancel := context.WithTimeout(ctx, actTimeout)
 			defer cancel()
@@ -66,29 +66,27 @@ func heldTool[In interface{ session() string }](toolset, name, title, desc strin
 func (h *handlers) heldTools() []toolDef {
 	s := h.sessions
 	return []toolDef{
-		heldTool(ToolsetInteract, "press", "Press and hold a pointer button",
-			"Hold a pointer button at an element or point, for a drag: then move, release. Released by itself "+
-				"when the window loses the focus.",
+		heldTool(ToolsetInteract, "press",
+			"Hold a pointer button at an element or point, to drag (move, release).",
 			func(ctx context.Context, in pressArgs) (*core.HeldResult, error) {
 				return s.Press(ctx, in.Session, in.Element, point(in.X, in.Y), in.Button)
 			}),
-		heldTool(ToolsetInteract, "move", "Drag the held button",
+		heldTool(ToolsetInteract, "move",
 			"Drag the held button to an element or point, in steps.",
 			func(ctx context.Context, in moveArgs) (*core.HeldResult, error) {
 				return s.Move(ctx, in.Session, in.Element, point(in.X, in.Y))
 			}),
-		heldTool(ToolsetInteract, "release", "Release a held button",
+		heldTool(ToolsetInteract, "release",
 			"Release the held button where the pointer is.",
 			func(ctx context.Context, in releaseArgs) (*core.HeldResult, error) {
 				return s.Release(ctx, in.Session, in.Button)
 			}),
-		heldTool(ToolsetKeyboard, "key_down", "Press and hold a key",
-			"Hold a key (Shift, Ctrl, Alt) in the app's focused window, e.g. Shift through clicks; key_up "+
-				"releases it.",
+		heldTool(ToolsetKeyboard, "key_down",
+			"Hold a key (Shift, Ctrl, Alt) over other input; key_up releases it.",
 			func(ctx context.Context, in heldKeyArgs) (*core.HeldResult, error) {
 				return s.KeyDown(ctx, in.Session, in.Key)
 			}),
-		heldTool(ToolsetKeyboard, "key_up", "Release a held key",
+		heldTool(ToolsetKeyboard, "key_up",
 			"Release a key held with key_down.",
 			func(ctx context.Context, in heldKeyArgs) (*core.HeldResult, error) {
 				return s.KeyUp(ctx, in.Session, in.Key)

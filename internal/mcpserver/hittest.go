@@ -12,8 +12,8 @@ func (h *handlers) hitTestTools() []toolDef {
 	return []toolDef{
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "hit_test",
-			Annotations: readOnly("Element at a point"),
-			Description: "The smallest element of the app at a screen point, with its ancestors.",
+			Annotations: readOnly(),
+			Description: "The smallest element at a screen point, with its ancestors.",
 		}, read(hitArgs.request, h.sessions.HitTest, hitAnswer)),
 	}
 }

@@ -10,9 +10,8 @@ func (h *handlers) propsTools() []toolDef {
 	return []toolDef{
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "get_element_properties",
-			Annotations: readOnly("Read one element"),
-			Description: "Read one element live: states, bounds, actions, text, value, attributes; to check one element " +
-				"without reading the tree.",
+			Annotations: readOnly(),
+			Description: "One element's live states, bounds, actions, text and value, without a tree read.",
 		}, read(propsArgs.request, h.sessions.Properties, propsAnswer)),
 	}
 }

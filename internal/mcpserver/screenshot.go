@@ -13,15 +13,15 @@ import (
 // with --allow-input it is not annotated read-only (it may create a file;
 // it never replaces one, so it is not destructive either).
 func (h *handlers) screenshotTools() []toolDef {
-	ann := readOnly("Take a screenshot")
+	ann := readOnly()
 	if h.cfg.Caps.Has(security.Interact) {
-		ann.ReadOnlyHint, ann.IdempotentHint = false, false
+		// destructiveHint defaults to true once readOnlyHint is false: say false.
+		ann.ReadOnlyHint, ann.IdempotentHint, ann.DestructiveHint = false, false, ptr(false)
 	}
 	d := newTool(ToolsetInspect, &mcp.Tool{
 		Name:        "screenshot",
 		Annotations: ann,
-		Description: "A PNG of the app's window (or a dialog, a popup, an element) as the user sees it, its controls " +
-			"numbered (annotations: number to ref); password fields covered.",
+		Description: "The app's window (or a dialog, an element) as a PNG, controls numbered (annotations: number to ref).",
 	}, read(screenshotArgs.request, h.sessions.Screenshot, screenshotAnswer))
 	d.InputArgs = []string{"path"}
 	return []toolDef{d}
@@ -29,9 +29,9 @@ func (h *handlers) screenshotTools() []toolDef {
 
 type screenshotArgs struct {
 	sessionField
-	Element   string `json:"element,omitempty" jsonschema:"capture this element alone"`
-	Window    string `json:"window,omitempty" jsonschema:"another of the app's windows"`
-	Path      string `json:"path,omitempty" jsonschema:"absolute .png to write too, never replaced; needs --allow-input"`
+	Element   string `json:"element,omitempty"`
+	Window    string `json:"window,omitempty"`
+	Path      string `json:"path,omitempty" jsonschema:"absolute .png to write too (--allow-input)"`
 	Annotate  *bool  `json:"annotate,omitempty" jsonschema:"false: no marks"`
 	MaxWidth  *int   `json:"maxWidth,omitempty"`
 	TimeoutMs *int   `json:"timeoutMs,omitempty"`

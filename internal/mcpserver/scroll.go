@@ -9,8 +9,8 @@ import (
 func (h *handlers) scrollTools() []toolDef {
 	s := h.sessions
 	return []toolDef{
-		action(ToolsetInteract, "scroll", "Scroll",
-			"Scroll an element into view (intoView) or turn the mouse wheel over it.", actTimeout,
+		action(ToolsetInteract, "scroll",
+			"Scroll an element into view (intoView) or turn the wheel over it.", actTimeout,
 			func(ctx context.Context, in scrollArgs) (*core.ActResult, error) {
 				return s.Scroll(ctx, in.Session, in.Element, in.Direction, in.Amount)
 			}),
@@ -22,5 +22,5 @@ type scrollArgs struct {
 	observeField
 	Element   string `json:"element"`
 	Direction string `json:"direction" jsonschema:"intoView, up, down, left or right"`
-	Amount    int    `json:"amount,omitempty" jsonschema:"wheel steps, default 3"`
+	Amount    int    `json:"amount,omitempty" jsonschema:"wheel steps"`
 }

@@ -9,22 +9,22 @@ import (
 func (h *handlers) selectTools() []toolDef {
 	s := h.sessions
 	return []toolDef{
-		action(ToolsetInteract, "set_expanded", "Expand or collapse",
+		action(ToolsetInteract, "set_expanded",
 			"Expand or collapse a tree row or expander.", actTimeout,
 			func(ctx context.Context, in expandArgs) (*core.ActResult, error) {
 				return s.SetExpanded(ctx, in.Session, in.Element, in.Expanded)
 			}),
-		action(ToolsetInteract, "select", "Select an item",
-			"Select or deselect an item (list item, table cell, tab, combo box entry).", actTimeout,
+		action(ToolsetInteract, "select",
+			"Select or deselect a list item, table cell, tab or combo box entry.", actTimeout,
 			func(ctx context.Context, in selectArgs) (*core.ActResult, error) {
 				return s.Select(ctx, in.Session, in.Element, in.Mode)
 			}),
-		action(ToolsetInteract, "focus", "Focus an element",
+		action(ToolsetInteract, "focus",
 			"Give an element the keyboard focus.", actTimeout,
 			func(ctx context.Context, in elementArgs) (*core.ActResult, error) {
 				return s.Focus(ctx, in.Session, in.Element)
 			}),
-		action(ToolsetInteract, "select_text", "Select text",
+		action(ToolsetInteract, "select_text",
 			"Select a range of an element's text by character offsets.", actTimeout,
 			func(ctx context.Context, in selectTextArgs) (*core.ActResult, error) {
 				end := -1

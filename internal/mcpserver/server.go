@@ -170,6 +170,7 @@ func New(cfg Config, sessions *core.Sessions) *mcp.Server {
 		t.register(s, t.Tool, g)
 	}
 	s.AddReceivingMiddleware(g.middleware)
+	s.AddReceivingMiddleware(listHinted)
 	// Added last, so outermost: every handler and every middleware added
 	// before it sees the request's client (core.ClientOf, clients.go).
 	s.AddReceivingMiddleware(newClients(sessions, res).middleware)
@@ -188,15 +189,23 @@ func Serve(ctx context.Context, cfg Config, sessions *core.Sessions) error {
 
 func ptr[T any](v T) *T { return &v }
 
+// Annotations. tools/list carries them on every turn, so a tool states the
+// hints hosts act on and nothing a host would infer anyway (docs/api.md,
+// "Annotations"): readOnlyHint, destructiveHint where readOnlyHint is false
+// (its default is true, and it means nothing beside readOnlyHint true) and
+// openWorldHint true (the apps are the open world). No title: hosts show
+// the name. The SDK writes readOnlyHint and idempotentHint always, false
+// or not; those are the only defaults the list repeats.
+
 // readOnly is the annotation set of every inspection tool.
-func readOnly(title string) *mcp.ToolAnnotations {
-	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(true), DestructiveHint: ptr(false)}
+func readOnly() *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(true)}
 }
 
 // readOnlySession is readOnly for connect and disconnect, which change the
 // server's sessions (not the app): calling them twice is not the same as once.
-func readOnlySession(title string) *mcp.ToolAnnotations {
-	a := readOnly(title)
+func readOnlySession() *mcp.ToolAnnotations {
+	a := readOnly()
 	a.IdempotentHint = false
 	return a
 }

@@ -219,11 +219,11 @@ func TestInputArgsReadOnlyWithoutInput(t *testing.T) {
 	})
 }
 
-// TestToolSchemasGolden snapshots each tool as tools/list shows it.
+// TestToolSchemasGolden snapshots each tool as tools/list writes it (its
+// members sorted).
 func TestToolSchemasGolden(t *testing.T) {
-	cs := connectClient(t, Config{Caps: security.Input}, "")
-	tools := listTools(t, cs)
-	if len(tools) == 0 {
+	_, wire, _ := wireToolList(t, Config{Caps: security.Input}, "")
+	if len(wire) == 0 {
 		t.Fatal("no tools listed")
 	}
 	dir := filepath.Join("testdata", "tools")
@@ -233,14 +233,22 @@ func TestToolSchemasGolden(t *testing.T) {
 		}
 	}
 	seen := map[string]bool{}
-	for _, tool := range tools {
-		seen[tool.Name+".json"] = true
-		got, err := json.MarshalIndent(tool, "", "  ")
+	for _, raw := range wire {
+		var name string
+		if err := json.Unmarshal(raw["name"], &name); err != nil {
+			t.Fatal(err)
+		}
+		seen[name+".json"] = true
+		var members any // maps: every level's members sorted
+		if b, err := json.Marshal(raw); err != nil || json.Unmarshal(b, &members) != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		got, err := json.MarshalIndent(members, "", "  ")
 		if err != nil {
 			t.Fatal(err)
 		}
 		got = append(got, '\n')
-		path := filepath.Join(dir, tool.Name+".json")
+		path := filepath.Join(dir, name+".json")
 		if *update {
 			if err := os.WriteFile(path, got, 0o644); err != nil {
 				t.Fatal(err)
@@ -249,11 +257,11 @@ func TestToolSchemasGolden(t *testing.T) {
 		}
 		want, err := os.ReadFile(path)
 		if err != nil {
-			t.Errorf("%s: no golden file (run go test -run TestToolSchemasGolden -update): %v", tool.Name, err)
+			t.Errorf("%s: no golden file (run go test -run TestToolSchemasGolden -update): %v", name, err)
 			continue
 		}
 		if !bytes.Equal(got, want) {
-			t.Errorf("%s: tools/list entry differs from %s (run with -update if the change is intended):\n got: %s\nwant: %s", tool.Name, path, got, want)
+			t.Errorf("%s: tools/list entry differs from %s (run with -update if the change is intended):\n got: %s\nwant: %s", name, path, got, want)
 		}
 	}
 	ents, _ := os.ReadDir(dir)
@@ -268,50 +276,58 @@ func TestToolSchemasGolden(t *testing.T) {
 	}
 }
 
-// TestAnnotations: every tool states its annotations explicitly.
+// TestAnnotations holds every tool to the hints docs/api.md
+// ("Annotations") promises, read-only and with --allow-input, in the
+// inventory and in tools/list: openWorldHint true everywhere; readOnlyHint
+// true on inspection; readOnlyHint false and destructiveHint true on what
+// acts (run_steps with input capabilities, as its steps); readOnlyHint
+// false and destructiveHint false, said, on an inspection that may write a
+// file (screenshot with --allow-input: destructiveHint defaults to true).
 func TestAnnotations(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		check := func(where string, tool *mcp.Tool, toolset string) {
+		hint := func(b *bool) string {
+			if b == nil {
+				return "unset"
+			}
+			return fmt.Sprint(*b)
+		}
+		check := func(where string, tool *mcp.Tool, toolset string, input bool) {
 			a := tool.Annotations
 			if a == nil {
 				t.Errorf("%s %s: no annotations", where, tool.Name)
 				return
 			}
-			if a.Title == "" {
-				t.Errorf("%s %s: no annotations title", where, tool.Name)
-			}
 			if a.OpenWorldHint == nil || !*a.OpenWorldHint {
-				t.Errorf("%s %s: openWorldHint must be set and true", where, tool.Name)
+				t.Errorf("%s %s: openWorldHint %s, want true", where, tool.Name, hint(a.OpenWorldHint))
 			}
-			if toolset == ToolsetInspect && runnerOf(t, tool.Name) {
-				// Registered with input capabilities here: its steps may
-				// act, so it is annotated as they are.
-				if a.ReadOnlyHint || a.DestructiveHint == nil || !*a.DestructiveHint {
-					t.Errorf("%s %s: a tool that runs acting tools must be destructiveHint true and not read-only with input capabilities", where, tool.Name)
-				}
-			} else if toolset == ToolsetInspect && len(inputArgsOf(t, tool.Name)) > 0 {
-				// Registered with input capabilities here: it may write a file, so it
-				// is not read-only, and it never replaces one.
-				if a.ReadOnlyHint || (a.DestructiveHint != nil && *a.DestructiveHint) {
-					t.Errorf("%s %s: an inspection tool with input-gated arguments must be neither read-only nor destructive with input capabilities", where, tool.Name)
-				}
-			} else if toolset == ToolsetInspect {
-				if !a.ReadOnlyHint {
-					t.Errorf("%s %s: an inspection tool must be readOnlyHint true", where, tool.Name)
-				}
-				if a.DestructiveHint != nil && *a.DestructiveHint {
-					t.Errorf("%s %s: an inspection tool is annotated destructive", where, tool.Name)
-				}
-			} else if a.DestructiveHint == nil || !*a.DestructiveHint || a.ReadOnlyHint {
-				t.Errorf("%s %s: a mutating tool (toolset %s) must be destructiveHint true and not read-only", where, tool.Name, toolset)
+			readOnly, destructive := true, "" // "": not destructive, unset or false
+			switch {
+			case toolset != ToolsetInspect, input && runnerOf(t, tool.Name):
+				readOnly, destructive = false, "true"
+			case input && len(inputArgsOf(t, tool.Name)) > 0:
+				readOnly, destructive = false, "false"
+			}
+			if a.ReadOnlyHint != readOnly {
+				t.Errorf("%s %s (toolset %s): readOnlyHint %v, want %v", where, tool.Name, toolset, a.ReadOnlyHint, readOnly)
+			}
+			switch got := hint(a.DestructiveHint); {
+			case destructive == "" && got == "true":
+				t.Errorf("%s %s: an inspection tool is annotated destructive", where, tool.Name)
+			case destructive != "" && got != destructive:
+				t.Errorf("%s %s (toolset %s): destructiveHint %s, want %s", where, tool.Name, toolset, got, destructive)
 			}
 		}
-		for _, d := range Inventory(Config{Caps: security.Input}, core.NewSessions(fakePlatform())) {
-			check("inventory", d.Tool, d.Toolset)
-		}
-		cs := connectClient(t, Config{Caps: security.Input}, "")
-		for _, tool := range listTools(t, cs) {
-			check("tools/list", tool, toolsetOf(t, tool.Name))
+		for _, c := range []struct {
+			name string
+			cfg  Config
+		}{{"read-only", Config{}}, {"--allow-input", Config{Caps: security.Input}}} {
+			input := c.cfg.Caps == security.Input
+			for _, d := range Enabled(c.cfg, Inventory(c.cfg, core.NewSessions(fakePlatform()))) {
+				check(c.name+" inventory", d.Tool, d.Toolset, input)
+			}
+			for _, tool := range listTools(t, connectClient(t, c.cfg, "")) {
+				check(c.name+" tools/list", tool, toolsetOf(t, tool.Name), input)
+			}
 		}
 	})
 }
@@ -839,7 +855,7 @@ func TestHugeInputQuotedShort(t *testing.T) {
 func TestPanicRecovered(t *testing.T) {
 	var log bytes.Buffer
 	srv := mcp.NewServer(&mcp.Implementation{Name: "panics", Version: "1"}, nil)
-	def := newTool(ToolsetInspect, &mcp.Tool{Name: "boom", Annotations: readOnly("Boom")},
+	def := newTool(ToolsetInspect, &mcp.Tool{Name: "boom", Annotations: readOnly()},
 		func(_ context.Context, _ *mcp.CallToolRequest, in sessionArgs) (sessionResult, error) {
 			if in.Session == "panic" {
 				panic("a bug: nil map")

@@ -13,14 +13,13 @@ func (h *handlers) sessionTools() []toolDef {
 	return []toolDef{
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "connect",
-			Annotations: readOnlySession("Connect to an application"),
-			Description: "Open a session on one app by exactly one of pid, name, title, window; the other tools take its id. " +
-				"mode visual for an app with accessible false.",
+			Annotations: readOnlySession(),
+			Description: "Open a session on one app by pid, name, title or window; mode visual if accessible is false.",
 		}, h.connect),
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "disconnect",
-			Annotations: readOnlySession("Close a session"),
-			Description: "Close a session; the app is not affected.",
+			Annotations: readOnlySession(),
+			Description: "Close a session; the app stays.",
 		}, h.disconnect),
 	}
 }
@@ -30,7 +29,7 @@ type connectArgs struct {
 	Name   string `json:"name,omitempty" jsonschema:"process name"`
 	Title  string `json:"title,omitempty" jsonschema:"window title substring"`
 	Window string `json:"window,omitempty"`
-	Mode   string `json:"mode,omitempty" jsonschema:"a11y (default) or visual"`
+	Mode   string `json:"mode,omitempty"`
 }
 
 type connectResult struct {

@@ -78,30 +78,30 @@ func stepAllowed(d toolDef) bool {
 }
 
 func (h *handlers) stepsTools() []toolDef {
-	ann := readOnly("Run several steps")
+	ann := readOnly()
 	if h.cfg.Caps&security.Input != 0 {
 		ann.ReadOnlyHint, ann.IdempotentHint, ann.DestructiveHint = false, false, ptr(true)
 	}
 	d := newTool(ToolsetInspect, &mcp.Tool{
 		Name:        "run_steps",
 		Annotations: ann,
-		Description: "Run up to 20 calls (acting tools, wait_for, find_elements, get_element_properties) in one " +
-			"session, in order, all checked before the first; stops at the first failure. A dialog's save in one call.",
+		Description: "Run up to 20 tool calls in one (acting tools, wait_for, find_elements, get_element_properties), " +
+			"checked first; stops at a failure.",
 	}, h.runSteps)
 	d.Runner = true
 	return []toolDef{d}
 }
 
 type stepCall struct {
-	Tool      string         `json:"tool" jsonschema:"the tool to call"`
-	Arguments map[string]any `json:"arguments,omitempty" jsonschema:"its arguments; session may be left out"`
+	Tool      string         `json:"tool"`
+	Arguments map[string]any `json:"arguments,omitempty"`
 }
 
 type stepsArgs struct {
 	sessionField
-	Steps    []stepCall `json:"steps" jsonschema:"1 to 20 calls, run in order"`
-	Observe  bool       `json:"observe,omitempty" jsonschema:"also answer with the run's tree changes"`
-	MaxBytes *int       `json:"maxBytes,omitempty" jsonschema:"byte budget of changes with observe (default 4000)"`
+	Steps    []stepCall `json:"steps"`
+	Observe  bool       `json:"observe,omitempty"`
+	MaxBytes *int       `json:"maxBytes,omitempty"`
 }
 
 // stepsResult is a run's answer: every step's, and what the run caused.

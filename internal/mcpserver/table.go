@@ -10,9 +10,8 @@ func (h *handlers) tableTools() []toolDef {
 	return []toolDef{
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "read_table",
-			Annotations: readOnly("Read a table's cells"),
-			Description: "Read a table's cells by row and column, off screen too (the tree has what is on screen): " +
-				"spreadsheets, long lists. next says how to read on.",
+			Annotations: readOnly(),
+			Description: "A table's cells by row and column, off screen too (a tree read has what is on screen).",
 		}, read(tableArgs.request, h.sessions.ReadTable, tableAnswer)),
 	}
 }

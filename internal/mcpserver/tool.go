@@ -54,10 +54,11 @@ func newTool[In, Out any](toolset string, t *mcp.Tool, h handlerFunc[In, Out]) t
 
 // listed is an input schema as tools/list shows it, a copy of s without
 // what costs every client context on every turn and tells it nothing it
-// needs: additionalProperties false (serveTool refuses an unknown argument
-// itself, naming the arguments the tool takes) and "null" beside an
-// optional argument's type (leaving it out means the default; serveTool
-// still accepts null).
+// needs: additionalProperties (serveTool refuses an unknown argument
+// itself, naming the arguments the tool takes, and an open object is the
+// default), here and in an array's items, and "null" beside an optional
+// argument's type (leaving it out means the default; serveTool still
+// accepts null).
 func listed(s *jsonschema.Schema) *jsonschema.Schema {
 	s = s.CloneSchemas()
 	s.AdditionalProperties = nil
@@ -65,8 +66,77 @@ func listed(s *jsonschema.Schema) *jsonschema.Schema {
 		if len(p.Types) == 2 && p.Types[0] == "null" {
 			p.Type, p.Types = p.Types[1], nil
 		}
+		if p.Items != nil {
+			p.Items.AdditionalProperties = nil
+			for _, m := range p.Items.Properties {
+				m.AdditionalProperties = nil
+			}
+		}
 	}
 	return s
+}
+
+// Annotations as tools/list writes them. The SDK's ToolAnnotations writes
+// readOnlyHint and idempotentHint whether true or false (since go-sdk
+// 1.7: tool directories refuse a tool whose readOnlyHint is not said), and
+// every tool pays for idempotentHint false, its default, on every turn.
+// listHints is what the list says instead: readOnlyHint always;
+// destructiveHint and idempotentHint only beside readOnlyHint false, the
+// only place the protocol gives them a meaning, and idempotentHint only
+// when true; openWorldHint and title as set.
+type listHints struct {
+	ReadOnlyHint    bool   `json:"readOnlyHint"`
+	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
+	IdempotentHint  bool   `json:"idempotentHint,omitempty"`
+	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
+	Title           string `json:"title,omitempty"`
+}
+
+func hintsOf(a *mcp.ToolAnnotations) *listHints {
+	if a == nil {
+		return nil
+	}
+	h := &listHints{ReadOnlyHint: a.ReadOnlyHint, OpenWorldHint: a.OpenWorldHint, Title: a.Title}
+	if !a.ReadOnlyHint {
+		h.DestructiveHint, h.IdempotentHint = a.DestructiveHint, a.IdempotentHint
+	}
+	return h
+}
+
+// listedTool is a tool as tools/list writes it: the SDK's, its annotations
+// written as listHints (the outer field hides the embedded one).
+type listedTool struct {
+	*mcp.Tool
+	Annotations *listHints `json:"annotations,omitempty"`
+}
+
+// listedTools is a tools/list answer whose tools are written as
+// listedTool. It embeds the SDK's result, so what the SDK does to a result
+// after the handlers (the protocol's resultType, _meta) reaches the
+// result it writes.
+type listedTools struct{ *mcp.ListToolsResult }
+
+func (l listedTools) MarshalJSON() ([]byte, error) {
+	tools := make([]listedTool, len(l.Tools))
+	for i, t := range l.Tools {
+		tools[i] = listedTool{Tool: t, Annotations: hintsOf(t.Annotations)}
+	}
+	return json.Marshal(struct {
+		*mcp.ListToolsResult
+		Tools []listedTool `json:"tools"`
+	}{l.ListToolsResult, tools})
+}
+
+// listHinted is the receiving middleware that writes tools/list answers
+// as listedTools.
+func listHinted(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if r, ok := res.(*mcp.ListToolsResult); ok && err == nil {
+			return listedTools{r}, nil
+		}
+		return res, err
+	}
 }
 
 // serveTool wraps h as the SDK's raw handler, the one place every tool

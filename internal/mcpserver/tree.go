@@ -15,9 +15,8 @@ func (h *handlers) treeTools() []toolDef {
 	return []toolDef{
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "get_a11y_tree",
-			Annotations: readOnly("Read the accessibility tree"),
-			Description: "The app's accessibility tree with refs, cut to maxBytes (note says how to read on). An outline by " +
-				"default; json for detail on a part.",
+			Annotations: readOnly(),
+			Description: "The accessibility tree with refs, as an outline: view visible for a first look, json for detail.",
 		}, read(treeArgs.request, h.sessions.ReadTree, treeAnswer)),
 	}
 }
@@ -26,7 +25,7 @@ type treeArgs struct {
 	sessionField
 	Element   string `json:"element,omitempty"`
 	Depth     *int   `json:"depth,omitempty"`
-	View      string `json:"view,omitempty" jsonschema:"raw (default), control, content, or visible (on screen only: the first look)"`
+	View      string `json:"view,omitempty" jsonschema:"raw (default), control, content or visible (on screen)"`
 	Format    string `json:"format,omitempty" jsonschema:"outline (default) or json"`
 	MaxNodes  *int   `json:"maxNodes,omitempty"`
 	MaxBytes  *int   `json:"maxBytes,omitempty"`

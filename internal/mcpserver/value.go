@@ -9,8 +9,8 @@ import (
 func (h *handlers) valueTools() []toolDef {
 	s := h.sessions
 	return []toolDef{
-		action(ToolsetInteract, "set_value", "Set text or value",
-			"Set an entry's text or a slider's number, read back. Prefer it to type_text.", actTimeout,
+		action(ToolsetInteract, "set_value",
+			"Set an entry's text or a slider's number, read back; better than type_text.", actTimeout,
 			func(ctx context.Context, in setValueArgs) (*core.ActResult, error) {
 				return s.SetValue(ctx, in.Session, in.Element, in.Value)
 			}),

@@ -13,9 +13,8 @@ func (h *handlers) visualTools() []toolDef {
 	return []toolDef{
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "get_visual_tree",
-			Annotations: readOnly("Read the native window tree"),
-			Description: "The window tree of a visual session (connect mode visual): visual:eN refs that click, scroll, focus, " +
-				"type_text and press_key act on by geometry.",
+			Annotations: readOnly(),
+			Description: "A visual session's window tree: visual:eN refs acting tools use by geometry.",
 		}, read(visualTreeArgs.request, h.sessions.ReadVisual, visualTreeAnswer)),
 	}
 }

@@ -10,9 +10,8 @@ func (h *handlers) waitTools() []toolDef {
 	return []toolDef{
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "wait_for",
-			Annotations: readOnly("Wait for a change"),
-			Description: "Wait until an element matching find_elements' criteria appears, disappears or has a property value; " +
-				"fails with timeout.",
+			Annotations: readOnly(),
+			Description: "Wait until an element matching find_elements' criteria appears, disappears or has a property value.",
 		}, read(waitArgs.request, h.sessions.WaitFor, waitAnswer)),
 	}
 }
@@ -29,8 +28,8 @@ type waitArgs struct {
 	criteria
 	fieldsArg
 	Until     string `json:"until" jsonschema:"appears, disappears or property"`
-	Property  string `json:"property,omitempty" jsonschema:"with until property: name, description, role, state, value or text"`
-	Value     string `json:"value,omitempty" jsonschema:"with until property; for state: a state name, !state for not"`
+	Property  string `json:"property,omitempty" jsonschema:"with until property: name, role, state, value, text…"`
+	Value     string `json:"value,omitempty" jsonschema:"for state: a state, !state for not"`
 	TimeoutMs *int   `json:"timeoutMs,omitempty"`
 }
 

@@ -9,8 +9,8 @@ import (
 func (h *handlers) windowTools() []toolDef {
 	s := h.sessions
 	return []toolDef{
-		action(ToolsetInteract, "window_action", "Minimize, maximize, restore, close",
-			"Minimize, maximize, restore or close one of the app's windows (default the session's).", actTimeout,
+		action(ToolsetInteract, "window_action",
+			"Minimize, maximize, restore or close a window of the app.", actTimeout,
 			func(ctx context.Context, in windowArgs) (*core.ActResult, error) {
 				return s.WindowActionOn(ctx, in.Session, in.Action, core.WindowTarget{Window: in.Window, Element: in.Element})
 			}),
