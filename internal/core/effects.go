@@ -47,7 +47,8 @@ type WindowRef struct {
 	Popup  bool   `json:"popup,omitempty"`
 }
 
-// FocusRef is the element that has the keyboard focus.
+// FocusRef is the element that has the keyboard focus: its ref, which
+// a later call takes (focusRef makes sure there is one where it can).
 type FocusRef struct {
 	Ref  string `json:"ref,omitempty"`
 	Role string `json:"role"`
@@ -115,6 +116,11 @@ func (m *Sessions) effects(ctx context.Context, s *Session, before scene, key st
 	if now.focusMoves != before.focusMoves && now.focusKey != "" {
 		e.Focus = m.focusRef(ctx, s, now.focusKey)
 	}
+	if e.Focus == nil && s.Mode != ModeVisual && slices.ContainsFunc(e.WindowsOpened, func(w WindowRef) bool { return !w.Popup }) {
+		// A toolkit that announces no focus moves (GTK 4): where the
+		// focus is in the window that opened, from a read after it did.
+		e.Focus = m.focusIn(ctx, s, e.WindowsOpened)
+	}
 	if key != "" && s.Mode != ModeVisual {
 		_, err := m.desk.Accessibility.Element(ctx, s.App, key)
 		switch {
@@ -173,12 +179,106 @@ func (m *Sessions) focusRef(ctx context.Context, s *Session, key string) *FocusR
 	if d.Node.Secret() {
 		f.Name = ""
 	}
-	if t := s.Tree(); t != nil {
-		if id, ok := t.ByKey(key); ok {
-			f.Ref = t.RefString(id)
+	f.Ref = s.refOfKey(key)
+	if f.Ref == "" {
+		// An element no read of the session holds (the name field of a
+		// dialog the action opened): the session's watcher reads the app
+		// once more, and its read holds the ref (Resolve takes the
+		// watcher's refs), so that the agent needs no search to act on it.
+		rctx, cancel := context.WithTimeout(ctx, focusReadTime)
+		defer cancel()
+		if m.readSince(rctx, s) {
+			f.Ref = s.refOfKey(key)
 		}
 	}
 	return f
+}
+
+// FocusOf is the element of the session's app that has the keyboard focus
+// in its watcher's last read (connect's first look: where typed keys go),
+// or nil: the first shown element in the read's order with the focused
+// state, the top-level windows aside.
+func (m *Sessions) FocusOf(s *Session) *FocusRef {
+	s.mu.Lock()
+	t := s.watched
+	s.mu.Unlock()
+	if t == nil {
+		return nil
+	}
+	for _, top := range t.Children(0) {
+		if f := t.focusUnder(top); f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
+// focusIn is the focused element of one of the windows that opened (not
+// menus), read afresh by the session's watcher: the first showing one
+// with the focused state under the top-level accessible the window shows
+// (named as its title, or starting it). nil when there is none, or no
+// read in time.
+func (m *Sessions) focusIn(ctx context.Context, s *Session, opened []WindowRef) *FocusRef {
+	rctx, cancel := context.WithTimeout(ctx, focusReadTime)
+	defer cancel()
+	if !m.readSince(rctx, s) {
+		return nil
+	}
+	s.mu.Lock()
+	t := s.watched
+	s.mu.Unlock()
+	if t == nil {
+		return nil
+	}
+	for _, top := range t.Children(0) {
+		n, _ := t.Node(top)
+		if n == nil || n.Name == "" || !slices.ContainsFunc(opened, func(w WindowRef) bool {
+			return !w.Popup && (w.Title == n.Name || strings.HasPrefix(w.Title, n.Name))
+		}) {
+			continue
+		}
+		if f := t.focusUnder(top); f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
+// focusUnder is the first element in the subtree of id (id itself aside)
+// that is shown and has the focused state, or nil.
+func (t *Tree) focusUnder(id int) *FocusRef {
+	for i := id + 1; i < t.end[id]; i++ {
+		n := t.nodes[i]
+		if !n.States.Has(platform.StateFocused) || !n.States.Has(platform.StateShowing) && !n.States.Has(platform.StateVisible) {
+			continue
+		}
+		f := &FocusRef{Ref: t.RefString(i), Role: n.Role.String(), Name: n.Name, key: n.Key}
+		if n.Secret() {
+			f.Name = ""
+		}
+		return f
+	}
+	return nil
+}
+
+// focusReadTime bounds the read that gives a new focused element its ref.
+const focusReadTime = 3 * time.Second
+
+// refOfKey is the ref of the element with this key in a read of the
+// session that Resolve takes (its last read, else its watcher's), or "".
+func (s *Session) refOfKey(key string) string {
+	s.mu.Lock()
+	trees := []*Tree{s.tree, s.watched}
+	s.mu.Unlock()
+	for _, t := range trees {
+		if t == nil {
+			continue
+		}
+		if id, ok := t.ByKey(key); ok {
+			return t.RefString(id)
+		}
+	}
+	return ""
 }
 
 // windowRef names a window with the role of the top-level accessible it

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -230,4 +231,115 @@ func TestActOnDetachedRefused(t *testing.T) {
 			t.Errorf("click where the toolkit keeps no detached elements: %v, Attached asked %d times, %d actions sent; want done, not asked", err, asked.Load(), sent.Load())
 		}
 	}
+}
+
+// focusA11y is the fake's Accessibility with a focus tracker: the focus
+// is on key, moved moves times.
+type focusA11y struct {
+	platform.Accessibility
+	mu    *sync.Mutex
+	key   *string
+	moves *uint64
+}
+
+func (f focusA11y) Focus(ctx context.Context, app platform.App) (string, uint64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return *f.key, *f.moves
+}
+
+// TestFocusRefOfNewElement: an action that opens a dialog whose name field
+// takes the focus answers with the field's ref, though no read of the
+// session held it before, and the ref resolves to the field; a focus on
+// an element the last read holds keeps that read's ref.
+func TestFocusRefOfNewElement(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		d := newSafetyDesk()
+		var mu sync.Mutex
+		key, moves := "", uint64(0)
+		moveTo := func(k string) {
+			mu.Lock()
+			key, moves = k, moves+1
+			mu.Unlock()
+		}
+		answer := &atomic.Bool{}
+		answer.Store(true)
+		var run func()
+		desk := d.Platform()
+		desk.Accessibility = focusA11y{Accessibility: desk.Accessibility, mu: &mu, key: &key, moves: &moves}
+		desk.Actions = lateActions{Actions: desk.Actions, answer: answer, run: func() { run() }}
+		m, s, tr := formSession(t, desk)
+		ctx := context.Background()
+		m.KeepEvents(ctx, s)
+		t.Cleanup(func() { s.live.close() })
+
+		run = func() { openSaveDialog(d); moveTo("dlg/name") }
+		r, err := m.Click(ctx, s.ID, refOf(t, tr, "Save"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := r.Effects.Focus
+		if f == nil || f.Ref == "" || f.Role != "text" || f.Name != "File name" {
+			t.Fatalf("click that opened the dialog: focus %+v; want the name field with a ref", f)
+		}
+		n, _, _, err := s.Resolve(f.Ref)
+		if err != nil || n.Key != "dlg/name" {
+			t.Fatalf("the focus's ref %s resolves to %v, %v; want the name field", f.Ref, n, err)
+		}
+
+		body := refOf(t, tr, "Body")
+		run = func() {
+			root := safetyEditorTree()
+			root.Children[0].Children[2].States |= fake.States("focused")
+			d.SetTree(editorPid, root)
+			moveTo("body")
+		}
+		if r, err = m.Click(ctx, s.ID, refOf(t, tr, "Save")); err != nil {
+			t.Fatal(err)
+		}
+		if f := r.Effects.Focus; f == nil || f.Ref != body {
+			t.Errorf("click that moved the focus to the body: focus %+v; want its ref %s", f, body)
+		}
+	})
+}
+
+// TestFocusInOpenedWindow: where the toolkit announces no focus moves (GTK
+// 4), an action that opens a dialog answers with the dialog's focused
+// element, read after it opened, and its ref.
+func TestFocusInOpenedWindow(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		d := newSafetyDesk()
+		answer := &atomic.Bool{}
+		answer.Store(true)
+		desk := d.Platform()
+		desk.Actions = lateActions{Actions: desk.Actions, answer: answer, run: func() { openSaveDialog(d) }}
+		m, s, tr := formSession(t, desk)
+		ctx := context.Background()
+		m.KeepEvents(ctx, s)
+		t.Cleanup(func() { s.live.close() })
+		r, err := m.Click(ctx, s.ID, refOf(t, tr, "Save"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := r.Effects.Focus
+		if len(r.Effects.WindowsOpened) != 1 || f == nil || f.Ref == "" || f.Name != "File name" {
+			t.Fatalf("click that opened the dialog: effects %+v, focus %+v; want the dialog and its name field with a ref", r.Effects, f)
+		}
+		if n, _, _, err := s.Resolve(f.Ref); err != nil || n.Key != "dlg/name" {
+			t.Errorf("the focus's ref %s resolves to %v, %v; want the name field", f.Ref, n, err)
+		}
+	})
+}
+
+// openSaveDialog opens the editor's Save File dialog, its name field
+// focused.
+func openSaveDialog(d safetyDesk) {
+	field := &platform.Node{Key: "dlg/name", Role: fake.Role("text"), Name: "File name", States: fake.Shown | fake.States("focusable", "editable", "focused"),
+		Bounds: &platform.Rect{X: 110, Y: 110, Width: 200, Height: 30}, Interfaces: []string{"component", "text", "editabletext"}}
+	dialog := &platform.Node{Key: "dlg", Role: fake.Role("dialog"), Name: "Save File", States: fake.Shown,
+		Bounds: &platform.Rect{X: 100, Y: 100, Width: 300, Height: 200}, Interfaces: []string{"component"}, ChildCount: 1, Children: []*platform.Node{field}}
+	root := safetyEditorTree()
+	root.Children, root.ChildCount = append(root.Children, dialog), len(root.Children)+1
+	d.SetTree(editorPid, root)
+	d.AddWindow(editorPid, "Save File", platform.Rect{X: 100, Y: 100, Width: 300, Height: 200})
 }

@@ -43,6 +43,8 @@ type connectResult struct {
 	Window         string               `json:"window,omitempty"` // when connected by window or title
 	Windows        []core.WindowSummary `json:"windows"`
 	Frameworks     []core.Framework     `json:"frameworks"`
+	// Focus is the element that has the keyboard focus, where typed keys go.
+	Focus *core.FocusRef `json:"focus,omitempty"`
 }
 
 func (h *handlers) connect(ctx context.Context, _ *mcp.CallToolRequest, in connectArgs) (connectResult, error) {
@@ -62,7 +64,7 @@ func (h *handlers) connect(ctx context.Context, _ *mcp.CallToolRequest, in conne
 	h.res.opened(s)
 	return connectResult{Session: s.ID, Mode: s.Mode, Pid: s.App.Pid, Name: s.App.Name, Executable: s.App.Executable,
 		Toolkit: s.App.Toolkit, ToolkitVersion: s.App.ToolkitVersion, Window: s.Identity.Window,
-		Windows: core.Summarize(s.App).Windows, Frameworks: fws}, nil
+		Windows: core.Summarize(s.App).Windows, Frameworks: fws, Focus: h.sessions.FocusOf(s)}, nil
 }
 
 type sessionArgs struct {

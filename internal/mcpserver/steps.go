@@ -22,6 +22,8 @@ import (
 // redacted as it is. What run_steps adds is the check of the whole run
 // before its first step (so that a typo in step 7 does not leave steps 1
 // to 6 done), the stop at the first failure, and the effects of the run.
+// Each step's answer is its tool's, cut to what the step alone says
+// (stepAnswer): the run's effects are told once, at its end.
 
 // MaxSteps is the most steps one run_steps call takes.
 const MaxSteps = 20
@@ -232,7 +234,7 @@ func (h *handlers) runSteps(ctx context.Context, req *mcp.CallToolRequest, in st
 		res, _ := p.tool.serve(ctx, &mcp.CallToolRequest{Session: req.Session, Extra: req.Extra,
 			Params: &mcp.CallToolParamsRaw{Name: p.name, Arguments: p.args}})
 		b, _ := res.StructuredContent.(json.RawMessage)
-		out.Results = append(out.Results, b)
+		out.Results = append(out.Results, stepAnswer(b, p, res.IsError))
 		if res.IsError {
 			failed = i
 			failure = &core.Error{}
@@ -265,6 +267,71 @@ func (h *handlers) runSteps(ctx context.Context, req *mcp.CallToolRequest, in st
 		}
 	}
 	return none, &stepsError{&stepsFailure{Error: &e, FailedStep: &failed, stepsResult: out}}
+}
+
+// stepLeftOut are the parts of a step's answer a run leaves out: the
+// session (the run's own), and of an acting step that succeeded what the
+// run tells once for all its steps or what its verified sums up — the
+// effects (the run's are read after its last step), the window keys went
+// to, the element's states and text before and after, how the action
+// was done.
+var (
+	stepLeftOut  = map[string]bool{"session": true}
+	actedLeftOut = map[string]bool{"effects": true, "window": true, "before": true, "after": true, "method": true, "detail": true}
+)
+
+// stepAnswer is step p's answer in a run: its tool's JSON b, in its
+// order, without what stepLeftOut names; an acting step that succeeded
+// keeps ok, verified, its note and its own result (what select_text
+// selected, what is held, a property's value, observed changes), and its
+// element only when it is not the one the step named (the paragraph that
+// has the keys after a line break). b is returned as it is when it is not
+// a JSON object.
+func stepAnswer(b json.RawMessage, p prepared, failed bool) json.RawMessage {
+	acted := !failed && p.tool.def.mutating()
+	var named string
+	if acted {
+		var args struct {
+			Element string `json:"element"`
+		}
+		_ = json.Unmarshal(p.args, &args)
+		named = args.Element
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return b
+	}
+	var out bytes.Buffer
+	out.WriteByte('{')
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return b
+		}
+		key, _ := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return b
+		}
+		if stepLeftOut[key] || acted && actedLeftOut[key] {
+			continue
+		}
+		if acted && key == "element" && named != "" {
+			var ref string
+			if json.Unmarshal(v, &ref) == nil && ref == named {
+				continue
+			}
+		}
+		if out.Len() > 1 {
+			out.WriteByte(',')
+		}
+		k, _ := json.Marshal(key)
+		out.Write(k)
+		out.WriteByte(':')
+		out.Write(v)
+	}
+	out.WriteByte('}')
+	return out.Bytes()
 }
 
 // runEndTimeout bounds reading a run's effects after its last step.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -112,8 +113,11 @@ func step(tool string, args map[string]any) map[string]any {
 	return map[string]any{"tool": tool, "arguments": args}
 }
 
-// A run's steps answer each as its tool does, in order, and the run says
-// what it caused: the fields hold what was set, the dialog closed.
+// A run's steps answer each in order, tersely: an acting step its ok,
+// verified and own result, without the session, effects or the states
+// before and after; a read step its tool's answer without the session.
+// The run says once what it caused: the fields hold what was set, the
+// dialog closed.
 func TestRunSteps(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		d := newStepsDesk(t)
@@ -135,12 +139,25 @@ func TestRunSteps(t *testing.T) {
 		}
 		for i, tool := range []string{"set_value", "toggle", "get_element_properties", "window_action", "find_elements"} {
 			r := results[i].(map[string]any)
-			if r["ok"] != true || r["session"] != session {
-				t.Errorf("results[%d] (%s): %v", i, tool, r)
+			if r["ok"] != true || r["session"] != nil {
+				t.Errorf("results[%d] (%s): %v; want ok without the session", i, tool, r)
+			}
+			if acts := i != 2 && i != 4; acts {
+				if r["verified"] != true {
+					t.Errorf("results[%d] (%s): %v; want verified", i, tool, r)
+				}
+				for _, k := range []string{"effects", "before", "after", "method", "detail", "window", "element"} {
+					if _, ok := r[k]; ok {
+						t.Errorf("results[%d] (%s) has %s: %v", i, tool, k, r)
+					}
+				}
 			}
 		}
-		if after := results[0].(map[string]any)["after"].(map[string]any); after["text"] != "Ada" {
-			t.Errorf("set_value's answer: after %v", after)
+		if keys := slices.Collect(maps.Keys(results[0].(map[string]any))); len(keys) != 2 {
+			t.Errorf("set_value's answer in the run: %v; want ok and verified", results[0])
+		}
+		if found := results[4].(map[string]any)["elements"].([]any); len(found) != 1 {
+			t.Errorf("find_elements' answer in the run: %v", results[4])
 		}
 		if states := results[2].(map[string]any)["properties"].(map[string]any)["states"]; !slices.Contains(states.([]any), any("checked")) {
 			t.Errorf("the check box read after the toggle: states %v", states)
