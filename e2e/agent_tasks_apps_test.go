@@ -102,6 +102,35 @@ func (r *taskRun) focused(t testing.TB, out map[string]any, role, name string, d
 	return findOne(t, r.s, r.sess, find).Ref
 }
 
+// focusedOr is the ref of the element an answer (an action's, or
+// connect's) says has the focus, when it has this role; else a search
+// (find) for it.
+func (r *taskRun) focusedOr(t testing.TB, out map[string]any, role string, find map[string]any) string {
+	t.Helper()
+	var f *elem
+	if e := decode[actEffects](t, out).Effects; e != nil && e.Focus != nil {
+		f = e.Focus
+	} else if c := decode[struct{ Focus *elem }](t, out); c.Focus != nil {
+		f = c.Focus
+	}
+	if f != nil && f.Role == role && f.Ref != "" {
+		return f.Ref
+	}
+	return findOne(t, r.s, r.sess, maps.Clone(find)).Ref
+}
+
+// connect opens the run's session on its app and returns connect's
+// answer (where the focus is).
+func (r *taskRun) connect(t testing.TB) map[string]any {
+	t.Helper()
+	out := r.s.ok(t, "connect", map[string]any{"pid": r.app.Pid})
+	r.sess, _ = out["session"].(string)
+	if r.sess == "" {
+		t.Fatalf("connect: no session: %v", out)
+	}
+	return out
+}
+
 // fileState waits until path holds want and returns what it holds.
 func fileState(t testing.TB, path, want string) string {
 	t.Helper()
@@ -237,9 +266,8 @@ var speedcrunchTask = agentTask{
 		expect(t, strings.Contains(got, "84"), "the history shows the result", map[string]any{"history": got})
 	},
 	loop: func(t testing.TB, r *taskRun) {
-		s := r.s
-		r.sess = s.connect(t, map[string]any{"pid": r.app.Pid})
-		field := r.ref(t, r.glance(t), "text", "", map[string]any{"role": "text", "states": []string{"editable"}}, "editable")
+		// connect says the expression field has the focus.
+		field := r.focusedOr(t, r.connect(t), "text", map[string]any{"role": "text", "states": []string{"editable"}})
 		out := r.steps(t,
 			step("type_text", map[string]any{"element": field, "text": "12*7\n"}),
 			step("find_elements", map[string]any{"text": "84"}))
@@ -321,13 +349,12 @@ var todoTask = agentTask{
 	loop: func(t testing.TB, r *taskRun) {
 		s := r.s
 		r.sess = s.connect(t, map[string]any{"pid": r.app.Pid})
-		// The visible view holds Firefox's window without the page: a
-		// search for what the task needs costs less.
+		// The visible view holds Firefox's window and its toolbars: a
+		// search for the field costs less. Enter in it submits the form.
 		entry := findOne(t, s, r.sess, map[string]any{"name": "New task", "nameMatch": "exact", "role": "entry"}).Ref
-		add := findOne(t, s, r.sess, map[string]any{"name": "Add", "nameMatch": "exact", "role": "push button"}).Ref
 		var adds []map[string]any
 		for _, item := range todoItems {
-			adds = append(adds, step("set_value", map[string]any{"element": entry, "value": item}), step("click", map[string]any{"element": add}))
+			adds = append(adds, step("set_value", map[string]any{"element": entry, "value": item}), step("press_key", map[string]any{"element": entry, "keys": "Enter"}))
 		}
 		adds = append(adds, step("find_elements", map[string]any{"name": "eggs", "nameMatch": "exact", "role": "check box"}))
 		out := r.steps(t, adds...)
@@ -405,28 +432,25 @@ var kwriteTask = agentTask{
 		r.gone(t, map[string]any{"name": "Save File", "nameMatch": "exact", "role": "dialog"})
 	},
 	loop: func(t testing.TB, r *taskRun) {
-		r.sess = r.s.connect(t, map[string]any{"pid": r.app.Pid})
+		r.connect(t)
 		file := r.ref(t, r.glance(t), "menu item", "File", map[string]any{"name": "File", "nameMatch": "exact", "role": "menu item"})
-		out := r.steps(t,
-			step("press_key", map[string]any{"keys": "Ctrl+N"}),
-			step("wait_for", map[string]any{"role": "text", "states": []string{"editable", "focused"}, "until": "appears", "timeoutMs": 30000}))
-		doc := stepFound(t, out, 1)
-		expect(t, len(doc) > 0, "the run finds the new document", out)
+		// The new document takes the focus: the answer's effects name it.
+		out := r.steps(t, step("press_key", map[string]any{"keys": "Ctrl+N"}))
+		doc := r.focusedOr(t, out, "text", map[string]any{"role": "text", "states": []string{"editable", "focused"}})
 		out = r.steps(t,
-			step("type_text", map[string]any{"element": doc[0].Ref, "text": kwriteLines}),
+			step("type_text", map[string]any{"element": doc, "text": kwriteLines}),
 			step("click", map[string]any{"element": file}),
 			step("find_elements", map[string]any{"name": "Save As...", "nameMatch": "exact", "role": "menu item"}))
 		item := stepFound(t, out, 2)
 		expect(t, len(item) > 0, "the run finds File ▸ Save As…", out)
+		dialog := map[string]any{"name": "Save File", "nameMatch": "exact", "role": "dialog"}
+		out = r.steps(t, step("click", map[string]any{"element": item[0].Ref}))
+		r.opened(t, out, "the Save File dialog", dialog)
+		name := r.focusedOr(t, out, "text", map[string]any{"role": "text", "states": []string{"editable", "focused"}})
 		out = r.steps(t,
-			step("click", map[string]any{"element": item[0].Ref}),
-			step("find_elements", map[string]any{"role": "text", "states": []string{"editable", "focused"}}))
-		name := stepFound(t, out, 1)
-		expect(t, len(name) > 0, "the run finds the dialog's name field", out)
-		r.steps(t,
-			step("set_value", map[string]any{"element": name[0].Ref, "value": r.path}),
-			step("press_key", map[string]any{"element": name[0].Ref, "keys": "Enter"}),
-			step("wait_for", map[string]any{"name": "Save File", "nameMatch": "exact", "role": "dialog", "until": "disappears", "timeoutMs": 30000}))
+			step("set_value", map[string]any{"element": name, "value": r.path}),
+			step("press_key", map[string]any{"element": name, "keys": "Enter"}))
+		r.closed(t, out, dialog)
 	},
 	end: func(t testing.TB, r *taskRun) string {
 		return fileState(t, r.path, kwriteLines+"\n")
@@ -608,23 +632,19 @@ var gteTask = agentTask{
 		r.gone(t, map[string]any{"name": "Save As", "nameMatch": "exact"})
 	},
 	loop: func(t testing.TB, r *taskRun) {
-		r.sess = r.s.connect(t, map[string]any{"pid": r.app.Pid})
-		doc := r.ref(t, r.glance(t), "text", "", map[string]any{"role": "text", "states": []string{"editable"}}, "editable")
+		// connect says the document has the focus; the Save As dialog's
+		// answer says its name field has it, and Enter there saves.
+		doc := r.focusedOr(t, r.connect(t), "text", map[string]any{"role": "text", "states": []string{"editable"}})
+		dialog := map[string]any{"name": "Save As", "nameMatch": "exact"}
 		out := r.steps(t,
 			step("type_text", map[string]any{"element": doc, "text": gteLines}),
-			step("press_key", map[string]any{"keys": "Ctrl+Shift+S"}),
-			step("wait_for", map[string]any{"name": "Save As", "nameMatch": "exact", "until": "appears", "timeoutMs": 30000}))
-		dialog := stepFound(t, out, 2)
-		expect(t, len(dialog) > 0, "the run waits for the Save As dialog", out)
+			step("press_key", map[string]any{"keys": "Ctrl+Shift+S"}))
+		r.opened(t, out, "the Save As dialog", dialog)
+		name := r.focusedOr(t, out, "text", map[string]any{"role": "text", "states": []string{"editable", "focused"}})
 		out = r.steps(t,
-			step("find_elements", map[string]any{"within": dialog[0].Ref, "role": "text", "states": []string{"editable"}}),
-			step("find_elements", map[string]any{"within": dialog[0].Ref, "name": "Save", "nameMatch": "exact", "role": "push button"}))
-		name, save := stepFound(t, out, 0), stepFound(t, out, 1)
-		expect(t, len(name) > 0 && len(save) > 0, "the run finds the dialog's name field and Save button", out)
-		r.steps(t,
-			step("set_value", map[string]any{"element": name[0].Ref, "value": r.path}),
-			step("click", map[string]any{"element": save[0].Ref}),
-			step("wait_for", map[string]any{"name": "Save As", "nameMatch": "exact", "until": "disappears", "timeoutMs": 30000}))
+			step("set_value", map[string]any{"element": name, "value": r.path}),
+			step("press_key", map[string]any{"element": name, "keys": "Enter"}))
+		r.closed(t, out, dialog)
 	},
 	end: func(t testing.TB, r *taskRun) string {
 		return fileState(t, r.path, gteLines+"\n")
