@@ -88,6 +88,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzQueryCompile$$' -fuzztime $(FUZZTIME) ./internal/core/
 	$(GO) test -run '^$$' -fuzz '^FuzzParseWindowID$$' -fuzztime $(FUZZTIME) ./internal/core/
 	$(GO) test -run '^$$' -fuzz '^FuzzParseChord$$' -fuzztime $(FUZZTIME) ./internal/platform/
+	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./internal/platform/wayland/
 	$(GO) test -run '^$$' -fuzz '^FuzzSplitWords$$' -fuzztime $(FUZZTIME) ./cmd/uiscope/
 
 # The official TypeScript SDK client against a real `uiscope mcp --sandbox`

@@ -46,6 +46,9 @@ TEST_PACKAGES=(
   # the sway sandbox (uiscope sandbox --desktop sway): headless sway, swaymsg
   # for the tests' own reading of its tree, and Qt 5's Wayland platform
   sway qtwayland5
+  # grim: a screencopy client outside uiscope, the reference its captures on
+  # sway are compared with
+  grim
 )
 
 case "${1:-}" in
