@@ -237,6 +237,9 @@ type Window struct {
 	Workspace  string
 }
 
+// Scratchpad reports a view in sway's scratchpad: hidden until shown.
+func (w Window) Scratchpad() bool { return w.Workspace == "__i3_scratch" }
+
 // ID is the window's id as the platform names it ("sway:42").
 func (w Window) ID() platform.WindowID { return platform.SwayWindowID(w.Con) }
 
