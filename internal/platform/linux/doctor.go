@@ -4,6 +4,7 @@ package linux
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -38,7 +39,16 @@ func fail(topic, fix, format string, a ...any) Finding {
 // would pass on to apps started from it.
 func (d *Desktop) Diagnose(ctx context.Context) []Finding {
 	var fs []Finding
-	if d.X != nil {
+	if d.Sway != nil {
+		v, err := d.Sway.Version(ctx)
+		scr, serr := d.Sway.Screen(ctx)
+		if err == nil && serr == nil {
+			fs = append(fs, ok("display", "sway %s answers on %s (%dx%d): windows, focus and window actions from its IPC", v.HumanReadable, d.Sway.Socket, scr.Width, scr.Height))
+		} else {
+			fs = append(fs, warn("display", "restart sway, or point SWAYSOCK at its socket", "sway's IPC stopped answering: %v", errors.Join(err, serr)))
+		}
+		fs = append(fs, warn("input and screenshots", "act semantically (click, set_value, set_text), which needs no input", "keyboard and pointer input and screenshots on Wayland (sway) are not available yet"))
+	} else if d.X != nil {
 		fs = append(fs, ok("display", "X display %s answers (%dx%d)", os.Getenv("DISPLAY"), d.X.Screen().Width, d.X.Screen().Height))
 		if wm, err := d.X.WindowManagerPresent(ctx); err == nil && wm {
 			fs = append(fs, ok("window manager", "a window manager is running"))
@@ -46,7 +56,11 @@ func (d *Desktop) Diagnose(ctx context.Context) []Finding {
 			fs = append(fs, warn("window manager", "start one (uiscope sandbox runs openbox)", "no EWMH window manager: window titles and activation are limited"))
 		}
 	} else {
-		fs = append(fs, warn("display", "run inside an X session, or start one with 'uiscope sandbox'", "no X display: %v", d.XErr))
+		msg := "no X display: %v"
+		if d.SwayErr != nil && os.Getenv("SWAYSOCK") != "" {
+			msg = "no X display (%v), and sway's IPC at $SWAYSOCK does not answer: " + d.SwayErr.Error()
+		}
+		fs = append(fs, warn("display", "run inside an X session or sway, or start one with 'uiscope sandbox'", msg, d.XErr))
 	}
 	if d.A11y == nil {
 		fs = append(fs, fail("accessibility bus", "start at-spi2-core (it comes with a desktop session), or use 'uiscope sandbox'", "%v", d.A11yErr))

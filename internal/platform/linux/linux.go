@@ -1,8 +1,9 @@
 //go:build linux
 
 // Package linux joins the AT-SPI backend (semantics, actions, events), the
-// X11 backend (windows, input, geometry) and /proc (process identity) into
-// one platform.Desktop: applications with their windows, and accessible
+// X11 backend (windows, input, geometry) or on sway the compositor's IPC
+// (windows, geometry; sway.go), and /proc (process identity) into one
+// platform.Desktop: applications with their windows, and accessible
 // trees with bounds in screen pixels. It also shows the server's consent
 // dialog (consent.go), a security.Prompter.
 package linux
@@ -18,6 +19,7 @@ import (
 
 	"github.com/uiscope/uiscope/internal/platform"
 	"github.com/uiscope/uiscope/internal/platform/atspi"
+	"github.com/uiscope/uiscope/internal/platform/sway"
 	"github.com/uiscope/uiscope/internal/platform/x11"
 	"github.com/uiscope/uiscope/internal/procinfo"
 )
@@ -38,6 +40,10 @@ type Desktop struct {
 	A11yErr error
 	X       *x11.Conn
 	XErr    error
+	// Sway is the compositor's IPC when uiscope runs on sway (SWAYSOCK
+	// set and answering at Open): windows come from it, not from X11.
+	Sway    *sway.Client
+	SwayErr error
 	// Mirror serves repeated tree reads of toolkits whose events cover
 	// every change (GTK 3) from a copy kept current by those events; for
 	// long-lived connections, such as a server's. Set it before use.
@@ -74,8 +80,14 @@ var (
 func Reconnecting() *Desktop { return &Desktop{reconnect: true} }
 
 // Platform is the desktop as the core receives it: every part of the seam.
+// The display server's parts (Windows, Input, Pixels) are chosen here and
+// only here: X11's are the Desktop's own methods, sway's are in sway.go.
 func (d *Desktop) Platform() platform.Desktop {
-	return platform.Desktop{Accessibility: d, Processes: Processes{}, Windows: d, Input: d, Actions: d, Events: d, Pixels: d}
+	desk := platform.Desktop{Accessibility: d, Processes: Processes{}, Windows: d, Input: d, Actions: d, Events: d, Pixels: d}
+	if d.onSway() {
+		desk.Windows, desk.Input, desk.Pixels = swayWindows{d}, waylandInput{}, waylandPixels{}
+	}
+	return desk
 }
 
 // conns is the desktop's connections at one moment.
@@ -84,13 +96,15 @@ type conns struct {
 	a11yErr error
 	x       *x11.Conn
 	xErr    error
+	sway    *sway.Client
+	swayErr error
 }
 
 // conns returns the connections to use for one call, connecting first when
 // the desktop reconnects and has no accessibility bus yet.
 func (d *Desktop) conns(ctx context.Context) (conns, error) {
 	if !d.reconnect {
-		return conns{d.A11y, d.A11yErr, d.X, d.XErr}, nil
+		return conns{d.A11y, d.A11yErr, d.X, d.XErr, d.Sway, d.SwayErr}, nil
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -100,14 +114,16 @@ func (d *Desktop) conns(ctx context.Context) (conns, error) {
 		// X only so far: look for the bus again, keeping the X connection
 		// that calls in flight may be using.
 		d.A11y, d.A11yErr = atspi.Open(ctx, d.X.RootProperty)
+	case d.Sway != nil:
+		d.A11y, d.A11yErr = atspi.Open(ctx, nil)
 	default:
 		n, err := Open(ctx)
 		if err != nil {
 			return conns{}, err
 		}
-		d.A11y, d.A11yErr, d.X, d.XErr = n.A11y, n.A11yErr, n.X, n.XErr
+		d.A11y, d.A11yErr, d.X, d.XErr, d.Sway, d.SwayErr = n.A11y, n.A11yErr, n.X, n.XErr, n.Sway, n.SwayErr
 	}
-	return conns{d.A11y, d.A11yErr, d.X, d.XErr}, nil
+	return conns{d.A11y, d.A11yErr, d.X, d.XErr, d.Sway, d.SwayErr}, nil
 }
 
 // a11y returns the accessibility connection for a call on app.
@@ -134,11 +150,17 @@ func (d *Desktop) x(ctx context.Context) (*x11.Conn, error) {
 	return c.x, nil
 }
 
-// Open connects to the X display named by $DISPLAY and to the
-// accessibility bus. It fails only when neither is reachable.
+// Open connects to the accessibility bus and to the display server: sway's
+// IPC when $SWAYSOCK names a compositor that answers, else the X display
+// named by $DISPLAY. It fails only when none is reachable.
 func Open(ctx context.Context) (*Desktop, error) {
 	d := &Desktop{}
-	if os.Getenv("DISPLAY") != "" {
+	if os.Getenv("SWAYSOCK") != "" {
+		d.Sway, d.SwayErr = openSway(ctx)
+	}
+	if d.Sway != nil {
+		d.XErr = errors.New("on sway: windows come from its IPC")
+	} else if os.Getenv("DISPLAY") != "" {
 		d.X, d.XErr = x11.OpenContext(ctx, "")
 	} else {
 		d.XErr = errors.New("DISPLAY is not set")
@@ -148,7 +170,10 @@ func Open(ctx context.Context) (*Desktop, error) {
 		rootProp = d.X.RootProperty
 	}
 	d.A11y, d.A11yErr = atspi.Open(ctx, rootProp)
-	if d.A11y == nil && d.X == nil {
+	if d.A11y == nil && d.X == nil && d.Sway == nil {
+		if d.SwayErr != nil {
+			return nil, fmt.Errorf("no desktop to read: %v; %v; sway: %v", d.A11yErr, d.XErr, d.SwayErr)
+		}
 		return nil, fmt.Errorf("no desktop to read: %v; %v", d.A11yErr, d.XErr)
 	}
 	return d, nil
@@ -206,6 +231,18 @@ func (d *Desktop) Apps(ctx context.Context) ([]platform.App, error) {
 			a.Toolkit, a.ToolkitVersion = in.Toolkit, in.ToolkitVersion
 			if a.Name == "" {
 				a.Name = in.Name
+			}
+		}
+	}
+	if c.sway != nil {
+		wins, err := c.sway.Windows(ctx)
+		if err != nil && c.a11y == nil {
+			return nil, err
+		}
+		for _, w := range wins {
+			if w.Pid > 0 {
+				a := get(w.Pid)
+				a.Windows = append(a.Windows, platformWindow(w))
 			}
 		}
 	}
@@ -364,9 +401,13 @@ func WindowRelative(toolkit, version string) bool {
 
 // originFuncs return how to find the screen origin of a top-level
 // element's window, and of a popover's popup window, for one read, or nil
-// when the toolkit reports screen coordinates already. The application's windows are read from the
+// when the toolkit reports screen coordinates already. On sway every
+// toolkit's are window-relative (swayOrigins). The application's windows are read from the
 // display when first needed and kept for that read only (geometry.go).
 func (c conns) originFuncs(app platform.App) (origin, popup func(context.Context, *platform.Node) (int, int, bool)) {
+	if c.sway != nil {
+		return swayOrigins(c.sway, app.Pid)
+	}
 	if c.x == nil || !WindowRelative(app.Toolkit, app.ToolkitVersion) {
 		return nil, nil
 	}

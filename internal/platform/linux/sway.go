@@ -1,0 +1,419 @@
+//go:build linux
+
+package linux
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/platform/sway"
+)
+
+// On sway the display server's parts of the seam come from the compositor:
+// windows, focus, geometry and window actions from its IPC (swayWindows);
+// keyboard and pointer input and captures need a Wayland client and
+// answer notSupported until there is one (waylandInput, waylandPixels).
+// Platform picks them; accessibility, actions and events stay AT-SPI's.
+//
+// Wayland clients do not know where their windows are, so every toolkit
+// reports window-relative extents there: on sway every read asks for them
+// and adds the origin of the sway window its top level is shown in, read
+// live for that read (swayOrigins). Popups (menus, popovers shown as
+// xdg_popup surfaces) are not in sway's tree: an element in one keeps no
+// bounds rather than the main window's.
+
+// onSway reports whether the desktop's windows come from sway: a desktop
+// from Open that found sway answering, or a reconnecting one started with
+// SWAYSOCK set.
+func (d *Desktop) onSway() bool {
+	if d.reconnect {
+		return os.Getenv("SWAYSOCK") != ""
+	}
+	return d.Sway != nil
+}
+
+// openSway finds the compositor: SWAYSOCK set and answering.
+func openSway(ctx context.Context) (*sway.Client, error) {
+	c := sway.FromEnv()
+	if c == nil {
+		return nil, errors.New("SWAYSOCK is not set")
+	}
+	if _, err := c.Version(ctx); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// errNoSway is the error of a window call on sway without its IPC.
+func errNoSway(err error) error {
+	return fmt.Errorf("%w: sway's IPC does not answer (%v)", platform.ErrNotSupported, err)
+}
+
+// swayErr maps the sway client's sentinels to the platform's.
+func swayErr(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, sway.ErrNoWindow):
+		return fmt.Errorf("%w: %v", platform.ErrElementGone, err)
+	}
+	return err
+}
+
+// swayWindows is the Windows part of the seam on sway.
+type swayWindows struct{ d *Desktop }
+
+var (
+	_ platform.Windows       = swayWindows{}
+	_ platform.WindowLister  = swayWindows{}
+	_ platform.WindowLayouts = swayWindows{}
+)
+
+func (s swayWindows) client(ctx context.Context) (*sway.Client, error) {
+	c, err := s.d.conns(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if c.sway == nil {
+		return nil, errNoSway(c.swayErr)
+	}
+	return c.sway, nil
+}
+
+// platformWindow is a sway view as the platform shows windows: its
+// content's rectangle, its app_id as the class. A view in a background tab
+// or on another workspace is mapped, as a covered X window is; one in the
+// scratchpad is not shown anywhere, as an unmapped one.
+func platformWindow(w sway.Window) platform.Window {
+	return platform.Window{ID: w.ID(), Pid: w.Pid, Title: w.Title, Class: w.AppID, Bounds: w.Bounds, Mapped: !w.Scratchpad()}
+}
+
+// pidWindows keeps the views of one process.
+func pidWindows(all []sway.Window, pid int) []sway.Window {
+	var out []sway.Window
+	for _, w := range all {
+		if w.Pid == pid {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// matchSway finds the view that shows a top-level accessible whose bounds
+// are window-relative, among the process's views: the one whose content
+// has the top level's size (or is inside it by the same margin on every
+// side: an invisible client-side border), narrowed by title and focus
+// when several fit; with no bounds, the one visible view titled the
+// element's name. origin is where the toolkit's coordinates count from on
+// the screen.
+func matchSway(wins []sway.Window, top *platform.Node) (w sway.Window, x, y int, ok bool) {
+	type fit struct {
+		w    sway.Window
+		x, y int
+	}
+	var fits []fit
+	if b := top.Bounds; b != nil && !b.Empty() {
+		for _, w := range wins {
+			in := w.Bounds
+			dw, dh := b.Width-in.Width, b.Height-in.Height
+			if dw == dh && dw >= 0 && dw%2 == 0 && dw/2 <= maxCSDBorder {
+				fits = append(fits, fit{w, in.X - dw/2, in.Y - dh/2})
+			}
+		}
+	} else {
+		for _, w := range wins {
+			if w.Visible && top.Name != "" && w.Title == top.Name {
+				fits = append(fits, fit{w, w.Bounds.X, w.Bounds.Y})
+			}
+		}
+	}
+	narrow := func(keep func(f fit) bool) {
+		var kept []fit
+		for _, f := range fits {
+			if keep(f) {
+				kept = append(kept, f)
+			}
+		}
+		if len(kept) > 0 {
+			fits = kept
+		}
+	}
+	if len(fits) > 1 && top.Name != "" {
+		narrow(func(f fit) bool { return f.w.Title == top.Name })
+	}
+	if len(fits) > 1 {
+		narrow(func(f fit) bool { return f.w.Visible })
+	}
+	if len(fits) > 1 && top.States != 0 {
+		active := top.States.Has(platform.StateActive)
+		narrow(func(f fit) bool { return f.w.Focused == active })
+	}
+	if len(fits) != 1 {
+		return sway.Window{}, 0, 0, false
+	}
+	return fits[0].w, fits[0].x, fits[0].y, true
+}
+
+// swayUnknown is the error for a top level no view could be matched to.
+func swayUnknown(pid int, top *platform.Node, wins []sway.Window) error {
+	size := "no bounds"
+	if b := top.Bounds; b != nil {
+		size = fmt.Sprintf("%dx%d", b.Width, b.Height)
+	}
+	desc := "it has no sway windows"
+	if len(wins) > 0 {
+		parts := make([]string, 0, len(wins))
+		for _, w := range wins {
+			parts = append(parts, fmt.Sprintf("%s %q %dx%d", w.ID(), w.Title, w.Bounds.Width, w.Bounds.Height))
+		}
+		desc = "its sway windows are " + strings.Join(parts, ", ")
+	}
+	return fmt.Errorf("%w: no window of pid %d matches the top level %q (%s); %s",
+		platform.ErrWindowUnknown, pid, top.Name, size, desc)
+}
+
+// swayOrigins are originFuncs on sway: the process's views read once per
+// read, on first use; popups have no known place.
+func swayOrigins(sc *sway.Client, pid int) (origin, popup func(context.Context, *platform.Node) (int, int, bool)) {
+	var once sync.Once
+	var wins []sway.Window
+	var err error
+	origin = func(ctx context.Context, top *platform.Node) (int, int, bool) {
+		once.Do(func() {
+			var all []sway.Window
+			all, err = sc.Windows(ctx)
+			wins = pidWindows(all, pid)
+		})
+		if err != nil {
+			return 0, 0, false
+		}
+		_, x, y, ok := matchSway(wins, top)
+		return x, y, ok
+	}
+	popup = func(context.Context, *platform.Node) (int, int, bool) { return 0, 0, false }
+	return origin, popup
+}
+
+// Window finds the view that shows an element: the view of its top level
+// (ErrWindowUnknown when none, or several alike, fit).
+func (s swayWindows) Window(ctx context.Context, app platform.App, key string) (platform.Window, error) {
+	sc, err := s.client(ctx)
+	if err != nil {
+		return platform.Window{}, err
+	}
+	a, err := s.d.elementA11y(ctx, app, key)
+	if err != nil {
+		return platform.Window{}, err
+	}
+	top, err := a.TopLevel(ctx, key, true)
+	if err != nil {
+		return platform.Window{}, err
+	}
+	all, err := sc.Windows(ctx)
+	if err != nil {
+		return platform.Window{}, err
+	}
+	wins := pidWindows(all, app.Pid)
+	w, _, _, ok := matchSway(wins, top)
+	if !ok {
+		return platform.Window{}, swayUnknown(app.Pid, top, wins)
+	}
+	return platformWindow(w), nil
+}
+
+// con is the sway container a window id names.
+func con(id platform.WindowID, err error) (int64, error) {
+	c, ok := id.SwayCon()
+	if !ok {
+		return 0, fmt.Errorf("%w: %s is not a sway window", err, id)
+	}
+	return c, nil
+}
+
+// Activate focuses a view and verifies sway has it focused.
+func (s swayWindows) Activate(ctx context.Context, win platform.Window) error {
+	sc, err := s.client(ctx)
+	if err != nil {
+		return err
+	}
+	c, err := con(win.ID, platform.ErrNotActivated)
+	if err != nil {
+		return err
+	}
+	err = sc.Focus(ctx, c)
+	if errors.Is(err, sway.ErrNotApplied) {
+		return fmt.Errorf("%w: %v", platform.ErrNotActivated, err)
+	}
+	return swayErr(err)
+}
+
+// ActiveWindow is the focused view (0 when none is).
+func (s swayWindows) ActiveWindow(ctx context.Context) (platform.WindowID, error) {
+	sc, err := s.client(ctx)
+	if err != nil {
+		return 0, err
+	}
+	w, ok, err := sc.Focused(ctx)
+	if err != nil || !ok {
+		return 0, err
+	}
+	return w.ID(), nil
+}
+
+// TopmostAt is the view on top at a point (0 when none is).
+func (s swayWindows) TopmostAt(ctx context.Context, x, y int) (platform.WindowID, error) {
+	sc, err := s.client(ctx)
+	if err != nil {
+		return 0, err
+	}
+	w, ok, err := sc.At(ctx, x, y)
+	if err != nil || !ok {
+		return 0, err
+	}
+	return w.ID(), nil
+}
+
+// WindowPid is the process behind a view (0 for an id that is not sway's).
+func (s swayWindows) WindowPid(ctx context.Context, id platform.WindowID) (int, error) {
+	c, ok := id.SwayCon()
+	if !ok {
+		return 0, nil
+	}
+	sc, err := s.client(ctx)
+	if err != nil {
+		return 0, err
+	}
+	w, err := sc.Window(ctx, c)
+	if err != nil {
+		return 0, swayErr(err)
+	}
+	return w.Pid, nil
+}
+
+// WindowAction closes a view (asks its client to), or puts it in
+// fullscreen (maximize: sway has no maximized state, its tiles fill their
+// space) or out of it (restore), verified. Minimize answers notSupported:
+// sway never iconifies a window.
+func (s swayWindows) WindowAction(ctx context.Context, win platform.Window, action string) error {
+	c, err := con(win.ID, platform.ErrElementGone)
+	if err != nil {
+		return err
+	}
+	switch action {
+	case "minimize":
+		return fmt.Errorf("%w: sway has no minimize (a window is tiled, floating or fullscreen, never iconified): close it, or leave it", platform.ErrNotSupported)
+	case "maximize", "restore", "close":
+	default:
+		return fmt.Errorf("sway: unknown window action %q; actions are maximize, restore, close", action)
+	}
+	sc, err := s.client(ctx)
+	if err != nil {
+		return err
+	}
+	switch action {
+	case "close":
+		return swayErr(sc.Kill(ctx, c))
+	default:
+		err = sc.Fullscreen(ctx, c, action == "maximize")
+		if errors.Is(err, sway.ErrNotApplied) {
+			return fmt.Errorf("%w: %v", platform.ErrNoEffect, err)
+		}
+		return swayErr(err)
+	}
+}
+
+// Screen is the rectangle of sway's outputs.
+func (s swayWindows) Screen(ctx context.Context) (platform.Rect, error) {
+	sc, err := s.client(ctx)
+	if err != nil {
+		return platform.Rect{}, err
+	}
+	return sc.Screen(ctx)
+}
+
+// AppWindows lists a process's views, bottom to top.
+func (s swayWindows) AppWindows(ctx context.Context, pid int) ([]platform.Window, error) {
+	sc, err := s.client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	all, err := sc.Windows(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []platform.Window
+	for _, w := range pidWindows(all, pid) {
+		out = append(out, platformWindow(w))
+	}
+	return out, nil
+}
+
+// WindowLayout maps root's top levels (bounds in screen pixels, as a read
+// placed them) to the application's views: the view whose content they
+// fill. Popups are not sway's to list.
+func (s swayWindows) WindowLayout(ctx context.Context, app platform.App, root *platform.Node) (*platform.WindowLayout, error) {
+	sc, err := s.client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	all, err := sc.Windows(ctx)
+	if err != nil {
+		return nil, err
+	}
+	wins := pidWindows(all, app.Pid)
+	out := &platform.WindowLayout{Shows: map[string]platform.WindowID{}}
+	for _, w := range wins {
+		out.Windows = append(out.Windows, platformWindow(w))
+	}
+	if root == nil {
+		return out, nil
+	}
+	for _, top := range root.Children {
+		b := top.Bounds
+		if b == nil {
+			continue
+		}
+		for _, w := range wins {
+			in := w.Bounds
+			m := in.X - b.X
+			if m >= 0 && m <= maxCSDBorder && in.Y-b.Y == m && b.Width-in.Width == 2*m && b.Height-in.Height == 2*m {
+				out.Shows[top.Key] = w.ID()
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// errNoWaylandInput is what input answers on sway until the Wayland
+// client (virtual keyboard and pointer) is wired in.
+var errNoWaylandInput = fmt.Errorf("%w: keyboard and pointer input on Wayland (sway) are not available yet: act semantically (click, set_value, set_text run through the accessibility interfaces)", platform.ErrNotSupported)
+
+// waylandInput is the Input part on sway: chords parse, nothing is sent.
+type waylandInput struct{}
+
+func (waylandInput) Click(context.Context, int, int, int, int) error { return errNoWaylandInput }
+func (waylandInput) Wheel(context.Context, int, int, int, int) error { return errNoWaylandInput }
+func (waylandInput) KeyChord(context.Context, string) error          { return errNoWaylandInput }
+func (waylandInput) TypeText(context.Context, string) (int, error)   { return 0, errNoWaylandInput }
+
+// ValidateChord parses a chord without sending anything.
+func (waylandInput) ValidateChord(chord string) error {
+	if _, err := platform.ParseChord(chord); err != nil {
+		return fmt.Errorf("%w: %v", platform.ErrInvalidKeys, err)
+	}
+	return nil
+}
+
+// waylandPixels is the Pixels part on sway.
+type waylandPixels struct{}
+
+func (waylandPixels) CaptureWindow(context.Context, platform.Window) (*image.RGBA, platform.Rect, error) {
+	return nil, platform.Rect{}, fmt.Errorf("%w: screenshots on Wayland (sway) are not available yet", platform.ErrNotSupported)
+}
