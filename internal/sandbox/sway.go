@@ -21,10 +21,13 @@ import (
 const swayUser = 65534
 
 // swayConfig is the compositor's whole configuration: one headless output
-// of the screen's size and no Xwayland, so that apps are Wayland clients
-// or nothing. Without a bar block no swaybar runs.
+// of the screen's size; no Xwayland, so that apps are Wayland clients or
+// nothing; windows as tabs, so that each has the whole output (as a
+// maximized window would) and the focused one is on top, rather than
+// tiles squeezing apps below the size they ask for. Dialogs float, as
+// sway floats them anyway. Without a bar block no swaybar runs.
 func swayConfig(width, height int) string {
-	return fmt.Sprintf("output HEADLESS-1 resolution %dx%d\nxwayland disable\n", width, height)
+	return fmt.Sprintf("output HEADLESS-1 resolution %dx%d\nxwayland disable\nworkspace_layout tabbed\n", width, height)
 }
 
 // swayCred is the credential sway runs with, nil to run as this process.

@@ -1,7 +1,8 @@
 //go:build linux
 
 // Package testdesk gives tests one shared sandbox desktop per test binary
-// and launches applications into it, returning only once an application is
+// and kind (X11, sway: Desktops, On, ForEach) and launches applications
+// into it, returning only once an application is
 // really there (on the accessibility bus with a stable tree, or with an X
 // window). A desktop that cannot start fails the test; the one skip is
 // under -short (make unit), which promises a run without a desktop.
@@ -22,6 +23,7 @@ import (
 
 	"github.com/uiscope/uiscope/internal/platform"
 	"github.com/uiscope/uiscope/internal/platform/atspi"
+	"github.com/uiscope/uiscope/internal/platform/sway"
 	"github.com/uiscope/uiscope/internal/platform/x11"
 	"github.com/uiscope/uiscope/internal/sandbox"
 )
@@ -30,18 +32,32 @@ import (
 // and PyQt5 (a pyenv python3 on PATH may not).
 const Python = "/usr/bin/python3"
 
-// Desk is the shared desktop.
+// Desk is a shared desktop.
 type Desk struct {
 	*sandbox.Desktop
 	A11y *atspi.Conn
-	X    *x11.Conn
+	X    *x11.Conn    // the X display; nil on sway
+	Sway *sway.Client // sway's IPC; nil on X11
 }
 
-var (
-	once    sync.Once
-	shared  *Desk
-	initErr error
-)
+// Desktops are the kinds of desktop the tests run on (sandbox.Options
+// .Desktop): a test that is not about one of them runs on each (ForEach).
+var Desktops = []string{sandbox.DesktopX11, sandbox.DesktopSway}
+
+// lazy is one kind's shared desktop, started on first use.
+type lazy struct {
+	once sync.Once
+	desk *Desk
+	err  error
+}
+
+var shared = map[string]*lazy{}
+
+func init() {
+	for _, k := range Desktops {
+		shared[k] = &lazy{}
+	}
+}
 
 // Main runs the tests, tears the shared desktop down after them and exits
 // with the tests' code.
@@ -54,50 +70,78 @@ func Main(m *testing.M) {
 // before it exits.
 func Run(m *testing.M) int {
 	code := m.Run()
-	if shared != nil {
-		shared.A11y.Close()
-		shared.X.Close()
-		shared.Close()
+	for _, k := range Desktops {
+		if d := shared[k].desk; d != nil {
+			d.A11y.Close()
+			if d.X != nil {
+				d.X.Close()
+			}
+			d.Close()
+		}
 	}
 	return code
 }
 
-// Shared returns the desktop, starting it on first use. Under -short the
-// test is skipped instead: nothing starts.
+// Shared returns the X11 desktop, starting it on first use. Under -short
+// the test is skipped instead: nothing starts.
 func Shared(t testing.TB) *Desk {
 	t.Helper()
+	return On(t, sandbox.DesktopX11)
+}
+
+// On returns the shared desktop of a kind (one of Desktops), starting it
+// on first use. Under -short the test is skipped instead. A desktop that
+// does not start fails the test: a sway missing in CI is a failure there,
+// not a skip.
+func On(t testing.TB, kind string) *Desk {
+	t.Helper()
 	SkipShort(t)
-	once.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-		defer cancel()
-		d, err := sandbox.Start(ctx, sandbox.Options{Log: os.Stderr})
-		if err != nil {
-			initErr = err
-			return
-		}
-		a, err := atspi.Dial(ctx, d.A11yBus, atspi.SourceUiscopeEnv)
-		if err != nil {
-			d.Close()
-			initErr = err
-			return
-		}
-		// The test binary is the desktop's client: tests that read it in
-		// process (x11, atspi discovery) find it the way uiscope does.
-		os.Setenv("DISPLAY", d.Display)
-		os.Setenv("XAUTHORITY", d.XAuthority)
-		x, err := x11.OpenContext(ctx, d.Display)
-		if err != nil {
-			a.Close()
-			d.Close()
-			initErr = fmt.Errorf("open display %s: %w", d.Display, err)
-			return
-		}
-		shared = &Desk{Desktop: d, A11y: a, X: x}
-	})
-	if initErr != nil {
-		t.Fatalf("the sandbox desktop did not start: %v\n(make deps installs what it needs; make unit runs the tests that need no desktop)", initErr)
+	l, ok := shared[kind]
+	if !ok {
+		t.Fatalf("testdesk: no desktop %q (desktops are %v)", kind, Desktops)
 	}
-	return shared
+	l.once.Do(func() { l.desk, l.err = start(kind) })
+	if l.err != nil {
+		t.Fatalf("the %s sandbox desktop did not start: %v\n(make deps installs what it needs; make unit runs the tests that need no desktop)", kind, l.err)
+	}
+	return l.desk
+}
+
+// ForEach runs f as a subtest on each desktop of Desktops, named after it.
+func ForEach(t *testing.T, f func(t *testing.T, d *Desk)) {
+	for _, k := range Desktops {
+		t.Run(k, func(t *testing.T) { f(t, On(t, k)) })
+	}
+}
+
+func start(kind string) (*Desk, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	d, err := sandbox.Start(ctx, sandbox.Options{Desktop: kind, Log: os.Stderr})
+	if err != nil {
+		return nil, err
+	}
+	a, err := atspi.Dial(ctx, d.A11yBus, atspi.SourceUiscopeEnv)
+	if err != nil {
+		d.Close()
+		return nil, err
+	}
+	if kind == sandbox.DesktopSway {
+		// The process's environment stays the X11 desktop's: tests that
+		// read in process find that one.
+		return &Desk{Desktop: d, A11y: a, Sway: sway.New(d.SwaySock)}, nil
+	}
+	// The test binary is the desktop's client: tests that read it in
+	// process (x11, atspi discovery) find it the way uiscope does.
+	os.Setenv("DISPLAY", d.Display)
+	os.Setenv("XAUTHORITY", d.XAuthority)
+	x, err := x11.OpenContext(ctx, d.Display)
+	if err != nil {
+		a.Close()
+		d.Close()
+		return nil, fmt.Errorf("open display %s: %w", d.Display, err)
+	}
+	return &Desk{Desktop: d, A11y: a, X: x}, nil
 }
 
 // SkipShort skips t under -short: the one way a desktop test skips. Tests
@@ -184,6 +228,11 @@ func (d *Desk) ready(t testing.TB, app *App, argv []string) {
 			return false, fmt.Sprintf("tree not readable yet (err %v, truncated %v)", err, st.Truncated)
 		}
 		shape := Shape(root)
+		if d.Sway != nil {
+			// A Wayland window settles its geometry after it maps (sway
+			// adds its title bar once the client says it draws none).
+			shape = append(shape, d.swayShape(ctx, app.Pid))
+		}
 		if equal(shape, last) {
 			stable++
 		} else {
@@ -223,8 +272,20 @@ func (d *Desk) start(t testing.TB, argv []string) *App {
 }
 
 // window reports whether pid has a mapped top level, and if not, what the
-// X server showed instead.
+// X server (or sway) showed instead.
 func (d *Desk) window(ctx context.Context, pid int) (bool, string) {
+	if d.Sway != nil {
+		wins, err := d.Sway.Windows(ctx)
+		if err != nil {
+			return false, "no sway window yet (reading sway's tree: " + err.Error() + ")"
+		}
+		for _, w := range wins {
+			if w.Pid == pid {
+				return true, ""
+			}
+		}
+		return false, fmt.Sprintf("no sway window yet (%d views)", len(wins))
+	}
 	wins, err := d.X.TopLevels(ctx)
 	if err != nil {
 		return false, "no mapped X window yet (reading the top levels: " + err.Error() + ")"
@@ -239,6 +300,22 @@ func (d *Desk) window(ctx context.Context, pid int) (bool, string) {
 		}
 	}
 	return false, fmt.Sprintf("no mapped X window yet (%d top levels, %d of the app unmapped)", len(wins), unmapped)
+}
+
+// swayShape is where sway has pid's views now, for seeing them hold
+// still.
+func (d *Desk) swayShape(ctx context.Context, pid int) string {
+	wins, err := d.Sway.Windows(ctx)
+	if err != nil {
+		return err.Error()
+	}
+	var b strings.Builder
+	for _, w := range wins {
+		if w.Pid == pid {
+			fmt.Fprintf(&b, "%d %v %v;", w.Con, w.Bounds, w.Frame)
+		}
+	}
+	return b.String()
 }
 
 // poll retries cond every 100 ms until it holds, the app exits, or ctx ends.

@@ -1,0 +1,245 @@
+//go:build linux
+
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/testdesk"
+)
+
+// On sway the oracles are outside uiscope: swaymsg's account of where a
+// window is (get_tree: its rect plus its window_rect), and the toolkit's
+// own window-relative extents read by pyatspi in another process.
+
+// swayView is a view as swaymsg reports it.
+type swayView struct {
+	con     int64
+	content platform.Rect // on the screen
+	focused bool
+	visible bool
+}
+
+// swayViews runs swaymsg -t get_tree and returns pid's views.
+func swayViews(t testing.TB, d *testdesk.Desk, pid int) []swayView {
+	t.Helper()
+	out, err := exec.Command("swaymsg", "-s", d.SwaySock, "-r", "-t", "get_tree").Output()
+	if err != nil {
+		t.Fatalf("swaymsg -t get_tree: %v", err)
+	}
+	type rect struct{ X, Y, Width, Height int }
+	type node struct {
+		ID            int64  `json:"id"`
+		Pid           int    `json:"pid"`
+		Focused       bool   `json:"focused"`
+		Visible       bool   `json:"visible"`
+		Rect          rect   `json:"rect"`
+		WindowRect    rect   `json:"window_rect"`
+		Nodes         []node `json:"nodes"`
+		FloatingNodes []node `json:"floating_nodes"`
+	}
+	var root node
+	if err := json.Unmarshal(out, &root); err != nil {
+		t.Fatalf("swaymsg's tree: %v", err)
+	}
+	var views []swayView
+	var walk func(n node)
+	walk = func(n node) {
+		if n.Pid == pid {
+			views = append(views, swayView{con: n.ID, focused: n.Focused, visible: n.Visible, content: platform.Rect{
+				X: n.Rect.X + n.WindowRect.X, Y: n.Rect.Y + n.WindowRect.Y, Width: n.WindowRect.Width, Height: n.WindowRect.Height}})
+		}
+		for _, k := range append(n.Nodes, n.FloatingNodes...) {
+			walk(k)
+		}
+	}
+	walk(root)
+	return views
+}
+
+// oneView waits until pid has exactly one view and returns it.
+func oneView(t testing.TB, d *testdesk.Desk, pid int) swayView {
+	t.Helper()
+	var v swayView
+	until(t, fmt.Sprintf("pid %d has one sway window", pid), func(context.Context) (bool, string) {
+		vs := swayViews(t, d, pid)
+		if len(vs) != 1 {
+			return false, fmt.Sprintf("%d views", len(vs))
+		}
+		v = vs[0]
+		return true, ""
+	})
+	return v
+}
+
+// windowExtents is pyatspi's reading of an element's window-relative
+// extents and whether it has the focus (the first element of pid with that
+// role and name).
+const windowExtents = `
+import sys, pyatspi
+pid, role, name = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+def find(n, depth):
+    if n is None or depth > 60:
+        return None
+    if n.getRoleName() == role and n.name == name:
+        return n
+    for k in n:
+        r = find(k, depth + 1)
+        if r is not None:
+            return r
+    return None
+for app in pyatspi.Registry.getDesktop(0):
+    if app is not None and app.get_process_id() == pid:
+        e = find(app, 0)
+        if e is not None:
+            focused = int(e.getState().contains(pyatspi.STATE_FOCUSED))
+            print(*e.queryComponent().getExtents(pyatspi.WINDOW_COORDS), focused)
+            sys.exit(0)
+sys.exit(1)
+`
+
+func pyExtents(t testing.TB, d *testdesk.Desk, pid int, role, name string) (platform.Rect, bool) {
+	t.Helper()
+	cmd := exec.Command(testdesk.Python, "-c", windowExtents, strconv.Itoa(pid), role, name)
+	cmd.Env = append(d.Env(), "AT_SPI_BUS_ADDRESS="+d.A11yBus)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("pyatspi: no %s %q in pid %d: %v %s", role, name, pid, err, stderr.String())
+	}
+	var r platform.Rect
+	focused := 0
+	if _, err := fmt.Sscan(string(out), &r.X, &r.Y, &r.Width, &r.Height, &focused); err != nil {
+		t.Fatalf("pyatspi printed %q: %v", out, err)
+	}
+	return r, focused == 1
+}
+
+// TestSwayWidgetFactory runs gtk3-widget-factory as a Wayland client on
+// headless sway: list_apps shows its sway window, a read places its
+// elements on the screen where sway and GTK together say they are, focus
+// brings its window to the front from behind another app's, window_action
+// closes a window (sway's tree no longer has it) and answers minimize
+// with why not.
+func TestSwayWidgetFactory(t *testing.T) {
+	d := testdesk.On(t, "sway")
+	app := d.Launch(t, "gtk3-widget-factory")
+	s := startMCP(t, d, "", "--allow-input")
+
+	view := oneView(t, d, app.Pid)
+	listed := s.ok(t, "list_apps", nil)
+	type appEntry struct {
+		Pid     int `json:"pid"`
+		Windows []struct {
+			Window string        `json:"window"`
+			Bounds platform.Rect `json:"bounds"`
+		} `json:"windows"`
+	}
+	var mine *appEntry
+	for _, e := range decode[[]appEntry](t, listed["apps"]) {
+		if e.Pid == app.Pid {
+			mine = &e
+		}
+	}
+	want := "sway:" + strconv.FormatInt(view.con, 10)
+	if mine == nil || len(mine.Windows) != 1 || mine.Windows[0].Window != want {
+		t.Fatalf("list_apps: want pid %d with window %s: %v", app.Pid, want, listed)
+	}
+	if mine.Windows[0].Bounds != view.content {
+		t.Errorf("list_apps: window bounds %+v, swaymsg says %+v", mine.Windows[0].Bounds, view.content)
+	}
+	session := s.connect(t, map[string]any{"pid": app.Pid})
+
+	// The window's origin is not the screen's (sway's tab bar is above
+	// it), so bounds left window-relative would fail here.
+	if view.content.Y == 0 && view.content.X == 0 {
+		t.Fatalf("the window's content is at the screen's origin (%+v): nothing to tell placed bounds from window-relative ones", view.content)
+	}
+	rel, _ := pyExtents(t, d, app.Pid, "radio button", "Page 2")
+	until(t, "the Page 2 switch's bounds are sway's window origin plus GTK's window-relative extents", func(context.Context) (bool, string) {
+		before := oneView(t, d, app.Pid)
+		tab := findOne(t, s, session, map[string]any{"name": "Page 2", "role": "radio button"})
+		after := oneView(t, d, app.Pid)
+		if before.content != after.content {
+			return false, "the window moved during the read"
+		}
+		if tab.Bounds == nil {
+			return false, "no bounds"
+		}
+		wx, wy := after.content.X+rel.X+rel.Width/2, after.content.Y+rel.Y+rel.Height/2
+		gx, gy := centre(*tab.Bounds)
+		if abs(gx-wx) > 2 || abs(gy-wy) > 2 || tab.Bounds.Width != rel.Width || tab.Bounds.Height != rel.Height {
+			return false, fmt.Sprintf("bounds %+v (centre %d,%d), want centre %d,%d: window at %+v, window-relative %+v", *tab.Bounds, gx, gy, wx, wy, after.content, rel)
+		}
+		return true, ""
+	})
+
+	// A second app opens in front (a tab of its own, focused).
+	other := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"))
+	otherView := oneView(t, d, other.Pid)
+	until(t, "the fixture's window has the focus", func(context.Context) (bool, string) {
+		v := oneView(t, d, other.Pid)
+		return v.focused, fmt.Sprintf("%+v", v)
+	})
+	if v := oneView(t, d, app.Pid); v.focused || v.visible {
+		t.Fatalf("gtk3-widget-factory's window is still in front: %+v", v)
+	}
+	// focus brings the element's window to the front, verified by sway.
+	// Headless sway has no keyboard until a virtual one is made, so GTK
+	// never gets the keyboard focus: the element cannot take it, and
+	// focus says so (noEffect) rather than claim it did.
+	fo := s.call(t, "focus", map[string]any{"session": session, "element": findOne(t, s, session, map[string]any{"name": "Page 2", "role": "radio button"}).Ref})
+	if fo["ok"] != true && fo["errorCode"] != "noEffect" {
+		t.Errorf("focus: %v", fo)
+	}
+	if _, focused := pyExtents(t, d, app.Pid, "radio button", "Page 2"); (fo["ok"] == true) != focused {
+		t.Errorf("focus answered %v, and pyatspi reads the element focused: %v", fo, focused)
+	}
+	if v := oneView(t, d, app.Pid); !v.focused || !v.visible {
+		t.Errorf("after focus, swaymsg has gtk3-widget-factory's window %+v, want focused and visible", v)
+	}
+	if v := oneView(t, d, other.Pid); v.focused || v.visible {
+		t.Errorf("after focus, swaymsg has the fixture's window %+v, want it behind", v)
+	}
+
+	// Input and captures need the Wayland client: until then they say so.
+	if out := s.fail(t, "screenshot", map[string]any{"session": session}, "notSupported"); !strings.Contains(fmt.Sprint(out["error"]), "Wayland") {
+		t.Errorf("screenshot on sway: %v", out)
+	}
+	if out := s.fail(t, "press_key", map[string]any{"session": session, "keys": "Tab"}, "notSupported"); !strings.Contains(fmt.Sprint(out["error"]), "Wayland") {
+		t.Errorf("press_key on sway: %v", out)
+	}
+
+	out := s.fail(t, "window_action", map[string]any{"session": session, "action": "minimize"}, "notSupported")
+	if msg, _ := out["error"].(string); !strings.Contains(msg, "no minimize") {
+		t.Errorf("minimize on sway: %v", out)
+	}
+	if v := oneView(t, d, app.Pid); !v.visible {
+		t.Errorf("a refused minimize hid the window: %+v", v)
+	}
+
+	otherSession := s.connect(t, map[string]any{"pid": other.Pid})
+	otherWin := "sway:" + strconv.FormatInt(otherView.con, 10)
+	closed := s.ok(t, "window_action", map[string]any{"session": otherSession, "action": "close", "window": otherWin})
+	if closed["verified"] != true {
+		t.Errorf("close: %v", closed)
+	}
+	if vs := swayViews(t, d, other.Pid); len(vs) != 0 {
+		t.Errorf("after close, swaymsg still has the fixture's windows %+v", vs)
+	}
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
