@@ -219,6 +219,11 @@ func TestRedactionEveryTool(t *testing.T) {
 			if n, _ := run["completed"].(float64); n < 3 {
 				t.Errorf("run_steps stopped before its set_value: the sweep of its answers proves little: %v", run)
 			}
+			// connect answers where the focus is: the password field now,
+			// which it names by role and ref, never by its text.
+			if fconn := sweep("connect", map[string]any{"pid": app.Pid}); fconn["ok"] == true {
+				sweep("disconnect", map[string]any{"session": fconn["session"]})
+			}
 			// Cleared, then set again, so the reads below have a secret to keep.
 			textID := "none"
 			for _, dd := range decode[[]propDesc](t, sweep("get_editable_properties", map[string]any{"session": sess, "element": pw.Ref})["descriptors"]) {
