@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -70,6 +71,8 @@ type handler func(opcode uint16, a *args) error
 // events leaves it usable.
 type Conn struct {
 	sock *net.UnixConn
+
+	dead atomic.Bool // broken is set: Broken reads it without waiting for a call
 
 	mu       sync.Mutex // held by the running call
 	in       []byte     // bytes read and not yet dispatched
@@ -156,10 +159,23 @@ func (c *Conn) Close() error {
 	err := c.sock.Close()
 	c.mu.Lock()
 	if c.broken == nil {
-		c.broken = ErrClosed
+		c.setBroken(ErrClosed)
 	}
 	c.mu.Unlock()
 	return err
+}
+
+// Broken tells whether the connection can no longer be used (closed, the
+// compositor gone, a protocol error), without waiting for a running call.
+func (c *Conn) Broken() bool { return c.dead.Load() }
+
+// setBroken records why the connection is unusable; the first reason
+// stays.
+func (c *Conn) setBroken(err error) {
+	if c.broken == nil {
+		c.broken = err
+	}
+	c.dead.Store(true)
 }
 
 // Globals lists the interfaces the compositor announced, in its order.
@@ -255,9 +271,9 @@ func (c *Conn) send(r *request) error {
 	n, _, err := c.sock.WriteMsgUnix(b, oob, nil)
 	if err != nil {
 		if n > 0 {
-			c.broken = fmt.Errorf("a request was cut short: %w", err)
+			c.setBroken(fmt.Errorf("a request was cut short: %w", err))
 		} else if isGone(err) {
-			c.broken = fmt.Errorf("%w: %v", ErrClosed, err)
+			c.setBroken(fmt.Errorf("%w: %v", ErrClosed, err))
 			return c.broken
 		}
 		return err
@@ -334,13 +350,13 @@ func (c *Conn) readEvents() error {
 	}
 	if err != nil {
 		if isGone(err) || errors.Is(err, io.EOF) {
-			c.broken = fmt.Errorf("%w: the compositor closed the connection", ErrClosed)
+			c.setBroken(fmt.Errorf("%w: the compositor closed the connection", ErrClosed))
 			return c.broken
 		}
 		return err
 	}
 	if n == 0 {
-		c.broken = fmt.Errorf("%w: the compositor closed the connection", ErrClosed)
+		c.setBroken(fmt.Errorf("%w: the compositor closed the connection", ErrClosed))
 		return c.broken
 	}
 	return nil
@@ -367,7 +383,7 @@ func (c *Conn) dispatch() error {
 	for {
 		m, n, err := splitMessage(c.in)
 		if err != nil {
-			c.broken = err
+			c.setBroken(err)
 			return err
 		}
 		if n == 0 {
@@ -390,10 +406,10 @@ func (c *Conn) event(m message) error {
 		case 0: // error(object_id, code, message)
 			pe := &ProtocolError{Object: a.Object(), Code: a.Uint(), Message: a.String()}
 			if err := a.Done(); err != nil {
-				c.broken = err
+				c.setBroken(err)
 				return err
 			}
-			c.broken = pe
+			c.setBroken(pe)
 			return pe
 		case 1: // delete_id(id)
 			id := ObjectID(a.Uint())
@@ -409,7 +425,7 @@ func (c *Conn) event(m message) error {
 		return nil
 	}
 	if err := h(m.opcode, a); err != nil {
-		c.broken = err
+		c.setBroken(err)
 		return err
 	}
 	return nil

@@ -700,7 +700,7 @@ func TestClickOverFake(t *testing.T) {
 	if err := c.Scroll(ctx10(t), 0, 0, 0, 2); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Click(ctx10(t), 4, 0, 1, 1); !errors.Is(err, ErrOffscreen) {
+	if err := c.Click(ctx10(t), 4, 0, 1, 1); !errors.Is(err, platform.ErrOffscreen) {
 		t.Fatalf("a click off the output: %v", err)
 	}
 	for _, bad := range [][2]int{{4, 1}, {0, 1}, {1, 0}, {1, 4}} {

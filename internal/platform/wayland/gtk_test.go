@@ -5,6 +5,7 @@ package wayland
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"image"
 	"image/png"
@@ -19,6 +20,7 @@ import (
 	"time"
 
 	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/platform/sway"
 	"github.com/uiscope/uiscope/internal/sandbox"
 )
 
@@ -302,15 +304,110 @@ func TestSwayGTK(t *testing.T) {
 		}
 		t.Logf("capture of the 1280x800 output: %v", took.Round(time.Microsecond))
 	})
+
+	t.Run("window", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		b := NewBackend(filepath.Join(g.box.RuntimeDir, g.box.WaylandDisplay), sway.New(g.box.SwaySock))
+		defer b.Close()
+		win := g.swayWindow(t)
+		want, err := g.window(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var img *image.RGBA
+		var at platform.Rect
+		var took time.Duration
+		g.until(t, "a window capture equal to grim's", func() (bool, string) {
+			before := g.grimRegion(t, want)
+			var err error
+			start := time.Now()
+			img, at, err = b.CaptureWindow(ctx, win)
+			took = time.Since(start)
+			if err != nil {
+				t.Fatal(err)
+			}
+			after := g.grimRegion(t, want)
+			if at != (platform.Rect{X: want.Min.X, Y: want.Min.Y, Width: want.Dx(), Height: want.Dy()}) {
+				t.Fatalf("captured at %v, sway says the window is %v", at, want)
+			}
+			moving, diff := compare(before, after), compare(before, img)
+			return moving == 0 && diff == 0, fmt.Sprintf("%d pixels differ from grim's, %d changed between grim's two captures", diff, moving)
+		})
+		t.Logf("capture of the %dx%d window: %v", at.Width, at.Height, took.Round(time.Microsecond))
+
+		// A dialog that floats over the window: its capture would show the
+		// dialog's pixels, so it is refused.
+		x, y := g.centre(t, "Open dialog")
+		if err := g.conn.Click(ctx, x, y, 1, 1); err != nil {
+			t.Fatal(err)
+		}
+		g.until(t, "the dialog open", func() (bool, string) { return g.logHas("dialog-open") })
+		g.until(t, "the capture refused", func() (bool, string) {
+			_, _, err := b.CaptureWindow(ctx, win)
+			return errors.Is(err, ErrCovered) && errors.Is(err, platform.ErrNotSupported), fmt.Sprint(err)
+		})
+		if _, _, err := b.CaptureWindow(ctx, platform.Window{ID: platform.SwayWindowID(999999)}); !errors.Is(err, platform.ErrElementGone) {
+			t.Errorf("a window that does not exist: %v", err)
+		}
+	})
+}
+
+// swayWindow is the fixture's main window as the platform names it.
+func (g *gtkDesk) swayWindow(t *testing.T) platform.Window {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	wins, err := sway.New(g.box.SwaySock).Windows(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range wins {
+		if w.Pid == g.pid {
+			return platform.Window{ID: w.ID(), Pid: w.Pid, Title: w.Title}
+		}
+	}
+	t.Fatalf("no sway window of pid %d in %+v", g.pid, wins)
+	return platform.Window{}
+}
+
+// compare counts the pixels that differ between two images of one size.
+func compare(a, b image.Image) int {
+	if a.Bounds().Size() != b.Bounds().Size() {
+		return a.Bounds().Dx() * a.Bounds().Dy()
+	}
+	n := 0
+	ao, bo := a.Bounds().Min, b.Bounds().Min
+	for y := 0; y < a.Bounds().Dy(); y++ {
+		for x := 0; x < a.Bounds().Dx(); x++ {
+			r1, g1, b1, _ := a.At(ao.X+x, ao.Y+y).RGBA()
+			r2, g2, b2, _ := b.At(bo.X+x, bo.Y+y).RGBA()
+			if r1 != r2 || g1 != g2 || b1 != b2 {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // grim captures the output with grim, as a reference outside this package.
 func (g *gtkDesk) grim(t *testing.T) image.Image {
 	t.Helper()
+	return g.grimRegion(t, image.Rectangle{})
+}
+
+// grimRegion captures a part of the screen with grim (the whole output
+// when r is empty).
+func (g *gtkDesk) grimRegion(t *testing.T, r image.Rectangle) image.Image {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "grim.png")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "grim", path)
+	argv := []string{path}
+	if !r.Empty() {
+		argv = []string{"-g", fmt.Sprintf("%d,%d %dx%d", r.Min.X, r.Min.Y, r.Dx(), r.Dy()), path}
+	}
+	cmd := exec.CommandContext(ctx, "grim", argv...)
 	cmd.Env = g.env()
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("grim: %v: %s", err, out)

@@ -19,9 +19,6 @@ const MaxTypeRunes = 10000
 // maxScrollSteps bounds each axis of Scroll, in wheel clicks.
 const maxScrollSteps = 100
 
-// ErrOffscreen: a point lies on no output.
-var ErrOffscreen = errors.New("point is on no output")
-
 // Linux input event codes of the pointer buttons (BTN_LEFT...), by X11
 // button number.
 var buttonCodes = map[int]uint32{1: 0x110, 2: 0x112, 3: 0x111, 8: 0x113, 9: 0x114}
@@ -371,7 +368,7 @@ func (c *Conn) moveTo(x, y int) error {
 		}
 	}
 	if !on {
-		return fmt.Errorf("point (%d,%d): %w", x, y, ErrOffscreen)
+		return fmt.Errorf("point (%d,%d) is on no output: %w", x, y, platform.ErrOffscreen)
 	}
 	w, h := lay[2]-lay[0], lay[3]-lay[1]
 	if err := c.send(newRequest(c.pointer, 1).Uint(c.now()).Uint(uint32(x - lay[0])).Uint(uint32(y - lay[1])).Uint(uint32(w)).Uint(uint32(h))); err != nil {
