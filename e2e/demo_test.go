@@ -13,14 +13,23 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/uiscope/uiscope/internal/testdesk"
 )
 
-// TestDemo runs 'uiscope demo' as a newcomer would and checks that it shows
-// the sample app, its tree and timings, and leaves no process behind.
+// TestDemo runs 'uiscope demo' as a newcomer would, on each desktop, and
+// checks that it shows the sample app, its tree and timings, and leaves no
+// process behind.
 func TestDemo(t *testing.T) {
+	for _, desktop := range testdesk.Desktops {
+		t.Run(desktop, func(t *testing.T) { demoOn(t, desktop) })
+	}
+}
+
+func demoOn(t *testing.T, desktop string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, uiscopeBin, "demo", "--verbose")
+	cmd := exec.CommandContext(ctx, uiscopeBin, "demo", "--desktop", desktop, "--verbose")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

@@ -34,8 +34,9 @@ const (
 )
 
 func runDemo(ctx context.Context, c *cli, args []string) error {
-	fs := newFlags(c, "demo", "[--app CMD] [--verbose]")
+	fs := newFlags(c, "demo", "[--app CMD] [--desktop x11|sway] [--verbose]")
 	appCmd := fs.String("app", "gtk3-widget-factory", "sample application `CMD` to start in the desktop (split into words like a shell, no shell runs)")
+	desktop := fs.String("desktop", sandbox.DesktopX11, "the sandbox desktop: x11 (Xvfb and openbox) or sway (headless sway, Wayland)")
 	verbose := fs.Bool("verbose", false, "show the desktop's start-up and teardown on stderr")
 	if err := parseFlags(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -59,7 +60,7 @@ func runDemo(ctx context.Context, c *cli, args []string) error {
 	if *verbose {
 		logw = c.stderr
 	}
-	err = demo(ctx, c, argv, logw)
+	err = demo(ctx, c, *desktop, argv, logw)
 	if err != nil && ctx.Err() != nil {
 		// Ctrl-C or SIGTERM: whatever failed, the cause is the signal.
 		return errors.New("interrupted; the desktop was torn down")
@@ -68,13 +69,17 @@ func runDemo(ctx context.Context, c *cli, args []string) error {
 }
 
 // demo runs the demo proper; the desktop is closed when it returns.
-func demo(ctx context.Context, c *cli, argv []string, logw io.Writer) error {
-	fmt.Fprintln(c.stdout, "uiscope demo: a private virtual desktop (Xvfb, D-Bus, AT-SPI, openbox), one sample")
+func demo(ctx context.Context, c *cli, desktop string, argv []string, logw io.Writer) error {
+	parts := "Xvfb, D-Bus, AT-SPI, openbox"
+	if desktop == sandbox.DesktopSway {
+		parts = "headless sway, D-Bus, AT-SPI"
+	}
+	fmt.Fprintf(c.stdout, "uiscope demo: a private virtual desktop (%s), one sample\n", parts)
 	fmt.Fprintln(c.stdout, "application, and what uiscope reads from it. Everything is torn down at the end.")
 	fmt.Fprintln(c.stdout)
 
 	started := time.Now()
-	d, err := sandbox.Start(ctx, sandbox.Options{Log: logw})
+	d, err := sandbox.Start(ctx, sandbox.Options{Desktop: desktop, Log: logw})
 	if err != nil {
 		return err
 	}
@@ -83,15 +88,11 @@ func demo(ctx context.Context, c *cli, argv []string, logw io.Writer) error {
 			fmt.Fprintf(c.stderr, "uiscope demo: teardown: %v\n", cerr)
 		}
 	}()
-	fmt.Fprintf(c.stdout, "desktop %s up in %d ms\n", d.Display, time.Since(started).Milliseconds())
+	fmt.Fprintf(c.stdout, "desktop %s up in %d ms\n", d.Where(), time.Since(started).Milliseconds())
 
 	// This process is the desktop's client: linux.Open finds the display
 	// and the accessibility bus the way 'uiscope apps' does inside it.
-	for k, v := range map[string]string{"DISPLAY": d.Display, "XAUTHORITY": d.XAuthority, "UISCOPE_A11Y_BUS": d.A11yBus} {
-		if err := os.Setenv(k, v); err != nil {
-			return err
-		}
-	}
+	useSandbox(d)
 
 	p, err := d.Launch(argv)
 	if err != nil {
@@ -174,7 +175,11 @@ func demo(ctx context.Context, c *cli, argv []string, logw io.Writer) error {
 	}
 	fmt.Fprintln(c.stdout)
 	if _, ok := commands["mcp"]; ok {
-		fmt.Fprintln(c.stdout, "Over MCP, an agent makes the same steps as tool calls; 'uiscope mcp --sandbox --launch "+argv[0]+"'")
+		flag := ""
+		if desktop != sandbox.DesktopX11 {
+			flag = " --desktop " + desktop
+		}
+		fmt.Fprintln(c.stdout, "Over MCP, an agent makes the same steps as tool calls; 'uiscope mcp --sandbox"+flag+" --launch "+argv[0]+"'")
 		fmt.Fprintln(c.stdout, "serves this very setup over stdio:")
 	} else {
 		fmt.Fprintln(c.stdout, "Over MCP (the 'uiscope mcp' server is not in this build yet), an agent will make the same steps as tool calls:")
