@@ -123,6 +123,56 @@ func pyExtents(t testing.TB, d *testdesk.Desk, pid int, role, name string) (plat
 	return r, focused == 1
 }
 
+// checkSwayBounds checks that uiscope places an element (the first with
+// that role and name) where sway's window origin plus the toolkit's
+// window-relative extents put it: centres within 2 px, same size.
+func checkSwayBounds(t *testing.T, d *testdesk.Desk, s *mcpServer, session string, pid int, role, name string) {
+	t.Helper()
+	rel, _ := pyExtents(t, d, pid, role, name)
+	until(t, fmt.Sprintf("the %s %q is at sway's window origin plus its window-relative extents", role, name), func(context.Context) (bool, string) {
+		before := oneView(t, d, pid)
+		el := findOne(t, s, session, map[string]any{"name": name, "role": role})
+		after := oneView(t, d, pid)
+		if before.content != after.content {
+			return false, "the window moved during the read"
+		}
+		if el.Bounds == nil {
+			return false, "no bounds"
+		}
+		wx, wy := after.content.X+rel.X+rel.Width/2, after.content.Y+rel.Y+rel.Height/2
+		gx, gy := centre(*el.Bounds)
+		if abs(gx-wx) > 2 || abs(gy-wy) > 2 || el.Bounds.Width != rel.Width || el.Bounds.Height != rel.Height {
+			return false, fmt.Sprintf("bounds %+v (centre %d,%d), want centre %d,%d: window at %+v, window-relative %+v", *el.Bounds, gx, gy, wx, wy, after.content, rel)
+		}
+		return true, ""
+	})
+}
+
+// TestSwayBoundsPerToolkit: GTK 4 and Qt 5 on Wayland report
+// window-relative extents as GTK 3 does; uiscope places them on the screen
+// by their sway window alike.
+func TestSwayBoundsPerToolkit(t *testing.T) {
+	d := testdesk.On(t, "sway")
+	s := startMCP(t, d, "")
+	for _, c := range []struct {
+		name string
+		argv []string
+	}{
+		{"gtk4", []string{testdesk.Python, testdesk.Fixture("gtk4_fixture.py")}},
+		{"qt5", []string{testdesk.Python, testdesk.Fixture("qt5_fixture.py")}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			app := d.Launch(t, c.argv...)
+			v := oneView(t, d, app.Pid)
+			if v.content.X == 0 && v.content.Y == 0 {
+				t.Fatalf("the window's content is at the screen's origin (%+v): nothing to tell placed bounds from window-relative ones", v.content)
+			}
+			session := s.connect(t, map[string]any{"pid": app.Pid})
+			checkSwayBounds(t, d, s, session, app.Pid, "push button", "Submit")
+		})
+	}
+}
+
 // TestSwayWidgetFactory runs gtk3-widget-factory as a Wayland client on
 // headless sway: list_apps shows its sway window, a read places its
 // elements on the screen where sway and GTK together say they are, focus
@@ -163,24 +213,7 @@ func TestSwayWidgetFactory(t *testing.T) {
 	if view.content.Y == 0 && view.content.X == 0 {
 		t.Fatalf("the window's content is at the screen's origin (%+v): nothing to tell placed bounds from window-relative ones", view.content)
 	}
-	rel, _ := pyExtents(t, d, app.Pid, "radio button", "Page 2")
-	until(t, "the Page 2 switch's bounds are sway's window origin plus GTK's window-relative extents", func(context.Context) (bool, string) {
-		before := oneView(t, d, app.Pid)
-		tab := findOne(t, s, session, map[string]any{"name": "Page 2", "role": "radio button"})
-		after := oneView(t, d, app.Pid)
-		if before.content != after.content {
-			return false, "the window moved during the read"
-		}
-		if tab.Bounds == nil {
-			return false, "no bounds"
-		}
-		wx, wy := after.content.X+rel.X+rel.Width/2, after.content.Y+rel.Y+rel.Height/2
-		gx, gy := centre(*tab.Bounds)
-		if abs(gx-wx) > 2 || abs(gy-wy) > 2 || tab.Bounds.Width != rel.Width || tab.Bounds.Height != rel.Height {
-			return false, fmt.Sprintf("bounds %+v (centre %d,%d), want centre %d,%d: window at %+v, window-relative %+v", *tab.Bounds, gx, gy, wx, wy, after.content, rel)
-		}
-		return true, ""
-	})
+	checkSwayBounds(t, d, s, session, app.Pid, "radio button", "Page 2")
 
 	// A second app opens in front (a tab of its own, focused).
 	other := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"))
