@@ -6,11 +6,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/uiscope/uiscope/internal/core"
 	"github.com/uiscope/uiscope/internal/platform"
 	"github.com/uiscope/uiscope/internal/testdesk"
 )
@@ -275,4 +280,69 @@ func abs(n int) int {
 		return -n
 	}
 	return n
+}
+
+// TestSwayMCPSandbox serves from 'uiscope mcp --sandbox --desktop sway':
+// the app it launches is listed with its sway window; a compositor that
+// stops answering (SIGSTOP) makes list_apps fail as a timeout at its
+// deadline (never a hang, never every app windowless), and the server
+// answers again once sway does; nothing of the desktop outlives
+// the server.
+func TestSwayMCPSandbox(t *testing.T) {
+	testdesk.SkipShort(t)
+	cmd := exec.Command(uiscopeBin, "mcp", "--sandbox", "--desktop", "sway", "--launch", "gtk3-widget-factory")
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); k != "DISPLAY" && k != "XAUTHORITY" && k != "SWAYSOCK" && k != "WAYLAND_DISPLAY" {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	s := startMCPCmd(t, cmd)
+	windows := func() (bool, string) {
+		listed := s.ok(t, "list_apps", nil)
+		for _, a := range decode[[]struct {
+			Name    string `json:"name"`
+			Windows []struct {
+				Window string `json:"window"`
+			} `json:"windows"`
+		}](t, listed["apps"]) {
+			if a.Name == "gtk3-widget-factory" && len(a.Windows) == 1 && strings.HasPrefix(a.Windows[0].Window, "sway:") {
+				return true, ""
+			}
+		}
+		return false, fmt.Sprint(listed)
+	}
+	until(t, "list_apps shows gtk3-widget-factory with its sway window", func(context.Context) (bool, string) { return windows() })
+
+	m := regexp.MustCompile(`started sway \(pid (\d+)\)`).FindStringSubmatch(s.stderr.String())
+	st := regexp.MustCompile(`state in (\S+)\)`).FindStringSubmatch(s.stderr.String())
+	if m == nil || st == nil {
+		t.Fatalf("the server's log names no sway pid or state dir:\n%s", s.stderr.String())
+	}
+	pid, _ := strconv.Atoi(m[1])
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	stopped := true
+	defer func() {
+		if stopped {
+			_ = syscall.Kill(pid, syscall.SIGCONT)
+		}
+	}()
+	// Every app windowless would be a false answer: the call fails.
+	start := time.Now()
+	s.fail(t, "list_apps", nil, "timeout")
+	if took := time.Since(start); took > 2*core.DefaultTimeoutMs*time.Millisecond {
+		t.Errorf("list_apps with sway stopped took %v", took)
+	}
+	if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	stopped = false
+	until(t, "list_apps shows the sway window again", func(context.Context) (bool, string) { return windows() })
+
+	s.cs.Close()
+	until(t, "the sandbox's processes are gone after the server", func(context.Context) (bool, string) {
+		left := processesMentioning(st[1])
+		return len(left) == 0, strings.Join(left, "; ")
+	})
 }
