@@ -47,7 +47,7 @@ func (d *Desktop) Diagnose(ctx context.Context) []Finding {
 		} else {
 			fs = append(fs, warn("display", "restart sway, or point SWAYSOCK at its socket", "sway's IPC stopped answering: %v", errors.Join(err, serr)))
 		}
-		fs = append(fs, warn("input and screenshots", "act semantically (click, set_value, set_text), which needs no input", "keyboard and pointer input and screenshots on Wayland (sway) are not available yet"))
+		fs = append(fs, d.diagnoseWayland(ctx))
 	} else if d.X != nil {
 		fs = append(fs, ok("display", "X display %s answers (%dx%d)", os.Getenv("DISPLAY"), d.X.Screen().Width, d.X.Screen().Height))
 		if wm, err := d.X.WindowManagerPresent(ctx); err == nil && wm {

@@ -20,6 +20,7 @@ import (
 	"github.com/uiscope/uiscope/internal/platform"
 	"github.com/uiscope/uiscope/internal/platform/atspi"
 	"github.com/uiscope/uiscope/internal/platform/sway"
+	"github.com/uiscope/uiscope/internal/platform/wayland"
 	"github.com/uiscope/uiscope/internal/platform/x11"
 	"github.com/uiscope/uiscope/internal/procinfo"
 )
@@ -44,6 +45,9 @@ type Desktop struct {
 	// set and answering at Open): windows come from it, not from X11.
 	Sway    *sway.Client
 	SwayErr error
+	// Wayland is the project's Wayland client on sway (input, captures),
+	// made at Open or on first use.
+	Wayland *wayland.Backend
 	// Mirror serves repeated tree reads of toolkits whose events cover
 	// every change (GTK 3) from a copy kept current by those events; for
 	// long-lived connections, such as a server's. Set it before use.
@@ -85,7 +89,7 @@ func Reconnecting() *Desktop { return &Desktop{reconnect: true} }
 func (d *Desktop) Platform() platform.Desktop {
 	desk := platform.Desktop{Accessibility: d, Processes: Processes{}, Windows: d, Input: d, Actions: d, Events: d, Pixels: d}
 	if d.onSway() {
-		desk.Windows, desk.Input, desk.Pixels = swayWindows{d}, waylandInput{}, waylandPixels{}
+		desk.Windows, desk.Input, desk.Pixels = swayWindows{d}, waylandParts{d}, waylandParts{d}
 	}
 	return desk
 }
@@ -121,7 +125,7 @@ func (d *Desktop) conns(ctx context.Context) (conns, error) {
 		if err != nil {
 			return conns{}, err
 		}
-		d.A11y, d.A11yErr, d.X, d.XErr, d.Sway, d.SwayErr = n.A11y, n.A11yErr, n.X, n.XErr, n.Sway, n.SwayErr
+		d.A11y, d.A11yErr, d.X, d.XErr, d.Sway, d.SwayErr, d.Wayland = n.A11y, n.A11yErr, n.X, n.XErr, n.Sway, n.SwayErr, n.Wayland
 	}
 	return conns{d.A11y, d.A11yErr, d.X, d.XErr, d.Sway, d.SwayErr}, nil
 }
@@ -160,6 +164,7 @@ func Open(ctx context.Context) (*Desktop, error) {
 	}
 	if d.Sway != nil {
 		d.XErr = errors.New("on sway: windows come from its IPC")
+		d.openWayland(ctx)
 	} else if os.Getenv("DISPLAY") != "" {
 		d.X, d.XErr = x11.OpenContext(ctx, "")
 	} else {
@@ -195,6 +200,10 @@ func (d *Desktop) closeConns() {
 	if d.X != nil {
 		d.X.Close()
 		d.X = nil
+	}
+	if d.Wayland != nil {
+		d.Wayland.Close()
+		d.Wayland = nil
 	}
 }
 

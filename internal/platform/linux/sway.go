@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"image"
 	"os"
 	"strings"
 	"sync"
@@ -17,9 +16,9 @@ import (
 
 // On sway the display server's parts of the seam come from the compositor:
 // windows, focus, geometry and window actions from its IPC (swayWindows);
-// keyboard and pointer input and captures need a Wayland client and
-// answer notSupported until there is one (waylandInput, waylandPixels).
-// Platform picks them; accessibility, actions and events stay AT-SPI's.
+// keyboard and pointer input and captures from the project's Wayland
+// client (waylandParts, wayland.go). Platform picks them; accessibility,
+// actions and events stay AT-SPI's.
 //
 // Wayland clients do not know where their windows are, so every toolkit
 // reports window-relative extents there: on sway every read asks for them
@@ -389,31 +388,4 @@ func (s swayWindows) WindowLayout(ctx context.Context, app platform.App, root *p
 		}
 	}
 	return out, nil
-}
-
-// errNoWaylandInput is what input answers on sway until the Wayland
-// client (virtual keyboard and pointer) is wired in.
-var errNoWaylandInput = fmt.Errorf("%w: keyboard and pointer input on Wayland (sway) are not available yet: act semantically (click, set_value, set_text run through the accessibility interfaces)", platform.ErrNotSupported)
-
-// waylandInput is the Input part on sway: chords parse, nothing is sent.
-type waylandInput struct{}
-
-func (waylandInput) Click(context.Context, int, int, int, int) error { return errNoWaylandInput }
-func (waylandInput) Wheel(context.Context, int, int, int, int) error { return errNoWaylandInput }
-func (waylandInput) KeyChord(context.Context, string) error          { return errNoWaylandInput }
-func (waylandInput) TypeText(context.Context, string) (int, error)   { return 0, errNoWaylandInput }
-
-// ValidateChord parses a chord without sending anything.
-func (waylandInput) ValidateChord(chord string) error {
-	if _, err := platform.ParseChord(chord); err != nil {
-		return fmt.Errorf("%w: %v", platform.ErrInvalidKeys, err)
-	}
-	return nil
-}
-
-// waylandPixels is the Pixels part on sway.
-type waylandPixels struct{}
-
-func (waylandPixels) CaptureWindow(context.Context, platform.Window) (*image.RGBA, platform.Rect, error) {
-	return nil, platform.Rect{}, fmt.Errorf("%w: screenshots on Wayland (sway) are not available yet", platform.ErrNotSupported)
 }

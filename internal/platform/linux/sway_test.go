@@ -46,8 +46,9 @@ func TestMatchSway(t *testing.T) {
 	}
 }
 
-// TestSwayWindowsWithoutIPC: window calls on a desktop whose sway is gone
-// answer notSupported, and minimize says sway has none, before any call.
+// TestSwayWindowsWithoutIPC: window, input and capture calls on a desktop
+// whose sway is gone answer notSupported, and minimize says sway has
+// none, before any call.
 func TestSwayWindowsWithoutIPC(t *testing.T) {
 	d := &Desktop{Sway: nil, SwayErr: errors.New("connection refused")}
 	s := swayWindows{d}
@@ -62,13 +63,17 @@ func TestSwayWindowsWithoutIPC(t *testing.T) {
 	if err := s.Activate(ctx, platform.Window{ID: 0x1a00003}); !errors.Is(err, platform.ErrNotSupported) && !errors.Is(err, platform.ErrNotActivated) {
 		t.Errorf("activating an X window on sway: %v", err)
 	}
-	if err := (waylandInput{}).Click(ctx, 1, 1, 1, 1); !errors.Is(err, platform.ErrNotSupported) {
+	w := waylandParts{d}
+	if err := w.Click(ctx, 1, 1, 1, 1); !errors.Is(err, platform.ErrNotSupported) {
 		t.Errorf("click: %v", err)
 	}
-	if err := (waylandInput{}).ValidateChord("Ctrl+S"); err != nil {
+	if err := w.ValidateChord("Ctrl+S"); err != nil {
 		t.Errorf("ValidateChord: %v", err)
 	}
-	if _, _, err := (waylandPixels{}).CaptureWindow(ctx, win); !errors.Is(err, platform.ErrNotSupported) {
+	if err := w.KeyChord(ctx, "Ctrl+Nope"); !errors.Is(err, platform.ErrInvalidKeys) {
+		t.Errorf("a bad chord: %v", err)
+	}
+	if _, _, err := w.CaptureWindow(ctx, win); !errors.Is(err, platform.ErrNotSupported) {
 		t.Errorf("capture: %v", err)
 	}
 }
