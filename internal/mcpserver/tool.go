@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -25,16 +26,13 @@ type handlerFunc[In, Out any] func(context.Context, *mcp.CallToolRequest, In) (O
 
 // newTool binds a typed handler to its tool description. The input schema
 // is inferred from In as the SDK would; the output schema is derived from
-// Out by outputSchemaFor. The handler runs inside serveTool, which owns
-// argument decoding, panics and the shape of every answer.
+// Out by outputSchemaFor (both once per process: schemasFor). The handler
+// runs inside serveTool, which owns argument decoding, panics and the
+// shape of every answer.
 func newTool[In, Out any](toolset string, t *mcp.Tool, h handlerFunc[In, Out]) toolDef {
-	in, err := jsonschema.For[In](&jsonschema.ForOptions{})
-	if err != nil {
-		panic(fmt.Sprintf("tool %s: input schema: %v", t.Name, err))
-	}
-	t.InputSchema = listed(in)
-	t.OutputSchema = outputSchemaFor[Out]()
-	args := newArgSpec(t.Name, in)
+	schemas := schemasFor[In, Out](t.Name)
+	t.InputSchema, t.OutputSchema = schemas.input, schemas.output
+	args := schemas.args
 	d := toolDef{Tool: t, Toolset: toolset}
 	class := classOf(d)
 	d.serve = func(g *guard) mcp.ToolHandler { return serveTool(t.Name, class, args, h, g) }
@@ -50,6 +48,35 @@ func newTool[In, Out any](toolset string, t *mcp.Tool, h handlerFunc[In, Out]) t
 	}
 	d.register = func(s *mcp.Server, t *mcp.Tool, g *guard) { s.AddTool(t, d.serve(g)) }
 	return d
+}
+
+// toolSchemas are what a tool's argument and result types give it: its
+// input schema as listed, its output schema and what serveTool checks
+// arguments against. Never changed once made: every server the process
+// builds shares them.
+type toolSchemas struct {
+	input, output *jsonschema.Schema
+	args          *argSpec
+}
+
+// derived holds the toolSchemas of each pair of argument and result types
+// ([2]reflect.Type). Deriving them reflects over every type and resolves
+// every argument's schema, about a millisecond a tool: a process that
+// builds more than one server (the tests build dozens) derives them once,
+// as the SDK's SchemaCache does for its own typed tools.
+var derived sync.Map
+
+func schemasFor[In, Out any](tool string) *toolSchemas {
+	key := [2]reflect.Type{reflect.TypeFor[In](), reflect.TypeFor[Out]()}
+	if s, ok := derived.Load(key); ok {
+		return s.(*toolSchemas)
+	}
+	in, err := jsonschema.For[In](&jsonschema.ForOptions{})
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: input schema: %v", tool, err))
+	}
+	s, _ := derived.LoadOrStore(key, &toolSchemas{input: listed(in), output: outputSchemaFor[Out](), args: newArgSpec(tool, in)})
+	return s.(*toolSchemas)
 }
 
 // listed is an input schema as tools/list shows it, a copy of s without
