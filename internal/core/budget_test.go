@@ -149,6 +149,7 @@ func levels(e *Element, level int, out map[string]int) map[string]int {
 // every element's shown children a prefix of its view children with the
 // rest counted, and cuts the same way every time.
 func TestByteBudget(t *testing.T) {
+	t.Parallel() // CPU-bound: the heavy tests run side by side
 	for _, seed := range []uint64{1, 2, 3} {
 		tr := NewTree(randomTree(seed, 600), KindA11y)
 		for _, view := range []string{ViewRaw, ViewControl, ViewContent} {

@@ -126,6 +126,7 @@ func pageAll(t *testing.T, f *Feed, budget int) (evs []Change, snapshot bool, pa
 // out exactly the events an unpaged feed does, in the same order, for
 // random trees and random changes, each page within the budget.
 func TestFeedPagesEqualWhole(t *testing.T) {
+	t.Parallel() // CPU-bound: the heavy tests run side by side
 	synctest.Test(t, func(t *testing.T) {
 		for seed := range uint64(30) {
 			r := rand.New(rand.NewPCG(seed, 7))
@@ -160,6 +161,7 @@ func TestFeedPagesEqualWhole(t *testing.T) {
 // after the held-back events, so the pages are the first tree's snapshot
 // and then the patch to the second, nothing lost, nothing twice.
 func TestFeedPagesWithChangesBetween(t *testing.T) {
+	t.Parallel() // CPU-bound: the heavy tests run side by side
 	synctest.Test(t, func(t *testing.T) {
 		for seed := range uint64(30) {
 			r := rand.New(rand.NewPCG(seed, 11))
@@ -233,6 +235,7 @@ func TestFeedOversizedEventComesAlone(t *testing.T) {
 // count against MaxPendingChanges, and changes past the cap still turn
 // the queue into a fresh snapshot.
 func TestFeedCapWhilePaging(t *testing.T) {
+	t.Parallel() // CPU-bound: the heavy tests run side by side
 	synctest.Test(t, func(t *testing.T) {
 		var ids IDs
 		f := NewFeed("")

@@ -241,6 +241,7 @@ func flatJSON(t *testing.T, f *flatTree) []string {
 // it of the next, and says when the shape changed, so a feed's patches are
 // what diffing every read whole gives.
 func TestRefreshIsDiff(t *testing.T) {
+	t.Parallel() // CPU-bound: the heavy tests run side by side
 	taken, skipped := 0, 0
 	for seed := range uint64(20) {
 		r := rand.New(rand.NewPCG(seed, 3))

@@ -164,6 +164,7 @@ func TestFeedRedactedNamesNeverShow(t *testing.T) {
 }
 
 func TestFeedCapBecomesSnapshot(t *testing.T) {
+	t.Parallel() // CPU-bound: the heavy tests run side by side
 	synctest.Test(t, func(t *testing.T) {
 		var ids IDs
 		f := NewFeed("")

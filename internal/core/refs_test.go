@@ -195,6 +195,7 @@ func TestSessionCap(t *testing.T) {
 // map never grows past maxKeys; a forgotten element's old ref is
 // unknownRef, never another element, and the element gets a new ref.
 func TestKeysForgotten(t *testing.T) {
+	t.Parallel() // CPU-bound: the heavy tests run side by side
 	synctest.Test(t, func(t *testing.T) {
 		m := NewSessions(platform.Desktop{Accessibility: nullDesktop{t}})
 		s := openSession(t, m)

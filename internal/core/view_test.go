@@ -337,6 +337,7 @@ func TestRenderDefaultBudget(t *testing.T) {
 }
 
 func TestRenderDeepTree(t *testing.T) {
+	t.Parallel() // CPU-bound: the heavy tests run side by side
 	// A very deep chain renders without trouble (iterative walks).
 	const depth = 20000
 	root := fake.Node("frame", "top")

@@ -22,14 +22,25 @@ func drainBubble(t *testing.T) {
 }
 
 // bubbleGoroutines counts the goroutines of the calling goroutine's bubble
-// (the stack dump names each one's bubble): runtime.NumGoroutine counts
-// the process, where a goroutine an earlier test left behind (a timer's
-// function) may start or end while a bubble's clock runs without it.
+// (the stack dump names each one's bubble, and begins with the caller):
+// runtime.NumGoroutine counts the process, where a goroutine an earlier
+// test left behind (a timer's function) or a test running in parallel
+// may start or end while a bubble's clock runs without it.
 func bubbleGoroutines() int {
 	buf := make([]byte, 1<<22)
-	n := 0
+	bubble, n := "", 0
 	for _, line := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n") {
-		if strings.HasPrefix(line, "goroutine ") && strings.Contains(line, "synctest bubble") {
+		if !strings.HasPrefix(line, "goroutine ") {
+			continue
+		}
+		_, b, ok := strings.Cut(line, "synctest bubble ")
+		if bubble == "" {
+			if !ok {
+				panic("bubbleGoroutines called outside a bubble")
+			}
+			bubble = b // "5]:"
+		}
+		if ok && b == bubble {
 			n++
 		}
 	}

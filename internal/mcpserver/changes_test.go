@@ -137,6 +137,7 @@ func waitUpdate(t *testing.T, updates chan string, uri string) {
 }
 
 func TestResourceSubscriptionBothEras(t *testing.T) {
+	t.Parallel()
 	for _, era := range eras {
 		t.Run(era.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -200,6 +201,7 @@ func TestResourceSubscriptionBothEras(t *testing.T) {
 }
 
 func TestTreeChangesAndEventsTools(t *testing.T) {
+	t.Parallel()
 	l := newLiveServer()
 	cs, _, _ := l.client(t, "")
 	id := mustOK(t, cs, "connect", map[string]any{"pid": tickerPid})["session"].(string)
@@ -266,6 +268,7 @@ func TestTreeChangesAndEventsTools(t *testing.T) {
 // cycles, half ended by unsubscribe and the disconnect tool, half by the
 // client's transport closing first, leave no goroutine and no watch.
 func TestSubscriptionsLeaveNothingBehind(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		l := newLiveServer()
 		ctx := context.Background()

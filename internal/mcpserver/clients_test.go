@@ -17,6 +17,7 @@ import (
 // subscribe to or close the other's session, and a client that leaves
 // takes its sessions with it.
 func TestClientsIsolated(t *testing.T) {
+	t.Parallel()
 	for _, era := range eras {
 		t.Run(era.name, func(t *testing.T) {
 			l := newLiveServer()

@@ -189,12 +189,14 @@ func syncSection(t *testing.T, path, begin, end, want string) {
 
 // TestReadmeToolTable keeps the README's tool table equal to the inventory.
 func TestReadmeToolTable(t *testing.T) {
+	t.Parallel()
 	syncSection(t, "README.md", "<!-- tools:begin -->", "<!-- tools:end -->", toolTable())
 }
 
 // TestAPIArguments keeps docs/api.md's argument lists equal to the
 // inventory's input schemas.
 func TestAPIArguments(t *testing.T) {
+	t.Parallel()
 	want, err := argLists()
 	if err != nil {
 		t.Fatal(err)
@@ -203,6 +205,7 @@ func TestAPIArguments(t *testing.T) {
 }
 
 func TestArgWords(t *testing.T) {
+	t.Parallel()
 	s := &jsonschema.Schema{
 		Properties: map[string]*jsonschema.Schema{
 			"session": {Type: "string"},
@@ -226,6 +229,7 @@ func TestArgWords(t *testing.T) {
 }
 
 func TestFirstSentence(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"Find things by role (e.g. \"push button\"). More.": "Find things by role (e.g. \"push button\").",
 		"One line only.":                 "One line only.",
@@ -247,6 +251,7 @@ func TestFirstSentence(t *testing.T) {
 // README is the lobby: the sections moved out of it stay reachable only
 // while these links hold.
 func TestDocLinks(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join("..", "..")
 	var docs []string
 	for _, pattern := range []string{"*.md", filepath.Join("docs", "*.md")} {
@@ -332,6 +337,7 @@ func anchorOf(heading string) string {
 }
 
 func TestAnchorOf(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"The mirror (MCP sessions on GTK 3 apps and browsers)": "the-mirror-mcp-sessions-on-gtk-3-apps-and-browsers",
 		"Clients, sessions and HTTP":                           "clients-sessions-and-http",

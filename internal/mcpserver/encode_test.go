@@ -17,6 +17,7 @@ import (
 // adds after the handler, for successes and failures; and that results of
 // other shapes are left to the SDK.
 func TestEncodedOnceEqualsSDK(t *testing.T) {
+	t.Parallel()
 	results := map[string]func() *mcp.CallToolResult{
 		"success": func() *mcp.CallToolResult {
 			return successResult(map[string]any{"session": "s", "outline": "a <b> & \"c\"\n\u2028", "n": 3})
@@ -82,6 +83,7 @@ func encodeWith(t *testing.T, v any, escapeHTML bool) []byte {
 // for byte the line the SDK's encoder makes of it, with and without the
 // metadata the SDK sets, and that a placeholder never reaches the client.
 func TestSplicedEqualsSDK(t *testing.T) {
+	// Not parallel: it sets spliceChunk, which every stdio connection reads.
 	root, _ := benchTree(40)
 	tr := core.NewTree(root, core.KindA11y)
 	el, _, _ := tr.Render(core.ViewOptions{Depth: -1})

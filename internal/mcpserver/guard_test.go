@@ -21,6 +21,7 @@ import (
 // TestCapabilityToolsets: --allow-input=interact registers the interact
 // toolset and not the keyboard one; the keyboard alone the reverse.
 func TestCapabilityToolsets(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		for _, c := range []struct {
 			caps      security.Caps
@@ -52,6 +53,7 @@ func TestCapabilityToolsets(t *testing.T) {
 // the acting tools over sessions that grant nothing refuses every action
 // (inputNotAllowed): the core holds the gate, not the tool list.
 func TestGateInCoreWhateverIsRegistered(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		cs := connectClient(t, Config{Caps: security.Input}, "")
 		conn := mustOK(t, cs, "connect", map[string]any{"pid": os.Getpid()})
@@ -78,6 +80,7 @@ func TestGateInCoreWhateverIsRegistered(t *testing.T) {
 // TestRateLimitRefusal: past its class's limit a client is refused with
 // rateLimited, retryable, and retryAfterMs; other classes go on.
 func TestRateLimitRefusal(t *testing.T) {
+	t.Parallel()
 	cs := connectClient(t, Config{Limits: security.NewLimiter(security.Limits{security.Discovery: 2, security.Inspection: 1000})}, "")
 	mustOK(t, cs, "list_apps", nil)
 	conn := mustOK(t, cs, "connect", map[string]any{"pid": os.Getpid()})
@@ -97,6 +100,7 @@ func TestRateLimitRefusal(t *testing.T) {
 // TestScreenshotPathIsAnAction: a screenshot that writes a file spends
 // the actions limit as well, and one without path does not.
 func TestScreenshotPathIsAnAction(t *testing.T) {
+	t.Parallel()
 	cs := connectClient(t, Config{Limits: security.NewLimiter(security.Limits{security.Actions: 1})}, "")
 	conn := mustOK(t, cs, "connect", map[string]any{"pid": os.Getpid()})
 	path := filepath.Join(t.TempDir(), "shot.png")
@@ -116,6 +120,7 @@ func TestScreenshotPathIsAnAction(t *testing.T) {
 // client, the target's pid and start time once known, the tool, outcome
 // and reason — and nothing the UI showed or the agent sent.
 func TestAuditRecordsEveryCall(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "audit.jsonl")
 		a, err := security.OpenAudit(path)
@@ -187,6 +192,7 @@ func TestAuditRecordsEveryCall(t *testing.T) {
 // cannot be written (the disk full, the file gone bad) is refused before
 // it runs, auditFailed; reads are still served.
 func TestAuditFailsClosed(t *testing.T) {
+	t.Parallel()
 	a, err := security.OpenAudit(filepath.Join(t.TempDir(), "audit.jsonl"))
 	if err != nil {
 		t.Fatal(err)
@@ -214,6 +220,7 @@ func TestAuditFailsClosed(t *testing.T) {
 // TestResourceReadsGuarded: reading a session's resource is an inspection
 // like get_a11y_tree: limited per client and audited with its target.
 func TestResourceReadsGuarded(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "audit.jsonl")
 		a, err := security.OpenAudit(path)

@@ -32,6 +32,7 @@ import (
 )
 
 func TestCheckBind(t *testing.T) {
+	t.Parallel()
 	for addr, ok := range map[string]bool{
 		"127.0.0.1:0": true, "127.0.0.1:8080": true, "[::1]:0": true, "localhost:0": true, "127.1.2.3:0": true,
 		"0.0.0.0:0": false, ":0": false, "[::]:0": false, "192.0.2.1:0": false, "example.com:0": false,
@@ -49,6 +50,7 @@ func TestCheckBind(t *testing.T) {
 }
 
 func TestHostAndOriginChecks(t *testing.T) {
+	t.Parallel()
 	for host, ok := range map[string]bool{
 		"127.0.0.1:4000": true, "localhost:4000": true, "LOCALHOST:4000": true, "[::1]:4000": true, "127.0.0.1": true,
 		"127.0.0.1:4001": false, "evil.example:4000": false, "192.0.2.1:4000": false, "localhost.evil.example:4000": false,
@@ -72,6 +74,7 @@ func TestHostAndOriginChecks(t *testing.T) {
 }
 
 func TestVerifyToken(t *testing.T) {
+	t.Parallel()
 	tok, err := newToken()
 	if err != nil {
 		t.Fatal(err)
@@ -311,6 +314,7 @@ func httpClientVia(t *testing.T, rt http.RoundTripper, endpoint, token, version 
 }
 
 func TestHTTPRefusals(t *testing.T) {
+	t.Parallel()
 	endpoint, token := httpTestServer(t, newLiveServer())
 	u, _ := url.Parse(endpoint)
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
@@ -361,6 +365,7 @@ func TestHTTPRefusals(t *testing.T) {
 // Both eras over HTTP, and their clients kept apart: stateful clients by
 // their MCP session, sessionless ones by their bearer identity.
 func TestHTTPErasAndIsolation(t *testing.T) {
+	t.Parallel()
 	l := newLiveServer()
 	endpoint, token := httpTestServer(t, l)
 	for _, era := range eras {
@@ -397,6 +402,7 @@ func TestHTTPErasAndIsolation(t *testing.T) {
 // notifications come on the session's event stream, 2026-07-28's on the
 // open subscriptions/listen request.
 func TestHTTPSubscription(t *testing.T) {
+	t.Parallel()
 	l := newLiveServer()
 	endpoint, token := httpTestServer(t, l)
 	for i, era := range eras {
@@ -457,6 +463,7 @@ func TestHTTPSubscription(t *testing.T) {
 // client with an MCP session does not (it ends with that). Whether a use
 // keeps a session open is core's TestCloseIdle, on a clock of its own.
 func TestHTTPSessionlessIdle(t *testing.T) {
+	// Not parallel: it sets sessionlessIdle, which every server reads.
 	synctest.Test(t, func(t *testing.T) {
 		drainBubble(t)
 		defer func(d time.Duration) { sessionlessIdle = d }(sessionlessIdle)
@@ -485,6 +492,7 @@ func TestHTTPSessionlessIdle(t *testing.T) {
 // sessionlessHoldIdle: every request it sends (any tool) keeps the hold,
 // and once it is silent the key goes up and its next key_up says why.
 func TestHTTPSessionlessHolds(t *testing.T) {
+	// Not parallel: it sets sessionlessHoldIdle, which every server reads.
 	synctest.Test(t, func(t *testing.T) {
 		drainBubble(t)
 		defer func(d time.Duration) { sessionlessHoldIdle = d }(sessionlessHoldIdle)
@@ -572,6 +580,7 @@ func closedByServer(t *testing.T, c net.Conn, r *bufio.Reader, limit time.Durati
 // only refused requests is closed once idle for unauthIdle, while one that
 // carried the token stays and serves again.
 func TestHTTPConnectionsWithoutToken(t *testing.T) {
+	// Not parallel: it sets unauthIdle, which every HTTP server reads.
 	synctest.Test(t, func(t *testing.T) {
 		drainBubble(t)
 		defer func(d time.Duration) { unauthIdle = d }(unauthIdle)
@@ -618,6 +627,7 @@ func TestHTTPConnectionsWithoutToken(t *testing.T) {
 // Accept has no place, so it waits); a closed one frees its place, once
 // however often it is closed.
 func TestLimitListener(t *testing.T) {
+	t.Parallel()
 	inner, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -651,6 +661,7 @@ func TestLimitListener(t *testing.T) {
 // TestHTTPSlowBody: a body announced and not sent is cut off after
 // bodyReadTimeout, with the token (408) and without it.
 func TestHTTPSlowBody(t *testing.T) {
+	// Not parallel: it sets bodyReadTimeout, which every HTTP server reads.
 	synctest.Test(t, func(t *testing.T) {
 		drainBubble(t)
 		defer func(d time.Duration) { bodyReadTimeout = d }(bodyReadTimeout)
@@ -676,6 +687,7 @@ func TestHTTPSlowBody(t *testing.T) {
 // TestHTTPSessionCap: past maxHTTPSessions 2025-era MCP sessions, a new
 // one is refused (503) until one closes; sessionless clients need none.
 func TestHTTPSessionCap(t *testing.T) {
+	// Not parallel: it sets maxHTTPSessions, which every HTTP server reads.
 	defer func(n int) { maxHTTPSessions = n }(maxHTTPSessions)
 	maxHTTPSessions = 2
 	endpoint, token := guardedHTTPServer(t, newLiveServer(), 64)
@@ -711,6 +723,7 @@ func TestHTTPSessionCap(t *testing.T) {
 // is found from the two addresses the server sees (this test is both
 // ends).
 func TestPeerProcess(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

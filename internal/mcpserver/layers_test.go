@@ -15,6 +15,7 @@ import (
 // standard library, nothing of the platform (internal/platform, procinfo,
 // D-Bus, X11).
 func TestLayers(t *testing.T) {
+	t.Parallel()
 	allowed := []string{
 		"github.com/uiscope/uiscope/internal/core",
 		"github.com/uiscope/uiscope/internal/security",

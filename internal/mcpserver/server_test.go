@@ -202,6 +202,7 @@ func inputArgsOf(t *testing.T, name string) []string {
 // TestInputArgsReadOnlyWithoutInput: a tool with input-gated arguments is
 // read-only when the server cannot grant them.
 func TestInputArgsReadOnlyWithoutInput(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		n := 0
 		for _, d := range Inventory(Config{}, core.NewSessions(fakePlatform())) {
@@ -222,6 +223,7 @@ func TestInputArgsReadOnlyWithoutInput(t *testing.T) {
 // TestToolSchemasGolden snapshots each tool as tools/list writes it (its
 // members sorted).
 func TestToolSchemasGolden(t *testing.T) {
+	t.Parallel()
 	_, wire, _ := wireToolList(t, Config{Caps: security.Input}, "")
 	if len(wire) == 0 {
 		t.Fatal("no tools listed")
@@ -284,6 +286,7 @@ func TestToolSchemasGolden(t *testing.T) {
 // false and destructiveHint false, said, on an inspection that may write a
 // file (screenshot with --allow-input: destructiveHint defaults to true).
 func TestAnnotations(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		hint := func(b *bool) string {
 			if b == nil {
@@ -336,6 +339,7 @@ func TestAnnotations(t *testing.T) {
 // &mcp.Tool{...} without an Annotations field fails here, whether or not it
 // reaches the inventory.
 func TestEveryToolLiteralHasAnnotations(t *testing.T) {
+	t.Parallel()
 	fset := token.NewFileSet()
 	files, err := filepath.Glob("*.go")
 	if err != nil {
@@ -393,6 +397,7 @@ func TestEveryToolLiteralHasAnnotations(t *testing.T) {
 // TestOutputSchemas: {"type":"object","anyOf":[success, failure]}, never
 // closed.
 func TestOutputSchemas(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		cs := connectClient(t, Config{Caps: security.Input}, "")
 		for _, tool := range listTools(t, cs) {
@@ -434,6 +439,7 @@ func TestOutputSchemas(t *testing.T) {
 
 // TestInputGate: without input capabilities only inspection tools exist.
 func TestInputGate(t *testing.T) {
+	t.Parallel()
 	for _, era := range eras {
 		t.Run(era.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -646,6 +652,7 @@ func findRef(root map[string]any, role, name string) (ref string, bounds map[str
 }
 
 func TestWorkflow(t *testing.T) {
+	t.Parallel()
 	for _, era := range eras {
 		t.Run(era.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -739,6 +746,7 @@ func TestWorkflow(t *testing.T) {
 }
 
 func TestFailures(t *testing.T) {
+	t.Parallel()
 	for _, era := range eras {
 		t.Run(era.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
@@ -808,6 +816,7 @@ func TestFailures(t *testing.T) {
 // TestHugeInputQuotedShort: an error quotes caller input short, however
 // long it was (an 8 MiB name once gave a 16.7 MB answer).
 func TestHugeInputQuotedShort(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		cs := connectClient(t, Config{}, "")
 		session := mustOK(t, cs, "connect", map[string]any{"pid": os.Getpid()})["session"].(string)
@@ -853,6 +862,7 @@ func TestHugeInputQuotedShort(t *testing.T) {
 // TestPanicRecovered: a handler that panics answers internal, logs, and the
 // server keeps serving.
 func TestPanicRecovered(t *testing.T) {
+	t.Parallel()
 	var log bytes.Buffer
 	srv := mcp.NewServer(&mcp.Implementation{Name: "panics", Version: "1"}, nil)
 	def := newTool(ToolsetInspect, &mcp.Tool{Name: "boom", Annotations: readOnly()},
@@ -889,6 +899,7 @@ func (w *syncWriter) Write(p []byte) (int, error) {
 
 // TestSameJSON: sameJSON agrees with reflect.DeepEqual on decoded JSON.
 func TestSameJSON(t *testing.T) {
+	t.Parallel()
 	docs := []string{`null`, `0`, `1`, `"1"`, `true`, `false`, `[]`, `{}`, `[1]`, `[null]`, `{"a":1}`, `{"a":"1"}`, `{"b":1}`,
 		`{"a":1,"b":[1,{"c":null}]}`, `{"a":1,"b":[1,{"c":false}]}`, `{"a":1,"b":[1,{"d":null}]}`, `{"a":1,"b":[1,{}]}`, `[[],{}]`, `[{},[]]`}
 	for _, x := range docs {

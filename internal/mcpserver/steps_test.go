@@ -119,6 +119,7 @@ func step(tool string, args map[string]any) map[string]any {
 // The run says once what it caused: the fields hold what was set, the
 // dialog closed.
 func TestRunSteps(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		d := newStepsDesk(t)
 		cs, _ := stepsServer(t, d, Config{Caps: security.Input})
@@ -179,6 +180,7 @@ func TestRunSteps(t *testing.T) {
 // A step that fails stops the run there: the answers up to and including
 // its failure, the steps after it not run, the effects so far.
 func TestRunStepsStopsAtFirstFailure(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		d := newStepsDesk(t)
 		cs, _ := stepsServer(t, d, Config{Caps: security.Input})
@@ -225,6 +227,7 @@ func TestRunStepsStopsAtFirstFailure(t *testing.T) {
 // or not one run_steps runs, its arguments of the wrong type or unknown, a
 // bad or foreign ref, another session, too many steps.
 func TestRunStepsValidation(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		d := newStepsDesk(t)
 		cs, _ := stepsServer(t, d, Config{Caps: security.Input})
@@ -310,6 +313,7 @@ func TestRunStepsValidation(t *testing.T) {
 // On a server without --allow-input run_steps is registered and runs
 // reads, and a step that acts is refused before anything runs.
 func TestRunStepsReadOnly(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		d := newStepsDesk(t)
 		cs, _ := stepsServer(t, d, Config{})
@@ -351,6 +355,7 @@ func TestRunStepsReadOnly(t *testing.T) {
 // past the actions limit the run stops at the step refused, and the log
 // has a record per step besides the run's.
 func TestRunStepsRateLimitAndAudit(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		d := newStepsDesk(t)
 		path := filepath.Join(t.TempDir(), "audit.jsonl")
@@ -407,6 +412,7 @@ func TestRunStepsRateLimitAndAudit(t *testing.T) {
 // With an audit log that cannot be written, a step that acts is refused
 // before it runs, as a call of its own would be, and the run stops there.
 func TestRunStepsAuditFailsClosed(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		d := newStepsDesk(t)
 		a, err := security.OpenAudit(filepath.Join(t.TempDir(), "audit.jsonl"))
@@ -432,6 +438,7 @@ func TestRunStepsAuditFailsClosed(t *testing.T) {
 // With consent prompts, a session the user allowed to read runs reads,
 // and a run with a step that acts is refused before its first step.
 func TestRunStepsConsent(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		d := newStepsDesk(t)
 		m := core.NewSessions(d.Platform())
@@ -460,6 +467,7 @@ func TestRunStepsConsent(t *testing.T) {
 // The planted password never shows in a run's answer, whatever its steps
 // read of the field or type into it.
 func TestRunStepsRedaction(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		d := newStepsDesk(t)
 		cs, _ := stepsServer(t, d, Config{Caps: security.Input})
@@ -489,6 +497,7 @@ func TestRunStepsRedaction(t *testing.T) {
 // run_steps is read-only without input, and destructive with it, as the
 // steps it may run.
 func TestRunStepsAnnotations(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		for _, d := range Inventory(Config{Caps: security.Input}, core.NewSessions(fakePlatform())) {
 			if d.Tool.Name == "run_steps" {
@@ -506,6 +515,7 @@ func TestRunStepsAnnotations(t *testing.T) {
 // Two clients' runs at once, each in its own session on its own app, do
 // each its own steps only.
 func TestRunStepsTwoSessionsAtOnce(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		d := newStepsDesk(t)
 		m := core.NewSessions(d.Platform())

@@ -18,6 +18,7 @@ import (
 // the answer; arguments of the wrong type, malformed or huge ranges and
 // huge refs are invalidArgument data, briefly.
 func TestReadTableTool(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		const secret = "hunter2-mcp-table"
 		d := fake.New()

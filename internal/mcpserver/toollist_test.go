@@ -139,6 +139,7 @@ func listedBytes(t *testing.T, cfg Config, version string) ([]*mcp.Tool, int) {
 // maxToolDescription characters, the answer without output schemas within
 // maxToolListBytes.
 func TestToolListBudget(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		for _, c := range []struct {
 			name string

@@ -64,6 +64,7 @@ type loadsNothing struct{ *fake.Desktop }
 func (loadsNothing) Frameworks(context.Context, int) ([]platform.Framework, error) { return nil, nil }
 
 func TestTranscripts(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob(filepath.Join("testdata", "transcripts", "*.txtar"))
 	if err != nil {
 		t.Fatal(err)

@@ -80,6 +80,7 @@ func next(t *testing.T, lines <-chan map[string]any) map[string]any {
 // TestLineTransportKeepsServing: every line the SDK could not decode gets
 // its JSON-RPC error, and the requests between them are answered.
 func TestLineTransportKeepsServing(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		const maxLine = 4096
 		send, lines := rawServer(t, maxLine)
@@ -140,6 +141,7 @@ func jsonInt(i int) string {
 
 // TestEncodeLine: the framed response is the message the SDK would write.
 func TestEncodeLine(t *testing.T) {
+	t.Parallel()
 	id, _ := jsonrpc.MakeID(float64(7))
 	sid, _ := jsonrpc.MakeID("abc")
 	msgs := []jsonrpc.Message{
