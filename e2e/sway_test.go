@@ -27,6 +27,7 @@ import (
 // swayView is a view as swaymsg reports it.
 type swayView struct {
 	con     int64
+	title   string
 	content platform.Rect // on the screen
 	focused bool
 	visible bool
@@ -42,6 +43,7 @@ func swayViews(t testing.TB, d *testdesk.Desk, pid int) []swayView {
 	type rect struct{ X, Y, Width, Height int }
 	type node struct {
 		ID            int64  `json:"id"`
+		Name          string `json:"name"`
 		Pid           int    `json:"pid"`
 		Focused       bool   `json:"focused"`
 		Visible       bool   `json:"visible"`
@@ -58,7 +60,7 @@ func swayViews(t testing.TB, d *testdesk.Desk, pid int) []swayView {
 	var walk func(n node)
 	walk = func(n node) {
 		if n.Pid == pid {
-			views = append(views, swayView{con: n.ID, focused: n.Focused, visible: n.Visible, content: platform.Rect{
+			views = append(views, swayView{con: n.ID, title: n.Name, focused: n.Focused, visible: n.Visible, content: platform.Rect{
 				X: n.Rect.X + n.WindowRect.X, Y: n.Rect.Y + n.WindowRect.Y, Width: n.WindowRect.Width, Height: n.WindowRect.Height}})
 		}
 		for _, k := range append(n.Nodes, n.FloatingNodes...) {
@@ -346,4 +348,100 @@ func TestSwayMCPSandbox(t *testing.T) {
 		left := processesMentioning(st[1])
 		return len(left) == 0, strings.Join(left, "; ")
 	})
+}
+
+// swayWidgetRects asks gtk4_dialogs.py (SIGUSR1) where its named widgets
+// are in their surfaces and where each window's own coordinates start
+// there, and places them on the screen by sway's window geometry (which
+// starts where the window's coordinates do): name -> screen rectangle.
+func swayWidgetRects(t *testing.T, d *testdesk.Desk, app *testdesk.App, log fixtureLog) map[string]platform.Rect {
+	t.Helper()
+	n := log.count("geom-end")
+	if err := syscall.Kill(app.Pid, syscall.SIGUSR1); err != nil {
+		t.Fatal(err)
+	}
+	log.await(t, "geom-end", n+1)
+	views := map[string]swayView{}
+	for _, v := range swayViews(t, d, app.Pid) {
+		views[v.title] = v
+	}
+	type geom struct {
+		window string
+		r      platform.Rect
+	}
+	var geoms map[string]geom
+	natives := map[string][2]int{}
+	seen := 0
+	for _, l := range log.lines() {
+		if l == "geom-end" {
+			seen++
+			continue
+		}
+		if seen != n {
+			continue
+		}
+		f := strings.Split(l, "\t")
+		v := make([]int, len(f))
+		for i := range f {
+			v[i], _ = strconv.Atoi(f[i])
+		}
+		switch {
+		case f[0] == "geom" && len(f) == 7:
+			if geoms == nil {
+				geoms = map[string]geom{}
+			}
+			geoms[f[1]] = geom{f[2], platform.Rect{X: v[3], Y: v[4], Width: v[5], Height: v[6]}}
+		case f[0] == "native" && len(f) == 4:
+			natives[f[1]] = [2]int{v[2], v[3]}
+		}
+	}
+	t.Logf("windows' coordinates start at %v in their surfaces", natives)
+	out := map[string]platform.Rect{}
+	for name, g := range geoms {
+		view, ok := views[g.window]
+		off, ok2 := natives[g.window]
+		if !ok || !ok2 {
+			continue
+		}
+		out[name] = platform.Rect{X: view.content.X - off[0] + g.r.X, Y: view.content.Y - off[1] + g.r.Y, Width: g.r.Width, Height: g.r.Height}
+	}
+	return out
+}
+
+// TestSwayGTK4Dialog: a GTK 4 dialog opened after connect floats over
+// its main window on sway (client-side shadow included); its elements and
+// the main window's are placed where GTK itself says its widgets are
+// (compute_bounds in the window, sway's window geometry on the screen).
+func TestSwayGTK4Dialog(t *testing.T) {
+	d := testdesk.On(t, "sway")
+	log := newFixtureLog(t)
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk4_dialogs.py"), "--title", "sway gtk4 dialogs", "--log", log.path)
+	s := startMCP(t, d, "", "--allow-input")
+	session := s.connect(t, map[string]any{"pid": app.Pid})
+	opener := findOne(t, s, session, map[string]any{"name": "Open dialog", "role": "push button"})
+	s.ok(t, "click", map[string]any{"session": session, "element": opener.Ref})
+	log.await(t, "dialog-open", 1)
+	until(t, "the dialog's sway window", func(context.Context) (bool, string) {
+		vs := swayViews(t, d, app.Pid)
+		return len(vs) == 2, fmt.Sprintf("%+v", vs)
+	})
+	for _, w := range []struct{ name, role string }{{"Dialog option", "check box"}, {"Keep format", "push button"}, {"Main option", "check box"}} {
+		until(t, fmt.Sprintf("%s %q placed where GTK says", w.role, w.name), func(context.Context) (bool, string) {
+			rects := swayWidgetRects(t, d, app, log)
+			want, ok := rects[w.name]
+			if !ok {
+				return false, fmt.Sprintf("the fixture does not place it: %v", rects)
+			}
+			el := findOne(t, s, session, map[string]any{"name": w.name, "role": w.role})
+			if el.Bounds == nil {
+				return false, "no bounds"
+			}
+			gx, gy := centre(*el.Bounds)
+			wx, wy := centre(want)
+			if abs(gx-wx) > 2 || abs(gy-wy) > 2 {
+				return false, fmt.Sprintf("bounds %+v, GTK says %+v", *el.Bounds, want)
+			}
+			return true, ""
+		})
+	}
 }

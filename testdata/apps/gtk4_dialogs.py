@@ -31,7 +31,8 @@ Signals:
   SIGUSR1  log "geom<TAB>NAME<TAB>WINDOW TITLE<TAB>X<TAB>Y<TAB>W<TAB>H" for each named widget
            that is mapped: its bounds in its own X window (counted from the window's corner,
            resize border included: add X's origin of that window for screen pixels), then
-           "window TITLE" for each mapped top level, then "geom-end"
+           "window TITLE" and "native<TAB>TITLE<TAB>X<TAB>Y" (where its coordinates start in its
+           surface: the border's left and top) for each mapped top level, then "geom-end"
   SIGUSR2  rename the main window to "<title> (renamed)"
 
 Log lines: "ready", "dialog-open", "dialog-closed", "menu-open", the events above.
@@ -201,6 +202,11 @@ class Fixture:
         for top in Gtk.Window.list_toplevels():
             if top.get_mapped():
                 self.log("window %s" % (top.get_title() or ""))
+                # Where the window's own coordinates (inside the border)
+                # start in its surface: on Wayland the compositor's window
+                # geometry starts there.
+                sx, sy = top.get_surface_transform()
+                self.log("native\t%s\t%d\t%d" % (top.get_title() or "", round(sx), round(sy)))
         self.log("geom-end")
         return True
 

@@ -108,7 +108,10 @@ func pidWindows(all []sway.Window, pid int) []sway.Window {
 // are window-relative, among the process's views: the one whose content
 // has the top level's size (or is inside it by the same margin on every
 // side: an invisible client-side border), narrowed by title and focus
-// when several fit; with no bounds, the one visible view titled the
+// when several fit. Sway does not say where in a surface its window
+// geometry starts, so a border deeper on one side than the other is split
+// evenly: GTK 4's shadow on sway 1.7 is 14 px left and right, 12 above and
+// 16 below, which places its elements 2 px low; with no bounds, the one visible view titled the
 // element's name. origin is where the toolkit's coordinates count from on
 // the screen.
 func matchSway(wins []sway.Window, top *platform.Node) (w sway.Window, x, y int, ok bool) {
