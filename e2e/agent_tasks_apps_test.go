@@ -36,9 +36,8 @@ func (r *taskRun) ref(t testing.TB, outline, role, name string, find map[string]
 
 // saveAs is the loop's save through a GTK file chooser that the run
 // before opened (its answer says a window opened, and that the name field
-// took the focus): the field's ref, which the answer cannot give before a
-// read of the new window, then its value, Enter and the wait for the
-// dialog to close in one call.
+// took the focus, by ref): its value and Enter in one call, whose answer
+// says the chooser closed, and the steps that follow in the same call.
 func (r *taskRun) saveAs(t testing.TB, out map[string]any, then ...map[string]any) map[string]any {
 	t.Helper()
 	return r.saveIn(t, out, "Save As", then...)
@@ -50,15 +49,12 @@ func (r *taskRun) saveIn(t testing.TB, out map[string]any, title string, then ..
 	chooser := map[string]any{"name": title, "nameMatch": "exact", "role": "file chooser"}
 	r.opened(t, out, "the "+title+" dialog", chooser)
 	name := r.focused(t, out, "text", "", chooser, map[string]any{"role": "text", "states": []string{"editable", "focused"}})
-	gone := map[string]any{"until": "disappears", "timeoutMs": 30000}
-	for k, v := range chooser {
-		gone[k] = v
-	}
-	return r.steps(t, append([]map[string]any{
+	out = r.steps(t, append([]map[string]any{
 		step("set_value", map[string]any{"element": name, "value": r.path}),
 		step("press_key", map[string]any{"element": name, "keys": "Enter"}),
-		step("wait_for", gone),
 	}, then...)...)
+	r.closed(t, out, chooser)
+	return out
 }
 
 // opened is the loop's check that an action opened a window: its answer's
@@ -195,8 +191,7 @@ var geditTask = agentTask{
 	},
 	loop: func(t testing.TB, r *taskRun) {
 		s := r.s
-		r.sess = s.connect(t, map[string]any{"pid": r.app.Pid})
-		doc := r.focusedText(t, r.glance(t))
+		doc := r.focusedOr(t, r.connect(t), "text", map[string]any{"role": "text", "states": []string{"editable", "focused"}})
 		out := r.steps(t,
 			step("type_text", map[string]any{"element": doc, "text": geditLines}),
 			step("press_key", map[string]any{"keys": "Ctrl+S"}))
@@ -235,9 +230,7 @@ var mousepadTask = agentTask{
 		r.chooserSaveAs(t)
 	},
 	loop: func(t testing.TB, r *taskRun) {
-		s := r.s
-		r.sess = s.connect(t, map[string]any{"pid": r.app.Pid})
-		doc := r.focusedText(t, r.glance(t))
+		doc := r.focusedOr(t, r.connect(t), "text", map[string]any{"role": "text", "states": []string{"editable", "focused"}})
 		out := r.steps(t,
 			step("type_text", map[string]any{"element": doc, "text": mousepadLines}),
 			step("press_key", map[string]any{"keys": "Ctrl+S"}))

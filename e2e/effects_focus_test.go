@@ -75,3 +75,55 @@ func TestEffectsFocusRefNewDialog(t *testing.T) {
 		})
 	}
 }
+
+// TestEffectsGTK3DialogsClose: in gedit (GTK 3), the Enter that saves
+// through the Save As file chooser answers with the chooser closed, though
+// the chooser checks the file before it closes, after the app went quiet;
+// Ctrl+W on the changed document answers with the "Save changes?"
+// question opened — an untitled window, named by its accessible: role
+// alert, title "Question" — and its focused Save button by ref, whose
+// click answers with the question closed. The file on disk is the check
+// outside uiscope.
+func TestEffectsGTK3DialogsClose(t *testing.T) {
+	d := testdesk.Shared(t)
+	app := d.Launch(t, append(freshHome(t), "gedit", "--new-window")...)
+	s := startMCP(t, d, "", "--allow-input")
+	conn := s.ok(t, "connect", map[string]any{"pid": app.Pid})
+	sess, _ := conn["session"].(string)
+	doc := decode[struct{ Focus *elem }](t, conn).Focus
+	if doc == nil || doc.Ref == "" {
+		t.Fatalf("connect: focus %v; want the document by ref", conn["focus"])
+	}
+	s.ok(t, "type_text", map[string]any{"session": sess, "element": doc.Ref, "text": "saved"})
+	name := decode[actEffects](t, s.ok(t, "press_key", map[string]any{"session": sess, "keys": "Ctrl+S"})).Effects.Focus
+	if name == nil || name.Ref == "" {
+		t.Fatal("Ctrl+S: no focused name field in the effects")
+	}
+	path := filepath.Join(t.TempDir(), "gedit.txt")
+	s.ok(t, "set_value", map[string]any{"session": sess, "element": name.Ref, "value": path})
+	e := decode[actEffects](t, s.ok(t, "press_key", map[string]any{"session": sess, "element": name.Ref, "keys": "Enter"})).Effects
+	if w, ok := effectWindowTitled(e.WindowsClosed, "Save As"); !ok || w.Role != "file chooser" {
+		t.Errorf("Enter in the file chooser: effects %+v; want the Save As file chooser closed", e)
+	}
+	fileHolds(t, path, "saved\n")
+
+	s.ok(t, "type_text", map[string]any{"session": sess, "element": doc.Ref, "text": " again"})
+	e = decode[actEffects](t, s.ok(t, "press_key", map[string]any{"session": sess, "keys": "Ctrl+W"})).Effects
+	if w, ok := effectWindowTitled(e.WindowsOpened, "Question"); !ok || w.Role != "alert" || e.Focus == nil || e.Focus.Ref == "" || e.Focus.Name != "Save" {
+		t.Fatalf("Ctrl+W: effects %+v (focus %+v); want the alert \"Question\" opened, its Save button focused by ref", e, e.Focus)
+	}
+	e = decode[actEffects](t, s.ok(t, "click", map[string]any{"session": sess, "element": e.Focus.Ref})).Effects
+	if w, ok := effectWindowTitled(e.WindowsClosed, "Question"); !ok || w.Role != "alert" {
+		t.Errorf("Save in the question: effects %+v; want the alert closed", e)
+	}
+	fileHolds(t, path, "saved again\n")
+}
+
+func effectWindowTitled(ws []effectWindow, title string) (effectWindow, bool) {
+	for _, w := range ws {
+		if w.Title == title {
+			return w, true
+		}
+	}
+	return effectWindow{}, false
+}

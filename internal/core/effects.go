@@ -139,6 +139,66 @@ func windowClosed(e Effects) bool {
 	return slices.ContainsFunc(e.WindowsClosed, func(w WindowRef) bool { return !w.Popup })
 }
 
+// Dialogs that close a moment after their Enter: GTK 3's file chooser
+// checks the file it was given (an asynchronous query) before it answers,
+// and its app hides it only then, after the app has been quiet for long
+// enough to count as settled. An Enter sent to a dialog is what closes
+// it, so the answer of one that closed none yet waits a little longer
+// for its window to go, and then says it went.
+
+// dialogCloseTime bounds the wait for a dialog's window to close after
+// an Enter in it.
+const dialogCloseTime = 2 * time.Second
+
+// activates reports keys that accept a dialog: Enter (Return, KP_Enter).
+func activates(keys string) bool {
+	switch strings.ToLower(strings.TrimSpace(keys)) {
+	case "enter", "return", "kp_enter":
+		return true
+	}
+	return false
+}
+
+// dialogClosing waits, after an Enter sent to window win, for win to
+// close when it is a dialog the effects do not say closed yet (role
+// dialog, file chooser or alert, as its top-level accessible shows it),
+// within dialogCloseTime; it reports whether it closed, and the effects
+// should be read again.
+func (m *Sessions) dialogClosing(ctx context.Context, t *actTarget, win platform.WindowID, e Effects) bool {
+	if t.s.Mode == ModeVisual || win == 0 || windowClosed(e) || !t.before.winsRead {
+		return false
+	}
+	var w *platform.Window
+	for i := range t.before.wins {
+		if t.before.wins[i].ID == win {
+			w = &t.before.wins[i]
+		}
+	}
+	if w == nil || w.Popup {
+		return false
+	}
+	switch windowRef(*w, t.before.tops).Role {
+	case "dialog", "file chooser", "alert":
+	default:
+		return false
+	}
+	deadline := time.NewTimer(dialogCloseTime)
+	defer deadline.Stop()
+	for {
+		if now := m.look(ctx, t.s); now.winsRead && !hasWindow(now.wins, win) {
+			return true
+		}
+		select {
+		case <-t.changes:
+		case <-time.After(pollGap):
+		case <-deadline.C:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
 // keepsDetached reports an app whose toolkit keeps answering for the
 // widgets of a window it destroyed (GTK 4): an action there checks first
 // that its element is still in the tree, or it would act on a closed
@@ -292,9 +352,22 @@ func windowRef(w platform.Window, tops []platform.Node) WindowRef {
 	r := WindowRef{Window: w.ID.String(), Title: w.Title, Role: "window"}
 	if top, ok := topLevelFor(w, tops); ok {
 		r.Role = top.Role.String()
+		if r.Title == "" && !top.Secret() {
+			// A window without a title (GTK 3's message dialogs) is
+			// named as its accessible is ("Question").
+			r.Title = top.Name
+		}
 	}
 	return r
 }
+
+// Within how much the box of a top-level accessible may differ from its
+// window's and still be matched to it: GTK 3 gives a dialog's box with
+// the window manager's frame (a title bar and borders) around it.
+const (
+	frameSlackW = 16
+	frameSlackH = 48
+)
 
 // topLevelFor finds the top-level accessible a window shows: the showing
 // one named as its title, else one whose name starts its title, else the
@@ -322,7 +395,26 @@ func topLevelFor(w platform.Window, tops []platform.Node) (platform.Node, bool) 
 	if len(bySize) == 1 {
 		return bySize[0], true
 	}
+	// Else the only one whose box holds the window's, give or take a
+	// window manager's frame.
+	var framed []platform.Node
+	for _, n := range tops {
+		if b := n.Bounds; shown(n) && b != nil && holdsFramed(*b, w.Bounds) {
+			framed = append(framed, n)
+		}
+	}
+	if len(framed) == 1 {
+		return framed[0], true
+	}
 	return platform.Node{}, false
+}
+
+// holdsFramed reports a box that holds win's, larger by at most a window
+// manager's frame (frameSlackW, frameSlackH).
+func holdsFramed(box, win platform.Rect) bool {
+	dw, dh := box.Width-win.Width, box.Height-win.Height
+	return dw >= 0 && dw <= frameSlackW && dh >= 0 && dh <= frameSlackH &&
+		box.X <= win.X && box.Y <= win.Y && box.X+box.Width >= win.X+win.Width && box.Y+box.Height >= win.Y+win.Height
 }
 
 // observer watches an app across input sent outside the acting path's

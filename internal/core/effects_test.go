@@ -147,6 +147,26 @@ func TestWindowRefPopup(t *testing.T) {
 	}
 }
 
+// TestWindowRefFramed: a window without a title whose accessible's box is
+// its own with the window manager's frame around it (GTK 3's "Save
+// changes?" question) is named by that accessible's role and name; the
+// main window's box, which holds it too, is no match.
+func TestWindowRefFramed(t *testing.T) {
+	shown := platform.StateSet(1) << platform.StateShowing
+	tops := []platform.Node{
+		{Role: platform.RoleFrame, Name: "*x.txt - gedit", States: shown, Bounds: &platform.Rect{X: 505, Y: 162, Width: 910, Height: 756}},
+		{Role: fake.Role("alert"), Name: "Question", States: shown, Bounds: &platform.Rect{X: 697, Y: 475, Width: 528, Height: 150}},
+	}
+	w := platform.Window{ID: 0x2b, Bounds: platform.Rect{X: 698, Y: 495, Width: 526, Height: 129}, Mapped: true}
+	if got, want := windowRef(w, tops), (WindowRef{Window: "0x2b", Title: "Question", Role: "alert"}); got != want {
+		t.Errorf("windowRef(untitled alert) = %+v, want %+v", got, want)
+	}
+	w.Bounds = platform.Rect{X: 600, Y: 300, Width: 300, Height: 200}
+	if got := windowRef(w, tops); got.Role != "window" || got.Title != "" {
+		t.Errorf("windowRef(a window no accessible matches) = %+v, want role window, no title", got)
+	}
+}
+
 // detachedA11y is the fake's Accessibility that calls every element but
 // the root's detached from the app's tree (GTK 4's widgets of a window it
 // destroyed, which still answer).

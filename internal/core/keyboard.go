@@ -213,6 +213,9 @@ func (m *Sessions) PressKey(ctx context.Context, sessionID, ref, keys string) (*
 		return nil, err
 	}
 	r, err := m.finish(ctx, t, MethodKeyboard, fmt.Sprintf("%s to window %s", keys, win.ID), nil, "")
+	if r != nil && activates(keys) && m.dialogClosing(ctx, t, win.ID, r.Effects) {
+		r.Effects = m.effects(ctx, t.s, t.before, t.key())
+	}
 	if r != nil && t.s.Mode == ModeVisual {
 		r.Note = visualKeysNote
 	}
