@@ -149,9 +149,36 @@ func TestSwayInput(t *testing.T) {
 			b, _ := os.ReadFile(log)
 			return slices.Contains(strings.Split(string(b), "\n"), "toggled Remember me True"), string(b)
 		})
-		// Held input is not there on sway yet: it says so, and holds nothing.
-		s.fail(t, "press", map[string]any{"session": sess, "element": vol.Ref}, "notSupported")
-		s.fail(t, "key_down", map[string]any{"session": sess, "key": "Shift"}, "notSupported")
+	})
+
+	t.Run("held input", func(t *testing.T) {
+		// A drag: the slider's knob pressed, moved to the slider's right
+		// end, released.
+		vol := findOne(t, s, sess, map[string]any{"name": "Volume", "role": "slider"})
+		b := *vol.Bounds
+		at, _ := strconv.ParseFloat(strings.TrimSpace(pyReadElement(t, d, app.Pid, "slider", "Volume", "value")), 64)
+		knob := b.X + int(float64(b.Width)*at/100)
+		s.ok(t, "press", map[string]any{"session": sess, "x": knob, "y": b.Y + b.Height/2})
+		s.ok(t, "move", map[string]any{"session": sess, "x": b.X + b.Width - 1, "y": b.Y + b.Height/2})
+		s.ok(t, "release", map[string]any{"session": sess})
+		until(t, "the slider dragged to its end, read by pyatspi", func(context.Context) (bool, string) {
+			v := strings.TrimSpace(pyReadElement(t, d, app.Pid, "slider", "Volume", "value"))
+			return v == "100.0", v
+		})
+		// Shift held through two Left presses selects two characters,
+		// which BackSpace deletes.
+		entry := findOne(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
+		s.ok(t, "set_value", map[string]any{"session": sess, "element": entry.Ref, "value": ""})
+		s.ok(t, "type_text", map[string]any{"session": sess, "element": entry.Ref, "text": "hello"})
+		s.ok(t, "key_down", map[string]any{"session": sess, "key": "Shift"})
+		s.ok(t, "press_key", map[string]any{"session": sess, "keys": "Left"})
+		s.ok(t, "press_key", map[string]any{"session": sess, "keys": "Left"})
+		s.ok(t, "key_up", map[string]any{"session": sess, "key": "Shift"})
+		s.ok(t, "press_key", map[string]any{"session": sess, "keys": "BackSpace"})
+		until(t, "the selection deleted, read by pyatspi", func(context.Context) (bool, string) {
+			got := text()
+			return got == "hel", got
+		})
 	})
 
 	t.Run("screenshot", func(t *testing.T) {

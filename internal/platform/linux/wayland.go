@@ -20,6 +20,8 @@ import (
 type waylandParts struct{ d *Desktop }
 
 var (
+	_ platform.ButtonHolder = waylandParts{}
+	_ platform.KeyHolder    = waylandParts{}
 	_ platform.Input        = waylandParts{}
 	_ platform.CheckedTyper = waylandParts{}
 	_ platform.Pixels       = waylandParts{}
@@ -105,6 +107,52 @@ func (w waylandParts) TypeTextChecked(ctx context.Context, text string, every in
 		return 0, err
 	}
 	return b.TypeTextChecked(ctx, text, every, check)
+}
+
+func (w waylandParts) ButtonDown(ctx context.Context, x, y, button int) error {
+	b, err := w.d.waylandBackend(ctx)
+	if err != nil {
+		return err
+	}
+	return b.ButtonDown(ctx, x, y, button)
+}
+
+func (w waylandParts) DragTo(ctx context.Context, x, y int) error {
+	b, err := w.d.waylandBackend(ctx)
+	if err != nil {
+		return err
+	}
+	return b.DragTo(ctx, x, y)
+}
+
+func (w waylandParts) ButtonUp(ctx context.Context, button int) error {
+	b, err := w.d.waylandBackend(ctx)
+	if err != nil {
+		return err
+	}
+	return b.ButtonUp(ctx, button)
+}
+
+func (w waylandParts) KeyDown(ctx context.Context, key string) error {
+	if _, err := platform.ParseChord(key); err != nil {
+		return fmt.Errorf("%w: %v", platform.ErrInvalidKeys, err)
+	}
+	b, err := w.d.waylandBackend(ctx)
+	if err != nil {
+		return err
+	}
+	return b.KeyDown(ctx, key)
+}
+
+func (w waylandParts) KeyUp(ctx context.Context, key string) error {
+	if _, err := platform.ParseChord(key); err != nil {
+		return fmt.Errorf("%w: %v", platform.ErrInvalidKeys, err)
+	}
+	b, err := w.d.waylandBackend(ctx)
+	if err != nil {
+		return err
+	}
+	return b.KeyUp(ctx, key)
 }
 
 func (w waylandParts) CaptureWindow(ctx context.Context, win platform.Window) (*image.RGBA, platform.Rect, error) {

@@ -27,6 +27,8 @@ type Backend struct {
 }
 
 var (
+	_ platform.ButtonHolder = (*Backend)(nil)
+	_ platform.KeyHolder    = (*Backend)(nil)
 	_ platform.Input        = (*Backend)(nil)
 	_ platform.CheckedTyper = (*Backend)(nil)
 	_ platform.Pixels       = (*Backend)(nil)
@@ -131,6 +133,56 @@ func (b *Backend) TypeTextChecked(ctx context.Context, text string, every int, c
 		return 0, err
 	}
 	return c.TypeTextChecked(ctx, text, every, check)
+}
+
+// ButtonDown moves the pointer to (x, y) and presses button, which stays
+// down.
+func (b *Backend) ButtonDown(ctx context.Context, x, y, button int) error {
+	c, err := b.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	return c.ButtonDown(ctx, x, y, button)
+}
+
+// DragTo moves the pointer to (x, y) in steps.
+func (b *Backend) DragTo(ctx context.Context, x, y int) error {
+	c, err := b.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	return c.DragTo(ctx, x, y)
+}
+
+// ButtonUp releases button.
+func (b *Backend) ButtonUp(ctx context.Context, button int) error {
+	c, err := b.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	return c.ButtonUp(ctx, button)
+}
+
+// KeyDown holds one key down ("Shift", "a").
+func (b *Backend) KeyDown(ctx context.Context, key string) error {
+	return b.holdKey(ctx, key, (*Conn).KeyDown)
+}
+
+// KeyUp releases a held key.
+func (b *Backend) KeyUp(ctx context.Context, key string) error {
+	return b.holdKey(ctx, key, (*Conn).KeyUp)
+}
+
+func (b *Backend) holdKey(ctx context.Context, key string, fn func(*Conn, context.Context, platform.Chord) error) error {
+	ch, err := platform.ParseChord(key)
+	if err != nil {
+		return fmt.Errorf("%w: %v", platform.ErrInvalidKeys, err)
+	}
+	c, err := b.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	return fn(c, ctx, ch)
 }
 
 // CaptureWindow captures a sway window's content from the output it is

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
 	"io"
 	"net"
 	"os"
@@ -93,6 +94,11 @@ type Conn struct {
 	keys              *keymap  // what the virtual keyboard's keycodes type
 	mods              uint32   // the modifiers the virtual keyboard has down
 	pointer           ObjectID // the virtual pointer
+	ptr               image.Point
+	ptrKnown          bool     // ptr is where the virtual pointer last moved
+	heldButtons       []uint32 // buttons ButtonDown left down
+	heldCodes         []uint32 // keys KeyDown left down,
+	heldSyms          []uint32 // and their keysyms, which every keymap keeps
 
 	dlMu sync.Mutex // guards gen against a context's AfterFunc
 	gen  uint64     // which call's context may still cut the deadline

@@ -654,6 +654,16 @@ func servePointer(s *fakeServer) ObjectID {
 		s.t.Errorf("virtual pointer on seat %d", got)
 	}
 	p := a.Object()
+	// Buttons 1 to 3 released first: what a pointer gone before may have
+	// left pressed.
+	for _, code := range []uint32{0x110, 0x112, 0x111} {
+		a := s.expect(p, 2)
+		a.Uint()
+		if b, st := a.Uint(), a.Uint(); b != code || st != 0 {
+			s.t.Errorf("first button request %#x state %d, want %#x released", b, st, code)
+		}
+	}
+	s.expect(p, 4)
 	serveOutput(s)
 	return p
 }
@@ -707,5 +717,85 @@ func TestClickOverFake(t *testing.T) {
 		if err := c.Click(ctx10(t), 0, 0, bad[0], bad[1]); err == nil {
 			t.Errorf("button %d count %d accepted", bad[0], bad[1])
 		}
+	}
+}
+
+func TestHeldKeysOverFake(t *testing.T) {
+	shift, _ := platform.ParseChord("Shift")
+	ctrlA, _ := platform.ParseChord("Ctrl+a")
+	c, _ := startFake(t, func(s *fakeServer) {
+		kb, codes := serveKeyboard(s)
+		sh, ctrl := codes[platform.KeysymShiftL], codes[platform.KeysymControlL]
+		s.expectKey(kb, sh, true)
+		s.expectMods(kb, 1)
+		s.sync()
+		// A chord while Shift is held leaves Shift down.
+		s.expectKey(kb, ctrl, true)
+		s.expectMods(kb, 5)
+		s.expectKey(kb, codes['a'], true)
+		s.expectKey(kb, codes['a'], false)
+		s.expectKey(kb, ctrl, false)
+		s.expectMods(kb, 1)
+		s.sync()
+		s.expectKey(kb, sh, false)
+		s.expectMods(kb, 0)
+		s.sync()
+	})
+	if err := c.KeyDown(ctx10(t), shift); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.KeyChord(ctx10(t), ctrlA); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.KeyUp(ctx10(t), shift); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.KeyDown(ctx10(t), ctrlA); err == nil {
+		t.Error("a chord was held as one key")
+	}
+}
+
+func TestHeldButtonOverFake(t *testing.T) {
+	c, _ := startFake(t, func(s *fakeServer) {
+		p := servePointer(s)
+		motion := func(x, y uint32) {
+			s.t.Helper()
+			a := s.expect(p, 1)
+			a.Uint()
+			if gx, gy := a.Uint(), a.Uint(); gx != x || gy != y {
+				t.Errorf("motion to %d,%d, want %d,%d", gx, gy, x, y)
+			}
+			s.expect(p, 4)
+		}
+		button := func(state uint32) {
+			s.t.Helper()
+			a := s.expect(p, 2)
+			a.Uint()
+			if b, st := a.Uint(), a.Uint(); b != 0x110 || st != state {
+				t.Errorf("button %#x state %d", b, st)
+			}
+			s.expect(p, 4)
+		}
+		motion(3, 2)
+		button(1)
+		s.sync()
+		for i := 1; i <= 8; i++ { // from 3,2 to 0,0 in eight steps
+			motion(uint32(3-3*i/8), uint32(2-2*i/8))
+			s.sync()
+		}
+		button(0)
+		s.sync()
+	})
+	if err := c.ButtonDown(ctx10(t), 3, 2, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.DragTo(ctx10(t), 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.ButtonUp(ctx10(t), 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.ButtonDown(ctx10(t), 0, 0, 4); err == nil {
+		t.Error("the wheel's button was held")
 	}
 }

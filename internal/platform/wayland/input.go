@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -97,7 +98,7 @@ func (c *Conn) uploadKeymap(km *keymap) error {
 // keymapFor makes sure the keymap types every one of syms (which fit in
 // one keymap), uploading a new one when it lacks any.
 func (c *Conn) keymapFor(syms []uint32) error {
-	km := c.keys.with(syms)
+	km := c.keys.with(append(slices.Clone(syms), c.heldSyms...))
 	if km == c.keys {
 		return nil
 	}
@@ -163,6 +164,9 @@ func (c *Conn) withKeys(fn func(press func(code uint32) error, release func(code
 		}
 	}()
 	press := func(code uint32) error {
+		if slices.Contains(c.heldCodes, code) {
+			return nil // held by KeyDown: it stays down
+		}
 		if err := c.key(code, true); err != nil {
 			return err
 		}
@@ -319,7 +323,16 @@ func (c *Conn) ensurePointer() error {
 		return err
 	}
 	c.pointer = p
-	return nil
+	// The compositor keeps a button pressed by a virtual pointer that went
+	// away (a uiscope killed during a drag) pressed for the seat: the
+	// client under it goes on dragging. A release from this pointer ends
+	// that; a button that is up is not affected.
+	for _, b := range []int{1, 2, 3} {
+		if err := c.send(newRequest(p, 2).Uint(c.now()).Uint(buttonCodes[b]).Uint(0)); err != nil {
+			return err
+		}
+	}
+	return c.send(newRequest(p, 4)) // frame
 }
 
 // layout is the box around every output: the space absolute motion spans.
@@ -374,6 +387,7 @@ func (c *Conn) moveTo(x, y int) error {
 	if err := c.send(newRequest(c.pointer, 1).Uint(c.now()).Uint(uint32(x - lay[0])).Uint(uint32(y - lay[1])).Uint(uint32(w)).Uint(uint32(h))); err != nil {
 		return err
 	}
+	c.ptr, c.ptrKnown = image.Pt(x, y), true
 	return c.send(newRequest(c.pointer, 4)) // frame
 }
 
