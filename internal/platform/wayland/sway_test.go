@@ -4,12 +4,15 @@ package wayland
 
 import (
 	"context"
+	"errors"
 	"image"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/uiscope/uiscope/internal/platform"
 	"github.com/uiscope/uiscope/internal/sandbox"
 )
 
@@ -96,5 +99,64 @@ func TestSwayGlobalsOutputsCapture(t *testing.T) {
 	}
 	if b := part.Bounds(); b.Dx() != 80 || b.Dy() != 100 {
 		t.Fatalf("clipped region capture is %v", b)
+	}
+}
+
+// TestSwayFrozenAndGone: a compositor that stops answering (SIGSTOP) holds
+// every call to its deadline and leaves the connection usable once it
+// answers again; one that exits is an error at once, never a hang.
+func TestSwayFrozenAndGone(t *testing.T) {
+	d := startSway(t)
+	c := dial(t, d)
+	var sway *sandbox.Process
+	for _, p := range d.Components() {
+		if p.Name == "sway" {
+			sway = p
+		}
+	}
+	if sway == nil {
+		t.Fatal("no sway among the sandbox's components")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	outs, err := c.Outputs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(sway.Pid(), syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	stopped := true
+	defer func() {
+		if stopped {
+			syscall.Kill(sway.Pid(), syscall.SIGCONT)
+		}
+	}()
+	short, cancelShort := context.WithTimeout(ctx, 300*time.Millisecond)
+	_, err = c.Capture(short, outs[0], image.Rectangle{})
+	cancelShort()
+	if !errors.Is(err, platform.ErrTimeout) {
+		t.Fatalf("a capture from a frozen compositor: %v", err)
+	}
+	short, cancelShort = context.WithTimeout(ctx, 300*time.Millisecond)
+	_, err = c.TypeText(short, "x")
+	cancelShort()
+	if !errors.Is(err, platform.ErrTimeout) {
+		t.Fatalf("typing to a frozen compositor: %v", err)
+	}
+	syscall.Kill(sway.Pid(), syscall.SIGCONT)
+	stopped = false
+	if _, err := c.Capture(ctx, outs[0], image.Rectangle{}); err != nil {
+		t.Fatalf("a capture once the compositor answers again: %v", err)
+	}
+	if err := syscall.Kill(sway.Pid(), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-sway.Done()
+	if err := c.Roundtrip(ctx); !errors.Is(err, ErrClosed) {
+		t.Fatalf("a round trip to a compositor that exited: %v", err)
+	}
+	if _, err := c.Capture(ctx, outs[0], image.Rectangle{}); !errors.Is(err, ErrClosed) {
+		t.Fatalf("a capture after the compositor exited: %v", err)
 	}
 }
