@@ -100,6 +100,18 @@ func TestSwayInput(t *testing.T) {
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
 	text := func() string { return pyReadElement(t, d, app.Pid, "text", "Name", "text") }
 
+	t.Run("doctor", func(t *testing.T) {
+		r := runCLI(t, d, 60*time.Second, "doctor")
+		for _, want := range []string{"zwp_virtual_keyboard_manager_v1", "zwlr_virtual_pointer_manager_v1", "zwlr_screencopy_manager_v1"} {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("doctor on sway does not name %s:\n%s", want, r.stdout)
+			}
+		}
+		if strings.Contains(r.stdout, "lacks") {
+			t.Errorf("doctor on sway finds a protocol missing:\n%s", r.stdout)
+		}
+	})
+
 	t.Run("type_text and press_key", func(t *testing.T) {
 		entry := findOne(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
 		const sentence = "Hello, wörld! (1+1=2) café — ✓ 中文? 😀"
