@@ -125,7 +125,10 @@ func (d *Desktop) conns(ctx context.Context) (conns, error) {
 		if err != nil {
 			return conns{}, err
 		}
-		d.A11y, d.A11yErr, d.X, d.XErr, d.Sway, d.SwayErr, d.Wayland = n.A11y, n.A11yErr, n.X, n.XErr, n.Sway, n.SwayErr, n.Wayland
+		d.A11y, d.A11yErr, d.X, d.XErr, d.Sway, d.SwayErr = n.A11y, n.A11yErr, n.X, n.XErr, n.Sway, n.SwayErr
+		if d.Sway != nil && d.Wayland == nil {
+			d.openWayland(ctx)
+		}
 	}
 	return conns{d.A11y, d.A11yErr, d.X, d.XErr, d.Sway, d.SwayErr}, nil
 }
@@ -164,7 +167,6 @@ func Open(ctx context.Context) (*Desktop, error) {
 	}
 	if d.Sway != nil {
 		d.XErr = errors.New("on sway: windows come from its IPC")
-		d.openWayland(ctx)
 	} else if os.Getenv("DISPLAY") != "" {
 		d.X, d.XErr = x11.OpenContext(ctx, "")
 	} else {

@@ -49,10 +49,12 @@ func (d *Desktop) waylandBackend(ctx context.Context) (*wayland.Backend, error) 
 	return d.Wayland, nil
 }
 
-// openWayland makes the Wayland backend of a desktop on sway and its
-// virtual keyboard and pointer now, so that clients bind their own before
-// the first input (input sent before an app bound its keyboard is lost).
-// A compositor that does not answer yet is tried again on first use.
+// openWayland makes the Wayland backend of a long-lived desktop (a
+// server's) on sway and its virtual keyboard and pointer now, so that
+// clients bind their own before the first input (input sent before an app
+// bound its keyboard is lost). A compositor that does not answer yet is
+// tried again on first use. One-shot commands make it on first use only:
+// reading makes no input devices.
 func (d *Desktop) openWayland(ctx context.Context) {
 	path, err := wayland.SocketPath(os.Getenv)
 	if err != nil {
