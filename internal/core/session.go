@@ -381,6 +381,7 @@ func (m *Sessions) Fetch(ctx context.Context, s *Session, timeout time.Duration,
 	if err != nil {
 		return nil, st, err
 	}
+	t, st = m.warm(ctx, s, t, st, timeout, opts)
 	s.adopt(t)
 	return t, st, nil
 }
