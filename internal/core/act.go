@@ -271,11 +271,21 @@ func summarize(d *platform.Details) *Summary {
 // await re-reads the element on every event of the app, and at least every
 // pollGap, until want holds or changeTime passes: for steps inside an
 // action (did the focus take?), where the settled state is not needed yet.
+// While the element's text keeps changing (a busy app still taking the
+// keys typed into it) the wait goes on, changeTime after the last change,
+// up to awaitCap in all.
 func (m *Sessions) await(ctx context.Context, t *actTarget, want func(*platform.Details) bool) *platform.Details {
-	deadline := time.Now().Add(changeTime)
+	began := time.Now()
+	deadline := began.Add(changeTime)
 	var last *platform.Details
 	for {
 		if d, err := m.desk.Accessibility.Element(ctx, t.s.App, t.node.Key); err == nil {
+			if last != nil && textOf(last) != textOf(d) {
+				deadline = time.Now().Add(changeTime)
+				if c := began.Add(awaitCap); deadline.After(c) {
+					deadline = c
+				}
+			}
 			last = d
 			if want(d) {
 				return d
@@ -293,8 +303,19 @@ func (m *Sessions) await(ctx context.Context, t *actTarget, want func(*platform.
 }
 
 // changeTime bounds await (a variable for the unit tests' sake, as
-// settleCap).
-var changeTime = 2 * time.Second
+// settleCap), and awaitCap the wait on an element that keeps changing.
+var (
+	changeTime = 2 * time.Second
+	awaitCap   = 8 * time.Second
+)
+
+// textOf is the element's text as read, "" when it has none.
+func textOf(d *platform.Details) string {
+	if d == nil || d.Text == nil {
+		return ""
+	}
+	return d.Text.Text
+}
 
 // finish waits for the app to settle after the action, reads the element
 // back and builds the result. want is the effect the action claims (nil:

@@ -70,15 +70,7 @@ type scene struct {
 // empty (and then compared as unknown, not as closed).
 func (m *Sessions) look(ctx context.Context, s *Session) scene {
 	var sc scene
-	if wl, ok := m.desk.Windows.(platform.WindowLister); ok {
-		if wins, err := wl.AppWindows(ctx, s.App.Pid); err == nil {
-			sc.wins, sc.winsRead = mapped(wins), true
-		}
-	} else if wins, err := m.appWindows(ctx, s); err == nil {
-		sc.wins, sc.winsRead = mapped(wins), true
-	} else if AsError(err).Code == CodeNotFound {
-		sc.winsRead = true // no window at all
-	}
+	sc.wins, sc.winsRead = m.mappedWindows(ctx, s)
 	if s.Mode != ModeVisual {
 		if tl, ok := m.desk.Accessibility.(platform.TopLevelReader); ok {
 			if tops, err := tl.TopLevels(ctx, s.App); err == nil {
@@ -90,6 +82,23 @@ func (m *Sessions) look(ctx context.Context, s *Session) scene {
 		}
 	}
 	return sc
+}
+
+// mappedWindows lists the app's mapped windows, from the display server
+// alone (never the app, which may not answer); false when they could not
+// be read.
+func (m *Sessions) mappedWindows(ctx context.Context, s *Session) ([]platform.Window, bool) {
+	if wl, ok := m.desk.Windows.(platform.WindowLister); ok {
+		if wins, err := wl.AppWindows(ctx, s.App.Pid); err == nil {
+			return mapped(wins), true
+		}
+		return nil, false
+	}
+	wins, err := m.appWindows(ctx, s)
+	if err == nil {
+		return mapped(wins), true
+	}
+	return nil, AsError(err).Code == CodeNotFound // no window at all
 }
 
 func mapped(wins []platform.Window) []platform.Window {
@@ -185,7 +194,9 @@ func (m *Sessions) dialogClosing(ctx context.Context, t *actTarget, win platform
 	deadline := time.NewTimer(dialogCloseTime)
 	defer deadline.Stop()
 	for {
-		if now := m.look(ctx, t.s); now.winsRead && !hasWindow(now.wins, win) {
+		// The windows only: an app that stopped answering holds no
+		// read of its accessibles past the bound.
+		if wins, ok := m.mappedWindows(ctx, t.s); ok && !hasWindow(wins, win) {
 			return true
 		}
 		select {
