@@ -259,8 +259,13 @@ type mcpApp struct {
 	framework string // a substring of a get_frameworks name
 }
 
+// TestMCPWorkflow runs list_apps, connect, the tree reads, find, props,
+// frameworks and hit_test on each toolkit's app, on each desktop.
 func TestMCPWorkflow(t *testing.T) {
-	d := testdesk.Shared(t)
+	testdesk.ForEach(t, mcpWorkflows)
+}
+
+func mcpWorkflows(t *testing.T, d *testdesk.Desk) {
 	apps := []mcpApp{
 		{name: "gtk3-fixture", argv: []string{testdesk.Python, testdesk.Fixture("gtk3_fixture.py")}, fixture: true, framework: "gtk"},
 		{name: "gtk3-widget-factory", argv: []string{"gtk3-widget-factory"}, framework: "gtk"},

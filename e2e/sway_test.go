@@ -88,7 +88,8 @@ func oneView(t testing.TB, d *testdesk.Desk, pid int) swayView {
 
 // windowExtents is pyatspi's reading of an element's window-relative
 // extents and whether it has the focus (the first element of pid with that
-// role and name).
+// role and name). A Wayland client's screen coordinates are its window's:
+// it cannot know better (and Qt 5's window coordinates there are wrong).
 const windowExtents = `
 import sys, pyatspi
 pid, role, name = int(sys.argv[1]), sys.argv[2], sys.argv[3]
@@ -107,7 +108,7 @@ for app in pyatspi.Registry.getDesktop(0):
         e = find(app, 0)
         if e is not None:
             focused = int(e.getState().contains(pyatspi.STATE_FOCUSED))
-            print(*e.queryComponent().getExtents(pyatspi.WINDOW_COORDS), focused)
+            print(*e.queryComponent().getExtents(pyatspi.DESKTOP_COORDS), focused)
             sys.exit(0)
 sys.exit(1)
 `
@@ -176,6 +177,17 @@ func TestSwayBoundsPerToolkit(t *testing.T) {
 			}
 			session := s.connect(t, map[string]any{"pid": app.Pid})
 			checkSwayBounds(t, d, s, session, app.Pid, "push button", "Submit")
+			// What lies at the button's centre is the button, or inside it.
+			b := findOne(t, s, session, map[string]any{"name": "Submit", "role": "push button"})
+			x, y := centre(*b.Bounds)
+			hit := s.ok(t, "hit_test", map[string]any{"session": session, "x": x, "y": y})
+			inside := decode[*elem](t, hit["element"]) != nil && decode[*elem](t, hit["element"]).Ref == b.Ref
+			for _, anc := range decode[[]*elem](t, hit["ancestors"]) {
+				inside = inside || anc.Ref == b.Ref
+			}
+			if !inside {
+				t.Errorf("hit_test at Submit's centre %d,%d: %v", x, y, hit)
+			}
 		})
 	}
 }

@@ -22,7 +22,11 @@ type ElementOptions struct {
 	// in TreeOptions.
 	WindowOrigin func(ctx context.Context, top *platform.Node) (x, y int, ok bool)
 	PopupOrigin  func(ctx context.Context, n *platform.Node) (x, y int, ok bool)
+	// ScreenExtents as in TreeOptions.
+	ScreenExtents bool
 }
+
+func (o ElementOptions) coord() uint32 { return coordType(o.WindowOrigin != nil && !o.ScreenExtents) }
 
 // Element reads one element live: everything a tree read gives plus
 // attributes, parent, text (never for password fields, nor for fields that
@@ -106,7 +110,7 @@ func (c *Conn) Element(ctx context.Context, key string, opts ElementOptions) (*p
 	b = c.newBatch(ctx)
 	defer b.close()
 	if hasInterface(n, "component") {
-		b.extents(bus, path, coordType(opts.WindowOrigin != nil), func(r *platform.Rect) { n.Bounds = r })
+		b.extents(bus, path, opts.coord(), func(r *platform.Rect) { n.Bounds = r })
 	}
 	if hasInterface(n, "action") {
 		b.add(bus, path, ifaceAction+".GetActions", func(call *dbus.Call) {
@@ -160,7 +164,7 @@ func (c *Conn) Element(ctx context.Context, key string, opts ElementOptions) (*p
 	}
 	b.wait()
 	if r := n.Bounds; r != nil && n.States.Has(platform.StateShowing) && (r.Width == 0) != (r.Height == 0) && d.ParentKey != "" {
-		c.flatBounds(ctx, d.ParentKey, r, coordType(opts.WindowOrigin != nil))
+		c.flatBounds(ctx, d.ParentKey, r, opts.coord())
 	}
 	if shown != nil {
 		if shown.hidden() || d.Text == nil {

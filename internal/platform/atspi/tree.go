@@ -66,6 +66,12 @@ type TreeOptions struct {
 	// window: the subtree is placed by the popup's position instead of
 	// the top level's window, or, with no popup, left without bounds.
 	PopupOrigin func(ctx context.Context, n *platform.Node) (x, y int, ok bool)
+	// ScreenExtents, with WindowOrigin, asks for screen coordinates all
+	// the same: on Wayland a toolkit's screen coordinates are its window's
+	// (it cannot know better), and Qt 5's window coordinates there are
+	// wrong (each rectangle stretched from the window's first child's
+	// corner to the element's far corner).
+	ScreenExtents bool
 	// Bulk reads an uncached element's Accessible properties with one
 	// Properties.GetAll and its children with one GetChildren, instead of
 	// a call per property and per child. Only for toolkits known to answer
@@ -86,6 +92,8 @@ type TreeOptions struct {
 	// WindowOrigin.
 	Mirror bool
 }
+
+func (o TreeOptions) coord() uint32 { return coordType(o.WindowOrigin != nil && !o.ScreenExtents) }
 
 // coordType is what GetExtents is asked for: window coordinates (1) when
 // the extents will be shifted by a window origin anyway, which also spares
@@ -668,7 +676,7 @@ func (w *walker) details(root *walkNode) {
 		if !wn.detailed || wn.hidden || !n.States.Has(showing) || !hasInterface(n, "component") {
 			return
 		}
-		b.extents(wn.ref.Bus, wn.ref.Path, coordType(w.opts.WindowOrigin != nil), func(r *platform.Rect) { n.Bounds = r })
+		b.extents(wn.ref.Bus, wn.ref.Path, w.opts.coord(), func(r *platform.Rect) { n.Bounds = r })
 		w.stats.Calls++
 	}
 	if !w.opts.NoShowing {

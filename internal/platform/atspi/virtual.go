@@ -88,7 +88,7 @@ func (w *walker) visibleArea(wn *walkNode) (platform.Rect, bool) {
 	}
 	rects := make([]*platform.Rect, len(chain))
 	for i, a := range chain {
-		b.extents(a.ref.Bus, a.ref.Path, coordType(w.opts.WindowOrigin != nil), func(r *platform.Rect) { rects[i] = r })
+		b.extents(a.ref.Bus, a.ref.Path, w.opts.coord(), func(r *platform.Rect) { rects[i] = r })
 		w.stats.Calls++
 	}
 	b.wait()
@@ -160,7 +160,7 @@ func (w *walker) hits(wn *walkNode, pts [][2]int32) []objRef {
 			if call.Err == nil {
 				_ = call.Store(&found[i])
 			}
-		}, p[0], p[1], coordType(w.opts.WindowOrigin != nil))
+		}, p[0], p[1], w.opts.coord())
 		w.stats.Calls++
 	}
 	b.wait()

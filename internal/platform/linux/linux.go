@@ -302,7 +302,7 @@ func (d *Desktop) Tree(ctx context.Context, app platform.App, opts platform.Tree
 	}
 	origin, popup := c.originFuncs(app)
 	return c.a11y.Tree(ctx, app.BusName, atspi.TreeOptions{MaxNodes: opts.MaxNodes, Actions: opts.Actions,
-		WindowOrigin: origin, PopupOrigin: popup, NoShowing: isGTK4(app), MenuPopups: c.menuPopups(app),
+		WindowOrigin: origin, PopupOrigin: popup, ScreenExtents: c.screenExtents(app), NoShowing: isGTK4(app), MenuPopups: c.menuPopups(app),
 		Mirror: d.Mirror && Mirrorable(app), Bulk: isBrowser(app), SilentMoves: isBrowser(app)})
 }
 
@@ -313,7 +313,7 @@ func (d *Desktop) Element(ctx context.Context, app platform.App, key string) (*p
 		return nil, err
 	}
 	origin, popup := c.originFuncs(app)
-	return c.a11y.Element(ctx, key, atspi.ElementOptions{WindowOrigin: origin, PopupOrigin: popup})
+	return c.a11y.Element(ctx, key, atspi.ElementOptions{WindowOrigin: origin, PopupOrigin: popup, ScreenExtents: c.screenExtents(app)})
 }
 
 // elementConns returns the connections for a call on one element of app,
@@ -401,6 +401,14 @@ func (c conns) menuPopups(app platform.App) func(context.Context) []platform.Rec
 		return out
 	}
 }
+
+// isQt reports a Qt application.
+func isQt(app platform.App) bool { return strings.EqualFold(app.Toolkit, "qt") }
+
+// screenExtents reports whether a read of app asks for screen coordinates
+// though it shifts them by a window origin: Qt on sway, whose window
+// coordinates are wrong there (atspi.TreeOptions.ScreenExtents).
+func (c conns) screenExtents(app platform.App) bool { return c.sway != nil && isQt(app) }
 
 func isGTK4(app platform.App) bool {
 	return strings.EqualFold(app.Toolkit, "gtk") && strings.HasPrefix(app.ToolkitVersion, "4.")

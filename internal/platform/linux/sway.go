@@ -213,7 +213,7 @@ func (s swayWindows) Window(ctx context.Context, app platform.App, key string) (
 	if err != nil {
 		return platform.Window{}, err
 	}
-	top, err := a.TopLevel(ctx, key, true)
+	top, err := a.TopLevel(ctx, key, !isQt(app)) // atspi.TreeOptions.ScreenExtents
 	if err != nil {
 		return platform.Window{}, err
 	}
