@@ -92,20 +92,51 @@ func (l *live) close() {
 	}
 }
 
-// TreeChanges is get_a11y_tree_changes and get_visual_tree_changes (kind
-// says which tree the caller asked for; "" for the session's): it reads
-// the session's tree afresh and returns what changed since the last call
-// in the same view (the first call, and a call in another view, get the
-// whole tree as a snapshot). The read becomes the session's last read, so
-// the events' refs resolve. maxBytes bounds the events' JSON (Feed.TakeBytes;
-// 0 for no bound): what does not fit waits for the next call.
-func (m *Sessions) TreeChanges(ctx context.Context, sessionID string, kind, view string, timeout time.Duration, maxBytes int) (Patch, error) {
+// ChangesRequest is one take of a session's tree changes:
+// get_a11y_tree_changes and get_visual_tree_changes.
+type ChangesRequest struct {
+	// Kind is the tree the caller asked for (KindA11y, KindVisual); ""
+	// for the session's. A session of the other mode is refused
+	// (wrongTree).
+	Kind string
+	// View is raw (the default when empty), control, content or visible;
+	// a view other than the last call's starts a snapshot.
+	View string
+	// MaxBytes bounds the events' JSON (ChangesBudget): MinMaxBytes to
+	// MaxMaxBytes; nil for DefaultMaxBytes.
+	MaxBytes *int
+	// TimeoutMs bounds the tree read; nil for DefaultTimeoutMs.
+	TimeoutMs *int
+}
+
+// Validate checks the view, the byte budget and the deadline.
+func (r *ChangesRequest) Validate() error {
+	if err := ValidateView(r.View); err != nil {
+		return AsError(err)
+	}
+	if _, err := ChangesBudget(r.MaxBytes); err != nil {
+		return err
+	}
+	_, err := Timeout(r.TimeoutMs)
+	return err
+}
+
+// TreeChanges is get_a11y_tree_changes and get_visual_tree_changes: it
+// reads the session's tree afresh and returns what changed since the last
+// call in the same view (the first call, and a call in another view, get
+// the whole tree as a snapshot). The read becomes the session's last read,
+// so the events' refs resolve. The request's budget bounds the events'
+// JSON (Feed.TakeBytes): what does not fit waits for the next call.
+func (m *Sessions) TreeChanges(ctx context.Context, sessionID string, req ChangesRequest) (Patch, error) {
+	if err := req.Validate(); err != nil {
+		return Patch{}, err
+	}
+	budget, _ := ChangesBudget(req.MaxBytes)
+	timeout, _ := Timeout(req.TimeoutMs)
+	kind, view := req.Kind, req.View
 	s, err := m.Get(ctx, sessionID)
 	if err != nil {
 		return Patch{}, err
-	}
-	if err := ValidateView(view); err != nil {
-		return Patch{}, AsError(err)
 	}
 	if kind != "" && kind != s.Mode {
 		other := map[string]string{KindA11y: "get_a11y_tree_changes", KindVisual: "get_visual_tree_changes"}[s.Mode]
@@ -121,7 +152,7 @@ func (m *Sessions) TreeChanges(ctx context.Context, sessionID string, kind, view
 		return Patch{}, Errorf(CodeTimeout, "the tree read was cut short, so what is missing from it may not be gone: no patch was made; retry with a larger timeoutMs")
 	}
 	tool.Update(t)
-	return tool.TakeBytes(maxBytes), nil
+	return tool.TakeBytes(budget), nil
 }
 
 // ResourcePatch takes what the session's resource feed holds. Without a
@@ -372,14 +403,51 @@ type EventsAnswer struct {
 	Stale bool
 }
 
-// Events is get_events: it takes the events f keeps from the session's log
-// (EventLog.Take) once the watcher has read the app since this call began,
-// so that what happened just before it is there (a read that does not
-// finish by ctx's deadline leaves the answer Stale). A session whose log
-// did not run (KeepEvents) has it started here, and the answer says so.
-func (m *Sessions) Events(ctx context.Context, sessionID string, since *int64, limit int, f EventFilter) (EventsAnswer, error) {
-	if err := f.Validate(); err != nil {
+// EventsRequest is one take of a session's events: get_events.
+type EventsRequest struct {
+	// Since takes the events after this seq; nil for those after the
+	// last take.
+	Since *int64
+	// Limit bounds the events taken: 1 to MaxEvents; nil for
+	// DefaultEventsLimit.
+	Limit *int
+	// Filter says which events are wanted.
+	Filter EventFilter
+	// Fields are the optional fields to give: an event names its element
+	// by ref, and by key only with FieldKey, as elements do.
+	Fields Fields
+}
+
+// DefaultEventsLimit is how many events a take gives without a limit.
+const DefaultEventsLimit = 100
+
+// Validate checks the limit, since, the fields and the filter's types.
+func (r *EventsRequest) Validate() error {
+	if r.Limit != nil && (*r.Limit < 1 || *r.Limit > MaxEvents) {
+		return Errorf(CodeInvalidArgument, "limit must be between 1 and %d, not %d", MaxEvents, *r.Limit)
+	}
+	if r.Since != nil && *r.Since < 0 {
+		return Errorf(CodeInvalidArgument, "since must be 0 or more (a seq from an earlier call), not %d", *r.Since)
+	}
+	if err := r.Fields.Validate(); err != nil {
+		return err
+	}
+	return r.Filter.Validate()
+}
+
+// Events is get_events: it takes the events the request's filter keeps
+// from the session's log (EventLog.Take) once the watcher has read the app
+// since this call began, so that what happened just before it is there (a
+// read that does not finish by ctx's deadline leaves the answer Stale). A
+// session whose log did not run (KeepEvents) has it started here, and the
+// answer says so.
+func (m *Sessions) Events(ctx context.Context, sessionID string, req EventsRequest) (EventsAnswer, error) {
+	if err := req.Validate(); err != nil {
 		return EventsAnswer{}, err
+	}
+	limit := DefaultEventsLimit
+	if req.Limit != nil {
+		limit = *req.Limit
 	}
 	s, err := m.Get(ctx, sessionID)
 	if err != nil {
@@ -407,7 +475,12 @@ func (m *Sessions) Events(ctx context.Context, sessionID string, since *int64, l
 	if !a.Started {
 		a.Stale = !m.readSince(ctx, s)
 	}
-	a.EventsRead = log.Take(since, limit, f)
+	a.EventsRead = log.Take(req.Since, limit, req.Filter)
+	if !req.Fields.Key() {
+		for i := range a.Events { // copies: the log's events keep their keys
+			a.Events[i].Key = ""
+		}
+	}
 	return a, nil
 }
 

@@ -185,12 +185,16 @@ func TestTreeChangesTool(t *testing.T) {
 	d := liveDesk("Tick 0")
 	m, s := liveSession(t, d)
 	ctx := context.Background()
-	p, err := m.TreeChanges(ctx, s.ID, KindA11y, "", time.Second, 0)
+	second := 1000
+	changes := func(view string) ChangesRequest {
+		return ChangesRequest{Kind: KindA11y, View: view, TimeoutMs: &second}
+	}
+	p, err := m.TreeChanges(ctx, s.ID, changes(""))
 	if err != nil || !p.Snapshot || len(p.Events) != 5 {
 		t.Fatalf("first call: %v snapshot=%v %d", err, p.Snapshot, len(p.Events))
 	}
 	d.SetTree(livePid, appTree("Tick 1"))
-	p, _ = m.TreeChanges(ctx, s.ID, KindA11y, "", time.Second, 0)
+	p, _ = m.TreeChanges(ctx, s.ID, changes(""))
 	if p.Snapshot || len(p.Events) != 1 {
 		t.Fatalf("second call: %q", summaries(p.Events))
 	}
@@ -198,10 +202,10 @@ func TestTreeChangesTool(t *testing.T) {
 	if n, _, _, err := s.Resolve(p.Events[0].Ref); err != nil || n.Name != "Tick 1" {
 		t.Fatalf("resolving %s: %v", p.Events[0].Ref, err)
 	}
-	if p, _ = m.TreeChanges(ctx, s.ID, KindA11y, ViewControl, time.Second, 0); !p.Snapshot {
+	if p, _ = m.TreeChanges(ctx, s.ID, changes(ViewControl)); !p.Snapshot {
 		t.Fatal("another view did not start a snapshot")
 	}
-	if _, err := m.TreeChanges(ctx, s.ID, KindA11y, "bogus", time.Second, 0); err == nil || !strings.Contains(err.Error(), "view") {
+	if _, err := m.TreeChanges(ctx, s.ID, changes("bogus")); err == nil || !strings.Contains(err.Error(), "view") {
 		t.Fatalf("bad view: %v", err)
 	}
 }
@@ -282,13 +286,13 @@ func TestEventsSeeWhatFollowsTheFirstCall(t *testing.T) {
 				}
 				return nil
 			})
-			if a, err := m.Events(context.Background(), s.ID, nil, 100, EventFilter{}); err != nil || !a.Started {
+			if a, err := m.Events(context.Background(), s.ID, EventsRequest{}); err != nil || !a.Started {
 				t.Fatalf("first get_events: started=%v %v", a.Started, err)
 			}
 			d.SetTree(livePid, appTree(fmt.Sprintf("Tick %d", i+1)))
 			deadline := time.Now().Add(10 * time.Second)
 			for {
-				r, err := m.Events(context.Background(), s.ID, nil, 100, EventFilter{})
+				r, err := m.Events(context.Background(), s.ID, EventsRequest{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -321,7 +325,7 @@ func TestEventsFromConnect(t *testing.T) {
 		}
 		for i := 1; i <= 3; i++ {
 			d.SetTree(livePid, appTree(fmt.Sprintf("Tick %d", i)))
-			a, err := m.Events(context.Background(), s.ID, nil, 100, EventFilter{})
+			a, err := m.Events(context.Background(), s.ID, EventsRequest{})
 			if err != nil || a.Started || a.Stale {
 				t.Fatalf("get_events %d: %+v %v", i, a, err)
 			}
@@ -352,7 +356,7 @@ func TestEventsStaleOnAFrozenApp(t *testing.T) {
 			return nil
 		})
 		start := time.Now()
-		a, err := m.Events(context.Background(), s.ID, nil, 100, EventFilter{})
+		a, err := m.Events(context.Background(), s.ID, EventsRequest{})
 		if err != nil || !a.Stale {
 			t.Fatalf("get_events on a frozen app: %+v %v", a, err)
 		}

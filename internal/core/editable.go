@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/uiscope/uiscope/internal/platform"
 )
@@ -74,8 +75,11 @@ type EditableProperties struct {
 // EditableProperties reads an element live and derives its editable
 // properties from what AT-SPI offers: Text/EditableText, Value, the
 // checked, expanded and selected states, a Selection container's items and
-// the element's actions. ref names an element of the session's last read.
+// the element's actions, within DefaultTimeoutMs. ref names an element of
+// the session's last read.
 func (m *Sessions) EditableProperties(ctx context.Context, sessionID, ref string) (*EditableProperties, error) {
+	ctx, cancel := context.WithTimeout(ctx, DefaultTimeoutMs*time.Millisecond)
+	defer cancel()
 	s, err := m.Get(ctx, sessionID)
 	if err != nil {
 		return nil, err

@@ -272,22 +272,22 @@ func (h *handlers) changesTools() []toolDef {
 			Name:        "get_a11y_tree_changes",
 			Annotations: readOnlySession(),
 			Description: "Tree changes with refs since this tool's last call (the first: the whole tree).",
-		}, h.treeChanges(core.KindA11y)),
+		}, read(changesRequest(core.KindA11y), h.sessions.TreeChanges, changesAnswer)),
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "get_visual_tree_changes",
 			Annotations: readOnlySession(),
 			Description: "get_a11y_tree_changes for a visual session.",
-		}, h.treeChanges(core.KindVisual)),
+		}, read(changesRequest(core.KindVisual), h.sessions.TreeChanges, changesAnswer)),
 		newTool(ToolsetInspect, &mcp.Tool{
 			Name:        "get_events",
 			Annotations: readOnlySession(),
 			Description: "What the app did since connect or your last call: focus, windows, names, states, values.",
-		}, h.getEvents),
+		}, read(eventsArgs.request, h.sessions.Events, eventsAnswer)),
 	}
 }
 
 type changesArgs struct {
-	Session   string `json:"session"`
+	sessionField
 	View      string `json:"view,omitempty"`
 	TimeoutMs *int   `json:"timeoutMs,omitempty"`
 	MaxBytes  *int   `json:"maxBytes,omitempty"`
@@ -305,44 +305,28 @@ type changesResult struct {
 	Note string `json:"note,omitempty"`
 }
 
-func (h *handlers) treeChanges(kind string) handlerFunc[changesArgs, changesResult] {
-	return func(ctx context.Context, _ *mcp.CallToolRequest, in changesArgs) (changesResult, error) {
-		if err := core.ValidateView(in.View); err != nil {
-			return changesResult{}, err
-		}
-		budget, err := core.ChangesBudget(in.MaxBytes)
-		if err != nil {
-			return changesResult{}, err
-		}
-		limit, err := core.Timeout(in.TimeoutMs)
-		if err != nil {
-			return changesResult{}, err
-		}
-		p, err := h.sessions.TreeChanges(ctx, in.Session, kind, in.View, limit, budget)
-		if err != nil {
-			return changesResult{}, err
-		}
-		out := changesResult{Session: in.Session, View: p.View, Snapshot: p.Snapshot, Events: p.Events, Count: len(p.Events),
-			More: p.More, Note: core.PatchNote(p)}
-		if p.Tree != nil {
-			out.NodeCount = p.Tree.Len()
-		}
-		return out, nil
+// changesRequest is the ask of the tool reading kind's changes.
+func changesRequest(kind string) func(changesArgs) (core.ChangesRequest, error) {
+	return func(in changesArgs) (core.ChangesRequest, error) {
+		return core.ChangesRequest{Kind: kind, View: in.View, MaxBytes: in.MaxBytes, TimeoutMs: in.TimeoutMs}, nil
 	}
 }
 
-// Bounds of get_events.
-const (
-	defaultEventsLimit = 100
-	maxEventsLimit     = core.MaxEvents
-)
+func changesAnswer(in changesArgs, p core.Patch) changesResult {
+	out := changesResult{Session: in.Session, View: p.View, Snapshot: p.Snapshot, Events: p.Events, Count: len(p.Events),
+		More: p.More, Note: core.PatchNote(p)}
+	if p.Tree != nil {
+		out.NodeCount = p.Tree.Len()
+	}
+	return out
+}
 
 type eventsArgs struct {
-	Session string   `json:"session"`
-	Types   []string `json:"types,omitempty" jsonschema:"only these: windowOpened, windowClosed, focusMoved, nameChanged, stateChanged, valueChanged"`
-	Churn   bool     `json:"churn,omitempty" jsonschema:"add unnamed containers' state changes"`
-	Since   *int64   `json:"since,omitempty" jsonschema:"read again after this seq"`
-	Limit   *int     `json:"limit,omitempty"`
+	sessionField
+	Types []string `json:"types,omitempty" jsonschema:"only these: windowOpened, windowClosed, focusMoved, nameChanged, stateChanged, valueChanged"`
+	Churn bool     `json:"churn,omitempty" jsonschema:"add unnamed containers' state changes"`
+	Since *int64   `json:"since,omitempty" jsonschema:"read again after this seq"`
+	Limit *int     `json:"limit,omitempty"`
 	fieldsArg
 }
 
@@ -358,35 +342,13 @@ type eventsResult struct {
 	Note  string `json:"note,omitempty"`
 }
 
-func (h *handlers) getEvents(ctx context.Context, _ *mcp.CallToolRequest, in eventsArgs) (eventsResult, error) {
-	limit := defaultEventsLimit
-	if in.Limit != nil {
-		if *in.Limit < 1 || *in.Limit > maxEventsLimit {
-			return eventsResult{}, core.Errorf(core.CodeInvalidArgument, "limit must be between 1 and %d, not %d", maxEventsLimit, *in.Limit)
-		}
-		limit = *in.Limit
-	}
-	if in.Since != nil && *in.Since < 0 {
-		return eventsResult{}, core.Errorf(core.CodeInvalidArgument, "since must be 0 or more (a seq from an earlier call), not %d", *in.Since)
-	}
-	if err := in.Fields.Validate(); err != nil {
-		return eventsResult{}, err
-	}
-	r, err := h.sessions.Events(ctx, in.Session, in.Since, limit, core.EventFilter{Types: in.Types, Churn: in.Churn})
-	if err != nil {
-		return eventsResult{}, err
-	}
-	events := r.Events
-	if !in.Fields.Key() {
-		// The events' elements are named by their refs; their keys only
-		// when asked, as elements' are.
-		events = make([]core.Event, len(r.Events))
-		for i, e := range r.Events {
-			e.Key = ""
-			events[i] = e
-		}
-	}
-	out := eventsResult{Session: in.Session, Events: events, Next: r.Next, More: r.More, Missed: r.Missed, Churn: r.Churn}
+func (in eventsArgs) request() (core.EventsRequest, error) {
+	return core.EventsRequest{Since: in.Since, Limit: in.Limit, Filter: core.EventFilter{Types: in.Types, Churn: in.Churn},
+		Fields: in.Fields}, nil
+}
+
+func eventsAnswer(in eventsArgs, r core.EventsAnswer) eventsResult {
+	out := eventsResult{Session: in.Session, Events: r.Events, Next: r.Next, More: r.More, Missed: r.Missed, Churn: r.Churn}
 	var notes []string
 	if r.Started {
 		notes = append(notes, "listening from now on: call again to learn what happened since")
@@ -398,5 +360,5 @@ func (h *handlers) getEvents(ctx context.Context, _ *mcp.CallToolRequest, in eve
 		notes = append(notes, "the application did not answer a fresh read in time (busy or frozen): these are the events seen until then")
 	}
 	out.Note = strings.Join(notes, "; ")
-	return out, nil
+	return out
 }

@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -15,7 +14,7 @@ func (h *handlers) editableTools() []toolDef {
 			Name:        "get_editable_properties",
 			Annotations: readOnly(),
 			Description: "What an element lets you edit (descriptors), for set_property and clear_property.",
-		}, h.getEditableProperties),
+		}, read(editableArgs.request, h.sessions.EditableProperties, editableAnswer)),
 		newTool(ToolsetInteract, &mcp.Tool{Name: "set_property", Annotations: destructive(),
 			Description: "Set a property by descriptorId (get_editable_properties), read back.",
 		}, h.setProperty),
@@ -26,7 +25,7 @@ func (h *handlers) editableTools() []toolDef {
 }
 
 type editableArgs struct {
-	Session string `json:"session"`
+	sessionField
 	Element string `json:"element"`
 }
 
@@ -35,14 +34,11 @@ type editableResult struct {
 	*core.EditableProperties
 }
 
-func (h *handlers) getEditableProperties(ctx context.Context, _ *mcp.CallToolRequest, in editableArgs) (editableResult, error) {
-	ctx, cancel := context.WithTimeout(ctx, core.DefaultTimeoutMs*time.Millisecond)
-	defer cancel()
-	p, err := h.sessions.EditableProperties(ctx, in.Session, in.Element)
-	if err != nil {
-		return editableResult{}, err
-	}
-	return editableResult{Session: in.Session, EditableProperties: p}, nil
+// request is the element's ref: what the core reads.
+func (in editableArgs) request() (string, error) { return in.Element, nil }
+
+func editableAnswer(in editableArgs, p *core.EditableProperties) editableResult {
+	return editableResult{Session: in.Session, EditableProperties: p}
 }
 
 type setPropertyArgs struct {

@@ -1,8 +1,6 @@
 package mcpserver
 
 import (
-	"context"
-
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/uiscope/uiscope/internal/core"
@@ -14,7 +12,7 @@ func (h *handlers) frameworksTools() []toolDef {
 			Name:        "get_frameworks",
 			Annotations: readOnly(),
 			Description: "The app's UI toolkits and their versions.",
-		}, h.getFrameworks),
+		}, readSession(h.sessions.Frameworks, frameworksAnswer)),
 	}
 }
 
@@ -23,10 +21,6 @@ type frameworksResult struct {
 	Frameworks []core.Framework `json:"frameworks"`
 }
 
-func (h *handlers) getFrameworks(ctx context.Context, _ *mcp.CallToolRequest, in sessionArgs) (frameworksResult, error) {
-	fws, err := h.sessions.Frameworks(ctx, in.Session)
-	if err != nil {
-		return frameworksResult{}, err
-	}
-	return frameworksResult{Session: in.Session, Frameworks: fws}, nil
+func frameworksAnswer(in sessionArgs, fws []core.Framework) frameworksResult {
+	return frameworksResult{Session: in.Session, Frameworks: fws}
 }

@@ -28,6 +28,13 @@ func read[In interface{ session() string }, Req, R, Out any](ask func(In) (Req, 
 	}
 }
 
+// readSession is read for a tool whose one argument is the session.
+func readSession[In interface{ session() string }, R, Out any](call func(context.Context, string) (R, error),
+	answer func(In, R) Out) handlerFunc[In, Out] {
+	return read(func(In) (struct{}, error) { return struct{}{}, nil },
+		func(ctx context.Context, session string, _ struct{}) (R, error) { return call(ctx, session) }, answer)
+}
+
 const truncatedNote = "the tree read was cut short (%s): elements may be missing, and a negative answer proves nothing; retry with a larger timeoutMs"
 
 // joinNotes joins the notes that are not empty.

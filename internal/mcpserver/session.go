@@ -71,6 +71,8 @@ type sessionArgs struct {
 	Session string `json:"session"`
 }
 
+func (a sessionArgs) session() string { return a.Session }
+
 type sessionResult struct {
 	Session string `json:"session"`
 }
