@@ -50,7 +50,7 @@ func runWatch(ctx context.Context, c *cli, args []string) error {
 		return cliError(c, "watch", err)
 	}
 	changed := make(chan struct{}, 1)
-	stop, err := sessions.Follow(s, func() {
+	stop, err := sessions.Follow(ctx, s.ID, "", func() {
 		select {
 		case changed <- struct{}{}:
 		default:
@@ -62,7 +62,7 @@ func runWatch(ctx context.Context, c *cli, args []string) error {
 	defer stop()
 	fmt.Fprintf(c.stderr, "watching pid %d (%s); Ctrl+C to stop\n", s.App.Pid, s.App.Name)
 	for {
-		p, err := sessions.ResourcePatch(ctx, s, watchReadTimeout, 0)
+		p, err := sessions.ResourcePatch(ctx, s.ID, "", watchReadTimeout, 0)
 		if ctx.Err() != nil {
 			return nil
 		}

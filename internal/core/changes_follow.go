@@ -133,14 +133,10 @@ func (m *Sessions) TreeChanges(ctx context.Context, sessionID string, req Change
 	}
 	budget, _ := ChangesBudget(req.MaxBytes)
 	timeout, _ := Timeout(req.TimeoutMs)
-	kind, view := req.Kind, req.View
-	s, err := m.Get(ctx, sessionID)
+	view := req.View
+	s, err := m.getKind(ctx, sessionID, req.Kind)
 	if err != nil {
 		return Patch{}, err
-	}
-	if kind != "" && kind != s.Mode {
-		other := map[string]string{KindA11y: "get_a11y_tree_changes", KindVisual: "get_visual_tree_changes"}[s.Mode]
-		return Patch{}, Errorf(CodeWrongTree, "session %s reads the %s tree: its changes come from %s (or connect with mode %s)", s.ID, s.Mode, other, Quote(kind))
 	}
 	tool, _, _ := s.live.feeds()
 	tool.SetView(view)
@@ -155,11 +151,39 @@ func (m *Sessions) TreeChanges(ctx context.Context, sessionID string, req Change
 	return tool.TakeBytes(budget), nil
 }
 
-// ResourcePatch takes what the session's resource feed holds. Without a
+// getKind is Get for a caller that reads the tree of kind (KindA11y,
+// KindVisual; "" for the session's): a session of the other mode is
+// refused (wrongTree).
+func (m *Sessions) getKind(ctx context.Context, sessionID, kind string) (*Session, error) {
+	s, err := m.Get(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	if kind != "" && kind != s.Mode {
+		other := map[string]string{KindA11y: "get_a11y_tree_changes", KindVisual: "get_visual_tree_changes"}[s.Mode]
+		return nil, Errorf(CodeWrongTree, "session %s reads the %s tree: its changes come from %s (or connect with mode %s)", s.ID, s.Mode, other, Quote(kind))
+	}
+	return s, nil
+}
+
+// CanRead checks, as a read does (getKind), that the caller may read the
+// session's tree of kind, without reading it: a second client of a
+// subscription already running is checked so.
+func (m *Sessions) CanRead(ctx context.Context, sessionID, kind string) error {
+	_, err := m.getKind(ctx, sessionID, kind)
+	return err
+}
+
+// ResourcePatch takes what the resource feed of the session holds, for a
+// reader of the tree of kind ("" for the session's; getKind). Without a
 // running watcher it reads the tree first (a client may read a resource
 // without subscribing); with one, it answers from what the watcher cached.
-// maxBytes bounds the events as in TreeChanges.
-func (m *Sessions) ResourcePatch(ctx context.Context, s *Session, timeout time.Duration, maxBytes int) (Patch, error) {
+// maxBytes bounds the events as Feed.TakeBytes does (0: no bound).
+func (m *Sessions) ResourcePatch(ctx context.Context, sessionID, kind string, timeout time.Duration, maxBytes int) (Patch, error) {
+	s, err := m.getKind(ctx, sessionID, kind)
+	if err != nil {
+		return Patch{}, err
+	}
 	_, res, _ := s.live.feeds()
 	s.live.mu.Lock()
 	running := s.live.cancel != nil
@@ -176,9 +200,14 @@ func (m *Sessions) ResourcePatch(ctx context.Context, s *Session, timeout time.D
 }
 
 // Follow calls notify after every change of the session's application
-// has been diffed into its resource feed and event log, until stop. The
-// watcher runs while anyone follows. It fails on a disconnected session.
-func (m *Sessions) Follow(s *Session, notify func()) (stop func(), err error) {
+// has been diffed into its resource feed and event log, until stop, for a
+// reader of the tree of kind ("" for the session's; getKind). The watcher
+// runs while anyone follows. It fails on a disconnected session.
+func (m *Sessions) Follow(ctx context.Context, sessionID, kind string, notify func()) (stop func(), err error) {
+	s, err := m.getKind(ctx, sessionID, kind)
+	if err != nil {
+		return nil, err
+	}
 	s.live.feeds()
 	l := &s.live
 	l.mu.Lock()

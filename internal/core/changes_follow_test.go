@@ -49,7 +49,7 @@ func TestFollowCachesThePatchBeforeNotifying(t *testing.T) {
 	notified := make(chan struct{}, 16)
 	var mu sync.Mutex
 	var sawAtNotify []int
-	stop, err := m.Follow(s, func() {
+	stop, err := m.Follow(context.Background(), s.ID, "", func() {
 		_, res, _ := s.live.feeds()
 		mu.Lock()
 		sawAtNotify = append(sawAtNotify, res.Pending())
@@ -61,13 +61,13 @@ func TestFollowCachesThePatchBeforeNotifying(t *testing.T) {
 	}
 	defer stop()
 	recv(t, notified, "the first read")
-	p, err := m.ResourcePatch(context.Background(), s, time.Second, 0)
+	p, err := m.ResourcePatch(context.Background(), s.ID, "", time.Second, 0)
 	if err != nil || !p.Snapshot || len(p.Events) != 5 {
 		t.Fatalf("first resource read: %v snapshot=%v %d events", err, p.Snapshot, len(p.Events))
 	}
 	d.SetTree(livePid, appTree("Tick 1"))
 	recv(t, notified, "after the label changed")
-	p, _ = m.ResourcePatch(context.Background(), s, time.Second, 0)
+	p, _ = m.ResourcePatch(context.Background(), s.ID, "", time.Second, 0)
 	if len(p.Events) != 1 || p.Events[0].Changes["name"].New != "Tick 1" {
 		t.Fatalf("after a rename: %q", summaries(p.Events))
 	}
@@ -90,12 +90,12 @@ func TestFollowStopsWithDisconnectAndUnfollow(t *testing.T) {
 	d := liveDesk("x")
 	m, s := liveSession(t, d)
 	first := make(chan struct{}, 16)
-	stop, err := m.Follow(s, func() { first <- struct{}{} })
+	stop, err := m.Follow(context.Background(), s.ID, "", func() { first <- struct{}{} })
 	if err != nil {
 		t.Fatal(err)
 	}
 	recv(t, first, "the first read") // the watch is open by then
-	stop2, _ := m.Follow(s, func() {})
+	stop2, _ := m.Follow(context.Background(), s.ID, "", func() {})
 	if !m.Following(s) || d.Watchers(livePid) != 1 {
 		t.Fatalf("two listeners: following=%v, %d watches; want one watcher", m.Following(s), d.Watchers(livePid))
 	}
@@ -107,7 +107,7 @@ func TestFollowStopsWithDisconnectAndUnfollow(t *testing.T) {
 	if m.Following(s) || d.Watchers(livePid) != 0 {
 		t.Fatalf("after the last unfollow: following=%v, %d watches", m.Following(s), d.Watchers(livePid))
 	}
-	if _, err := m.Follow(s, func() {}); err != nil {
+	if _, err := m.Follow(context.Background(), s.ID, "", func() {}); err != nil {
 		t.Fatal(err)
 	}
 	if err := m.Disconnect(context.Background(), s.ID); err != nil {
@@ -116,7 +116,7 @@ func TestFollowStopsWithDisconnectAndUnfollow(t *testing.T) {
 	if m.Following(s) || d.Watchers(livePid) != 0 {
 		t.Fatalf("after disconnect: following=%v, %d watches", m.Following(s), d.Watchers(livePid))
 	}
-	if _, err := m.Follow(s, func() {}); err == nil || AsError(err).Code != CodeUnknownSession {
+	if _, err := m.Follow(context.Background(), s.ID, "", func() {}); err == nil || AsError(err).Code != CodeUnknownSession {
 		t.Fatalf("following a disconnected session: %v", err)
 	}
 }
@@ -128,7 +128,7 @@ func TestFollowEndsWhenTheAppExits(t *testing.T) {
 	d := liveDesk("x")
 	m, s := liveSession(t, d)
 	notified := make(chan struct{}, 16)
-	stop, _ := m.Follow(s, func() { notified <- struct{}{} })
+	stop, _ := m.Follow(context.Background(), s.ID, "", func() { notified <- struct{}{} })
 	defer stop()
 	recv(t, notified, "the first read")
 	d.Exit(livePid)
@@ -155,7 +155,7 @@ func TestFollowLeavesNoGoroutines(t *testing.T) {
 			t.Fatal(err)
 		}
 		notified := make(chan struct{}, 1)
-		stop, _ := m.Follow(s, func() {
+		stop, _ := m.Follow(context.Background(), s.ID, "", func() {
 			select {
 			case notified <- struct{}{}:
 			default:
@@ -252,7 +252,7 @@ func TestEventLogDerivesAndBounds(t *testing.T) {
 func TestFollowReadsAtMostEveryGap(t *testing.T) {
 	d := liveDesk("x")
 	m, s := liveSession(t, d)
-	stop, _ := m.Follow(s, func() {})
+	stop, _ := m.Follow(context.Background(), s.ID, "", func() {})
 	defer stop()
 	start := time.Now()
 	for i := 0; time.Since(start) < 300*time.Millisecond; i++ {

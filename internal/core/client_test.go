@@ -102,7 +102,7 @@ func TestCloseIdle(t *testing.T) {
 		return s
 	}
 	idle, used, followed, kept := open("web:a"), open("web:b"), open("web:c"), open("pipe")
-	stop, err := m.Follow(followed, func() {})
+	stop, err := m.Follow(WithClient(context.Background(), followed.Client), followed.ID, "", func() {})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -125,24 +125,28 @@ func (r *resources) closed(id string) {
 	}
 }
 
-// sessionOf parses a resource URI into its session.
-func (r *resources) sessionOf(ctx context.Context, uri string) (*core.Session, error) {
+// sessionOf parses a resource URI into its session's id and the kind of
+// tree it names: the core looks the session up (and refuses one of the
+// other kind) when it reads or follows it.
+func sessionOf(uri string) (id, kind string, err error) {
 	rest, ok := strings.CutPrefix(uri, resourcePrefix)
-	id, _, ok2 := strings.Cut(rest, "/")
-	if !ok || !ok2 {
-		return nil, mcp.ResourceNotFoundError(uri)
+	id, tree, ok2 := strings.Cut(rest, "/")
+	kind, ok3 := strings.CutSuffix(tree, "-tree")
+	if !ok || !ok2 || !ok3 || id == "" || (kind != core.KindA11y && kind != core.KindVisual) {
+		return "", "", mcp.ResourceNotFoundError(uri)
 	}
-	s, err := r.sessions.Get(ctx, id)
-	if err != nil {
-		if core.AsError(err).Code == core.CodeUnknownSession {
-			return nil, mcp.ResourceNotFoundError(uri)
-		}
-		return nil, err
+	return id, kind, nil
+}
+
+// notFound says whether a core error means the URI names no resource of
+// the caller's: no such session (or another client's), or a session of
+// the other kind.
+func notFound(err error) bool {
+	if err == nil {
+		return false
 	}
-	if uri != resourceURI(s.ID, s.Mode) {
-		return nil, mcp.ResourceNotFoundError(uri)
-	}
-	return s, nil
+	code := core.AsError(err).Code
+	return code == core.CodeUnknownSession || code == core.CodeWrongTree
 }
 
 // treeContents is what resources/read returns, as JSON.
@@ -166,16 +170,19 @@ const resourceOutlineShare = core.DefaultMaxBytes / 4
 
 func (r *resources) read(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	uri := req.Params.URI
-	s, err := r.sessionOf(ctx, uri)
+	id, kind, err := sessionOf(uri)
 	if err != nil {
 		return nil, err
 	}
 	budget, _ := core.ChangesBudget(nil)
-	p, err := r.sessions.ResourcePatch(ctx, s, resourceReadTimeout, budget-resourceOutlineShare)
+	p, err := r.sessions.ResourcePatch(ctx, id, kind, resourceReadTimeout, budget-resourceOutlineShare)
+	if notFound(err) {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s [%s]", core.AsError(err).Msg, core.AsError(err).Code)
 	}
-	out := treeContents{Session: s.ID, View: p.View, Snapshot: p.Snapshot, Events: p.Events, More: p.More, Note: core.PatchNote(p)}
+	out := treeContents{Session: id, View: p.View, Snapshot: p.Snapshot, Events: p.Events, More: p.More, Note: core.PatchNote(p)}
 	if p.Tree != nil {
 		out.NodeCount = p.Tree.Len()
 		out.Tree, _, _ = p.Tree.Outline(core.ViewOptions{View: p.View, Depth: -1, MaxBytes: resourceOutlineShare})
@@ -189,7 +196,7 @@ func (r *resources) read(ctx context.Context, req *mcp.ReadResourceRequest) (*mc
 
 func (r *resources) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
 	uri := req.Params.URI
-	s, err := r.sessionOf(ctx, uri)
+	id, kind, err := sessionOf(uri)
 	if err != nil {
 		return err
 	}
@@ -199,15 +206,22 @@ func (r *resources) subscribe(ctx context.Context, req *mcp.SubscribeRequest) er
 	sub := r.subs[uri]
 	if sub == nil {
 		srv := r.srv
-		stop, err := r.sessions.Follow(s, func() {
+		stop, err := r.sessions.Follow(ctx, id, kind, func() {
 			// The patch is cached by now: a read that follows is instant.
 			_ = srv.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: uri})
 		})
-		if err != nil {
+		if notFound(err) {
 			return mcp.ResourceNotFoundError(uri)
+		}
+		if err != nil {
+			return err
 		}
 		sub = &subscription{stop: stop, clients: map[*mcp.ServerSession]bool{}}
 		r.subs[uri] = sub
+	} else if err := r.sessions.CanRead(ctx, id, kind); notFound(err) {
+		return mcp.ResourceNotFoundError(uri)
+	} else if err != nil {
+		return err
 	}
 	sub.clients[ss] = true
 	if ss != nil && !r.watched[ss] {
