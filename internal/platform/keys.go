@@ -144,6 +144,20 @@ func init() {
 	}
 }
 
+// NamedKeysyms lists the keysyms of every key name ParseChord reads
+// (Return, F5, KP_Add, Shift_L, comma...), each once, in a stable order.
+func NamedKeysyms() []uint32 {
+	var out []uint32
+	seen := map[uint32]bool{}
+	for _, k := range keyNames {
+		if !seen[k.sym] {
+			seen[k.sym] = true
+			out = append(out, k.sym)
+		}
+	}
+	return out
+}
+
 // KeysymName is the name ParseChord reads and Chord.String writes for a
 // named key (Return, Shift_L, F5); ok is false for characters and for
 // keysyms without a name here.

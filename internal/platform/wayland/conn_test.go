@@ -574,7 +574,11 @@ func TestTypeTextManyDistinct(t *testing.T) {
 		for _, r := range text {
 			code, ok := codes[platform.RuneKeysym(r)]
 			if !ok {
+				a := codes['a']
 				codes = serveKeymap(s, kb)
+				if codes['a'] != a {
+					t.Errorf("a moved from keycode %d to %d in a new keymap", a, codes['a'])
+				}
 				if code, ok = codes[platform.RuneKeysym(r)]; !ok {
 					t.Errorf("the new keymap lacks %q", r)
 					return

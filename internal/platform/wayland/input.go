@@ -129,23 +129,6 @@ func (c *Conn) key(code uint32, down bool) error {
 	return c.send(newRequest(c.keyboard, 2).Uint(c.mods).Uint(0).Uint(0).Uint(0))
 }
 
-// modMask is the real modifier a keycode of the keymap's modifiers sets,
-// as xkb numbers them (Shift 1, Control 4, Mod1 8, Mod4 0x40); 0 for any
-// other key.
-func modMask(code uint32) uint32 {
-	switch code + 8 {
-	case firstKeycode:
-		return 1 << 0 // Shift
-	case firstKeycode + 1:
-		return 1 << 2 // Control
-	case firstKeycode + 2:
-		return 1 << 3 // Mod1
-	case firstKeycode + 3:
-		return 1 << 6 // Mod4
-	}
-	return 0
-}
-
 // withKeys runs fn, then releases every key fn left down, on every path.
 func (c *Conn) withKeys(fn func(press func(code uint32) error, release func(code uint32) error) error) (err error) {
 	var down []uint32

@@ -33,33 +33,57 @@ var modifierSyms = []uint32{platform.KeysymShiftL, platform.KeysymControlL, plat
 // modMaps are the real modifiers modifierSyms set.
 var modMaps = []string{"Shift", "Control", "Mod1", "Mod4"}
 
+// modMask is the real modifier a keycode of the keymap's modifiers sets,
+// as xkb numbers them (Shift 1, Control 4, Mod1 8, Mod4 0x40); 0 for any
+// other key.
+func modMask(code uint32) uint32 {
+	switch code + 8 {
+	case firstKeycode:
+		return 1 << 0 // Shift
+	case firstKeycode + 1:
+		return 1 << 2 // Control
+	case firstKeycode + 2:
+		return 1 << 3 // Mod1
+	case firstKeycode + 3:
+		return 1 << 6 // Mod4
+	}
+	return 0
+}
+
 // keymap is the keysym of each keycode from firstKeycode on.
 type keymap struct {
 	syms []uint32
 }
 
-// baseSyms are in every keymap after the modifiers: printable ASCII and
-// the keys chords name most, so that ASCII text and the usual chords never
-// need a new keymap. Keycodes keep their keysyms from one keymap to the
-// next while there is room.
+// baseSyms are in every keymap after the modifiers, on the same keycodes
+// in every keymap: printable ASCII and every key a chord can name. A chord
+// then never needs a new keymap (GTK matches its key bindings against
+// keycodes it learns from a keymap some time after the keymap arrives: a
+// chord on a keycode the last keymap moved or added misses its binding),
+// and neither does ASCII text. Other characters take the keycodes after
+// them, as a text needs them.
 var baseSyms = func() []uint32 {
 	var s []uint32
 	for r := uint32(0x20); r <= 0x7e; r++ {
 		s = append(s, r)
 	}
-	s = append(s, platform.KeysymReturn, platform.KeysymTab, platform.KeysymBackSpace,
-		0xff1b, 0xffff, 0xff63, 0xff50, 0xff57, 0xff55, 0xff56, 0xff51, 0xff52, 0xff53, 0xff54, 0xff67)
-	for f := uint32(0); f < 12; f++ {
-		s = append(s, 0xffbe+f) // F1..F12
+	for _, ks := range platform.NamedKeysyms() {
+		if !slices.Contains(s, ks) && !slices.Contains(modifierSyms, ks) {
+			s = append(s, ks)
+		}
 	}
 	return s
 }()
 
-// newKeymap is a keymap of the modifiers, then syms (duplicates and
-// modifiers left out), at most keymapSlots in all: the syms that do not
-// fit are left out.
+// extraSlots is how many other keysyms a keymap holds beside the
+// modifiers and the base.
+var extraSlots = keymapSlots - len(modifierSyms) - len(baseSyms)
+
+// newKeymap is a keymap of the modifiers, the base, then syms (those
+// already in it and 0 left out), at most keymapSlots in all: the syms that
+// do not fit are left out.
 func newKeymap(syms []uint32) *keymap {
-	k := &keymap{syms: slices.Clone(modifierSyms)}
+	k := &keymap{syms: append(slices.Clone(modifierSyms), baseSyms...)}
 	k.add(syms)
 	return k
 }
@@ -76,24 +100,22 @@ func (k *keymap) add(syms []uint32) {
 }
 
 // with is the keymap that types every one of need: k itself when it
-// does, else k with need added after its keysyms, or when they do not all
-// fit the modifiers, need and as much of the base as fits. need must fit
-// beside the modifiers (runOf).
+// does, else k with what it lacks added after its keysyms, or when that
+// does not fit the modifiers, the base and need. need must fit beside the
+// modifiers and the base (runOf).
 func (k *keymap) with(need []uint32) *keymap {
 	if k != nil && k.hasAll(need) {
 		return k
 	}
 	if k == nil {
-		k = newKeymap(baseSyms)
+		return newKeymap(need)
 	}
-	n := newKeymap(k.syms)
+	n := &keymap{syms: slices.Clone(k.syms)}
 	n.add(need)
 	if n.hasAll(need) {
 		return n
 	}
-	n = newKeymap(need)
-	n.add(baseSyms)
-	return n
+	return newKeymap(need)
 }
 
 func (k *keymap) hasAll(syms []uint32) bool {
@@ -147,19 +169,24 @@ func (k *keymap) text() string {
 	return b.String()
 }
 
-// runOf is how many of syms, from the first, one keymap can type: all
-// their distinct keysyms fit beside the modifiers.
+// runOf is how many of syms, from the first, one keymap can type: their
+// distinct keysyms outside the modifiers and the base fit beside them.
 func runOf(syms []uint32) int {
 	seen := map[uint32]bool{}
 	for _, s := range modifierSyms {
 		seen[s] = true
 	}
+	for _, s := range baseSyms {
+		seen[s] = true
+	}
+	extra := 0
 	for i, s := range syms {
 		if !seen[s] {
-			if len(seen) == keymapSlots {
+			if extra == extraSlots {
 				return i
 			}
 			seen[s] = true
+			extra++
 		}
 	}
 	return len(syms)
