@@ -199,12 +199,22 @@ func (c *Conn) Roundtrip(ctx context.Context) error {
 
 var aLongTimeAgo = time.Unix(1, 0)
 
+// DefaultTimeout bounds a call whose context has no deadline: a frozen
+// compositor never hangs the caller.
+var DefaultTimeout = 10 * time.Second
+
 // do runs fn as one call: alone, with the socket's deadlines following
-// ctx, requests left from a cut-short call sent first. Errors out of fn
+// ctx (DefaultTimeout when it has none), requests left from a cut-short
+// call sent first. Errors out of fn
 // are worded with what.
 func (c *Conn) do(ctx context.Context, what string, fn func() error) error {
 	if err := ctx.Err(); err != nil {
 		return &timeoutError{what, err}
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, DefaultTimeout)
+		defer cancel()
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

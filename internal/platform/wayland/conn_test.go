@@ -803,3 +803,15 @@ func TestHeldButtonOverFake(t *testing.T) {
 		t.Error("the wheel's button was held")
 	}
 }
+
+func TestConnDefaultTimeout(t *testing.T) {
+	c, _ := startFake(t, func(s *fakeServer) {
+		s.expect(displayID, 0) // never answered
+	})
+	old := DefaultTimeout
+	DefaultTimeout = 50 * time.Millisecond
+	defer func() { DefaultTimeout = old }()
+	if err := c.Roundtrip(context.Background()); !errors.Is(err, platform.ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a call without a deadline to a compositor that never answers: %v", err)
+	}
+}
