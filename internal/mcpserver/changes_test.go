@@ -47,7 +47,7 @@ func newLiveServer() *liveServer {
 func (l *liveServer) client(t *testing.T, version string) (*mcp.ClientSession, chan string, func()) {
 	t.Helper()
 	ctx := context.Background()
-	t1, t2 := mcp.NewInMemoryTransports()
+	t1, t2 := memTransports()
 	ss, err := l.srv.Connect(ctx, t1, nil)
 	if err != nil {
 		t.Fatal(err)

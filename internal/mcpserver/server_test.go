@@ -132,7 +132,7 @@ func connectClient(t *testing.T, cfg Config, version string) *mcp.ClientSession 
 func serve(t *testing.T, srv *mcp.Server, version string) *mcp.ClientSession {
 	t.Helper()
 	ctx := context.Background()
-	t1, t2 := mcp.NewInMemoryTransports()
+	t1, t2 := memTransports()
 	ss, err := srv.Connect(ctx, t1, nil)
 	if err != nil {
 		t.Fatal(err)
