@@ -71,10 +71,17 @@ func (r *Run) Start(ctx context.Context, maxBytes int) {
 }
 
 // End waits for the app to settle after the last call and says what the
-// run changed since Start.
-func (r *Run) End(ctx context.Context) RunEffects {
+// run changed since Start. settled says the last call was an action that
+// answered, which it did once the app had settled after it: the app is
+// looked at again without another wait.
+func (r *Run) End(ctx context.Context, settled bool) RunEffects {
 	defer r.obs.stop()
-	e := RunEffects{Effects: r.obs.effects(ctx)}
+	var e RunEffects
+	if settled {
+		e.Effects = r.m.effects(ctx, r.s, r.obs.before, "")
+	} else {
+		e.Effects = r.obs.effects(ctx)
+	}
 	if r.before != nil {
 		var ar ActResult
 		r.m.observed(WithObserve(ctx, r.maxBytes), r.s, r.before, &ar)

@@ -226,6 +226,9 @@ func (h *handlers) runSteps(ctx context.Context, req *mcp.CallToolRequest, in st
 	out := stepsResult{Session: in.Session, Results: make([]json.RawMessage, 0, len(steps))}
 	failed := -1
 	var failure *core.Error
+	// settled: the last step run was an action that answered, once the
+	// app had settled after it.
+	settled := false
 	for i, p := range steps {
 		if ctx.Err() != nil {
 			failed, failure = i, core.Errorf(core.CodeTimeout, "the call ended (cancelled or past its deadline) before steps[%d] (%s) ran", i, p.name)
@@ -235,6 +238,7 @@ func (h *handlers) runSteps(ctx context.Context, req *mcp.CallToolRequest, in st
 			Params: &mcp.CallToolParamsRaw{Name: p.name, Arguments: p.args}})
 		b, _ := res.StructuredContent.(json.RawMessage)
 		out.Results = append(out.Results, stepAnswer(b, p, res.IsError))
+		settled = !res.IsError && p.tool.def.mutating()
 		if res.IsError {
 			failed = i
 			failure = &core.Error{}
@@ -250,7 +254,7 @@ func (h *handlers) runSteps(ctx context.Context, req *mcp.CallToolRequest, in st
 	// run whose deadline went on a frozen app still answers.
 	ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), runEndTimeout)
 	defer cancel()
-	eff := run.End(ectx)
+	eff := run.End(ectx, settled)
 	out.Effects, out.Changes, out.ChangesNote = eff.Effects, eff.Changes, eff.ChangesNote
 	if failed < 0 {
 		return out, nil
