@@ -228,13 +228,6 @@ func regroup(r *rand.Rand, root *platform.Node) *platform.Node {
 	return root
 }
 
-// flatJSON is a flattened tree as a reader would see it: its elements in
-// order, each as a snapshot's added event.
-func flatJSON(t *testing.T, f *flatTree) []string {
-	t.Helper()
-	return eventsJSON(t, snapshotOf(f))
-}
-
 // TestRefreshIsDiff: on random trees changed at random (fields only, the
 // shape, or nothing), in every view, refresh finds what diff does between
 // the last read and the next, leaves the flattened tree as flatten makes
@@ -269,15 +262,15 @@ func TestRefreshIsDiff(t *testing.T) {
 			got, ok := b.refresh(cur, view)
 			if ok {
 				taken++
-				if g, w := eventsJSON(t, got), eventsJSON(t, want); !slices.Equal(g, w) {
-					t.Fatalf("seed %d step %d (%s): refresh found\n%v\ndiff found\n%v", seed, step, view, g, w)
+				if !sameEvents(t, got, want) {
+					t.Fatalf("seed %d step %d (%s): refresh found\n%v\ndiff found\n%v", seed, step, view, eventsJSON(t, got), eventsJSON(t, want))
 				}
-				if g, w := flatJSON(t, b), flatJSON(t, flatten(cur, view)); !slices.Equal(g, w) {
+				if !sameEvents(t, snapshotOf(b), snapshotOf(flatten(cur, view))) {
 					t.Fatalf("seed %d step %d (%s): refreshed tree differs from the next read's", seed, step, view)
 				}
 			} else {
 				skipped++
-				if g, w := flatJSON(t, b), flatJSON(t, flatten(prev, view)); !slices.Equal(g, w) {
+				if !sameEvents(t, snapshotOf(b), snapshotOf(flatten(prev, view))) {
 					t.Fatalf("seed %d step %d (%s): refresh of another shape changed the tree", seed, step, view)
 				}
 				if fc, fp := flatten(cur, view), flatten(prev, view); slices.Equal(fc.order, fp.order) && sameParents(fc, fp) {
@@ -285,8 +278,8 @@ func TestRefreshIsDiff(t *testing.T) {
 				}
 			}
 			feed.Update(numbered(&feedIDs, root))
-			if g, w := eventsJSON(t, feed.Take().Events), eventsJSON(t, want); !slices.Equal(g, w) {
-				t.Fatalf("seed %d step %d (%s): the feed's patch\n%v\nthe whole diff\n%v", seed, step, view, g, w)
+			if got := feed.Take().Events; !sameEvents(t, got, want) {
+				t.Fatalf("seed %d step %d (%s): the feed's patch\n%v\nthe whole diff\n%v", seed, step, view, eventsJSON(t, got), eventsJSON(t, want))
 			}
 			prev = cur
 		}
