@@ -86,46 +86,16 @@ func oneView(t testing.TB, d *testdesk.Desk, pid int) swayView {
 	return v
 }
 
-// windowExtents is pyatspi's reading of an element's window-relative
-// extents and whether it has the focus (the first element of pid with that
-// role and name). A Wayland client's screen coordinates are its window's:
-// it cannot know better (and Qt 5's window coordinates there are wrong).
-const windowExtents = `
-import sys, pyatspi
-pid, role, name = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-def find(n, depth):
-    if n is None or depth > 60:
-        return None
-    if n.getRoleName() == role and n.name == name:
-        return n
-    for k in n:
-        r = find(k, depth + 1)
-        if r is not None:
-            return r
-    return None
-for app in pyatspi.Registry.getDesktop(0):
-    if app is not None and app.get_process_id() == pid:
-        e = find(app, 0)
-        if e is not None:
-            focused = int(e.getState().contains(pyatspi.STATE_FOCUSED))
-            print(*e.queryComponent().getExtents(pyatspi.DESKTOP_COORDS), focused)
-            sys.exit(0)
-sys.exit(1)
-`
-
+// pyExtents is pyatspi's reading of an element's window-relative extents
+// and whether it has the focus (the first element of pid with that role
+// and name). A Wayland client's screen coordinates are its window's: it
+// cannot know better (and Qt 5's window coordinates there are wrong).
 func pyExtents(t testing.TB, d *testdesk.Desk, pid int, role, name string) (platform.Rect, bool) {
 	t.Helper()
-	cmd := exec.Command(testdesk.Python, "-c", windowExtents, strconv.Itoa(pid), role, name)
-	cmd.Env = append(d.Env(), "AT_SPI_BUS_ADDRESS="+d.A11yBus)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("pyatspi: no %s %q in pid %d: %v %s", role, name, pid, err, stderr.String())
-	}
+	out := pyProbe(t, d, pid, role, name, "screen")
 	var r platform.Rect
 	focused := 0
-	if _, err := fmt.Sscan(string(out), &r.X, &r.Y, &r.Width, &r.Height, &focused); err != nil {
+	if _, err := fmt.Sscan(out, &r.X, &r.Y, &r.Width, &r.Height, &focused); err != nil {
 		t.Fatalf("pyatspi printed %q: %v", out, err)
 	}
 	return r, focused == 1

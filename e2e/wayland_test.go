@@ -26,37 +26,12 @@ import (
 // uiscope: pyatspi in another process reads what the app holds, the
 // fixture's log says what happened to it, grim captures the screen.
 
-// pyRead is pyatspi's reading of an element of pid (the first with that
-// role and name): its text, or its current value.
-const pyRead = `
-import sys, pyatspi
-pid, role, name, what = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
-def find(n, depth):
-    if n is None or depth > 60:
-        return None
-    if n.getRoleName() == role and n.name == name:
-        return n
-    for k in n:
-        r = find(k, depth + 1)
-        if r is not None:
-            return r
-    return None
-for app in pyatspi.Registry.getDesktop(0):
-    if app is not None and app.get_process_id() == pid:
-        e = find(app, 0)
-        if e is not None:
-            if what == "text":
-                t = e.queryText()
-                sys.stdout.write(t.getText(0, t.characterCount))
-            else:
-                print(e.queryValue().currentValue)
-            sys.exit(0)
-sys.exit(1)
-`
-
-func pyReadElement(t testing.TB, d *testdesk.Desk, pid int, role, name, what string) string {
+// pyProbe runs testdata/probe.py on an element of pid (the first with
+// that role and name) and returns what it prints: "text" its text,
+// "value" its current value, "screen" its desktop extents and focus.
+func pyProbe(t testing.TB, d *testdesk.Desk, pid int, role, name, what string) string {
 	t.Helper()
-	cmd := exec.Command(testdesk.Python, "-c", pyRead, strconv.Itoa(pid), role, name, what)
+	cmd := exec.Command(testdesk.Python, testdesk.Probe(), strconv.Itoa(pid), role, name, what)
 	cmd.Env = append(d.Env(), "AT_SPI_BUS_ADDRESS="+d.A11yBus)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -107,7 +82,7 @@ func TestSwayInput(t *testing.T) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--effects", "--log", log)
 	s := startMCP(t, d, "", "--allow-input")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
-	text := func() string { return pyReadElement(t, d, app.Pid, "text", "Name", "text") }
+	text := func() string { return pyProbe(t, d, app.Pid, "text", "Name", "text") }
 
 	t.Run("doctor", func(t *testing.T) {
 		r := runCLI(t, d, 60*time.Second, "doctor")
@@ -153,13 +128,13 @@ func TestSwayInput(t *testing.T) {
 		// A GTK 3 slider has no action, so click is a real left click at
 		// its centre, which moves its value there.
 		vol := findOne(t, s, sess, map[string]any{"name": "Volume", "role": "slider"})
-		before := pyReadElement(t, d, app.Pid, "slider", "Volume", "value")
+		before := pyProbe(t, d, app.Pid, "slider", "Volume", "value")
 		out := s.ok(t, "click", map[string]any{"session": sess, "element": vol.Ref})
 		if out["method"] != "pointer" {
 			t.Fatalf("click on the slider: %v", out)
 		}
 		until(t, "the slider's value moved, read by pyatspi", func(context.Context) (bool, string) {
-			v := pyReadElement(t, d, app.Pid, "slider", "Volume", "value")
+			v := pyProbe(t, d, app.Pid, "slider", "Volume", "value")
 			return v != before, before + " -> " + v
 		})
 		// And a click on the check box by its action leaves its mark in the
@@ -177,13 +152,13 @@ func TestSwayInput(t *testing.T) {
 		// end, released.
 		vol := findOne(t, s, sess, map[string]any{"name": "Volume", "role": "slider"})
 		b := *vol.Bounds
-		at, _ := strconv.ParseFloat(strings.TrimSpace(pyReadElement(t, d, app.Pid, "slider", "Volume", "value")), 64)
+		at, _ := strconv.ParseFloat(strings.TrimSpace(pyProbe(t, d, app.Pid, "slider", "Volume", "value")), 64)
 		knob := b.X + int(float64(b.Width)*at/100)
 		s.ok(t, "press", map[string]any{"session": sess, "x": knob, "y": b.Y + b.Height/2})
 		s.ok(t, "move", map[string]any{"session": sess, "x": b.X + b.Width - 1, "y": b.Y + b.Height/2})
 		s.ok(t, "release", map[string]any{"session": sess})
 		until(t, "the slider dragged to its end, read by pyatspi", func(context.Context) (bool, string) {
-			v := strings.TrimSpace(pyReadElement(t, d, app.Pid, "slider", "Volume", "value"))
+			v := strings.TrimSpace(pyProbe(t, d, app.Pid, "slider", "Volume", "value"))
 			return v == "100.0", v
 		})
 		// Shift held through two Left presses selects two characters,

@@ -161,6 +161,13 @@ func Fixture(name string) string {
 	return filepath.Join(filepath.Dir(file), "..", "..", "testdata", "apps", name)
 }
 
+// Probe returns the path of testdata/probe.py, which reads an element of a
+// running app with pyatspi, outside uiscope (its usage is in the script).
+func Probe() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "testdata", "probe.py")
+}
+
 // App is a launched application.
 type App struct {
 	Proc *sandbox.Process

@@ -26,7 +26,7 @@ import (
 
 // The tests here drive a GTK 3 app on headless sway with this package and
 // check each effect outside it: grim's capture, the app's text over AT-SPI
-// (testdata/probe.py, pyatspi), the fixture's event log.
+// (the repo's testdata/probe.py, pyatspi), the fixture's event log.
 
 // gtkDesk is the sandbox's headless sway with a GTK 3 fixture on it.
 type gtkDesk struct {
@@ -36,10 +36,13 @@ type gtkDesk struct {
 	log  string
 }
 
-func fixture(name string) string {
+// testdata is a path in the repo's testdata folder.
+func testdata(elem ...string) string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "..", "testdata", "apps", name)
+	return filepath.Join(append([]string{filepath.Dir(file), "..", "..", "..", "testdata"}, elem...)...)
 }
+
+func fixture(name string) string { return testdata("apps", name) }
 
 func startGTK(t *testing.T) *gtkDesk {
 	t.Helper()
@@ -85,11 +88,12 @@ func (g *gtkDesk) env() []string {
 	return append(g.box.Env(), "AT_SPI_BUS_ADDRESS="+g.box.A11yBus)
 }
 
-// probe runs testdata/probe.py on the fixture.
+// probe runs the repo's testdata/probe.py on the fixture's element with
+// that name (any role).
 func (g *gtkDesk) probe(ctx context.Context, name, what string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "/usr/bin/python3", filepath.Join("testdata", "probe.py"), strconv.Itoa(g.pid), name, what)
+	cmd := exec.CommandContext(ctx, "/usr/bin/python3", testdata("probe.py"), strconv.Itoa(g.pid), "", name, what)
 	cmd.Env = g.env()
 	out, err := cmd.CombinedOutput()
 	if err != nil {
