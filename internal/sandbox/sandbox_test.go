@@ -101,6 +101,34 @@ func registryChildren(t *testing.T, bus *busConn) []ref {
 	return kids
 }
 
+// launchFactory launches gtk3-widget-factory on d and waits up to limit
+// until it registers with AT-SPI (one application more than before on
+// the a11y bus) and, when ready is not nil, ready says so too. It fails
+// with the app's log if the app exits first.
+func launchFactory(t *testing.T, d *Desktop, a11y *busConn, before int, limit time.Duration, what string, ready func(app *Process) (bool, string)) *Process {
+	t.Helper()
+	app, err := d.Launch([]string{"gtk3-widget-factory"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, limit, what, func() (bool, string) {
+		select {
+		case <-app.Done():
+			log, _ := os.ReadFile(app.LogPath)
+			t.Fatalf("gtk3-widget-factory exited with %d: %s", app.ExitCode(), log)
+		default:
+		}
+		n := len(registryChildren(t, a11y))
+		state := fmt.Sprintf("%d applications, want %d", n, before+1)
+		if ready == nil {
+			return n == before+1, state
+		}
+		ok, more := ready(app)
+		return n == before+1 && ok, state + "; " + more
+	})
+	return app
+}
+
 // leftovers lists live processes whose environment mentions dir: anything
 // started in the desktop, recorded or not (activated services included).
 func leftovers(dir string) []string {
@@ -195,20 +223,7 @@ func TestDesktop(t *testing.T) {
 		t.Error("Env sets AT_SPI_BUS_ADDRESS")
 	}
 
-	app, err := d.Launch([]string{"gtk3-widget-factory"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, 30*time.Second, "gtk3-widget-factory registers with AT-SPI", func() (bool, string) {
-		select {
-		case <-app.Done():
-			log, _ := os.ReadFile(app.LogPath)
-			t.Fatalf("gtk3-widget-factory exited with %d: %s", app.ExitCode(), log)
-		default:
-		}
-		n := len(registryChildren(t, a11y))
-		return n == before+1, fmt.Sprintf("%d applications, want %d", n, before+1)
-	})
+	app := launchFactory(t, d, a11y, before, 30*time.Second, "gtk3-widget-factory registers with AT-SPI", nil)
 
 	procs := d.Processes()
 	if len(procs) != 7 {
