@@ -65,6 +65,15 @@ func swayErr(err error) error {
 	return err
 }
 
+// swayErrOr is swayErr, with a command whose effect sway's tree does not
+// show in time (sway.ErrNotApplied) as notApplied.
+func swayErrOr(err, notApplied error) error {
+	if errors.Is(err, sway.ErrNotApplied) {
+		return fmt.Errorf("%w: %v", notApplied, err)
+	}
+	return swayErr(err)
+}
+
 // swayWindows is the Windows part of the seam on sway.
 type swayWindows struct{ d *Desktop }
 
@@ -248,11 +257,7 @@ func (s swayWindows) Activate(ctx context.Context, win platform.Window) error {
 	if err != nil {
 		return err
 	}
-	err = sc.Focus(ctx, c)
-	if errors.Is(err, sway.ErrNotApplied) {
-		return fmt.Errorf("%w: %v", platform.ErrNotActivated, err)
-	}
-	return swayErr(err)
+	return swayErrOr(sc.Focus(ctx, c), platform.ErrNotActivated)
 }
 
 // ActiveWindow is the focused view (0 when none is).
@@ -322,11 +327,7 @@ func (s swayWindows) WindowAction(ctx context.Context, win platform.Window, acti
 	case "close":
 		return swayErr(sc.Kill(ctx, c))
 	default:
-		err = sc.Fullscreen(ctx, c, action == "maximize")
-		if errors.Is(err, sway.ErrNotApplied) {
-			return fmt.Errorf("%w: %v", platform.ErrNoEffect, err)
-		}
-		return swayErr(err)
+		return swayErrOr(sc.Fullscreen(ctx, c, action == "maximize"), platform.ErrNoEffect)
 	}
 }
 
