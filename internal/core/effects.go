@@ -270,18 +270,7 @@ func (m *Sessions) focusRef(ctx context.Context, s *Session, key string) *FocusR
 // or nil: the first shown element in the read's order with the focused
 // state, the top-level windows aside.
 func (m *Sessions) FocusOf(s *Session) *FocusRef {
-	s.mu.Lock()
-	t := s.watched
-	s.mu.Unlock()
-	if t == nil {
-		return nil
-	}
-	for _, top := range t.Children(0) {
-		if f := t.focusUnder(top); f != nil {
-			return f
-		}
-	}
-	return nil
+	return s.watchedFocus(nil)
 }
 
 // focusIn is the focused element of one of the windows that opened (not
@@ -295,6 +284,18 @@ func (m *Sessions) focusIn(ctx context.Context, s *Session, opened []WindowRef) 
 	if !m.readSince(rctx, s) {
 		return nil
 	}
+	return s.watchedFocus(func(t *Tree, top int) bool {
+		n, _ := t.Node(top)
+		return n != nil && n.Name != "" && slices.ContainsFunc(opened, func(w WindowRef) bool {
+			return !w.Popup && (w.Title == n.Name || strings.HasPrefix(w.Title, n.Name))
+		})
+	})
+}
+
+// watchedFocus is the focused element (focusUnder) under the first
+// top-level accessible of the watcher's last read that has one, among
+// those keep accepts (all when keep is nil), or nil.
+func (s *Session) watchedFocus(keep func(t *Tree, top int) bool) *FocusRef {
 	s.mu.Lock()
 	t := s.watched
 	s.mu.Unlock()
@@ -302,10 +303,7 @@ func (m *Sessions) focusIn(ctx context.Context, s *Session, opened []WindowRef) 
 		return nil
 	}
 	for _, top := range t.Children(0) {
-		n, _ := t.Node(top)
-		if n == nil || n.Name == "" || !slices.ContainsFunc(opened, func(w WindowRef) bool {
-			return !w.Popup && (w.Title == n.Name || strings.HasPrefix(w.Title, n.Name))
-		}) {
+		if keep != nil && !keep(t, top) {
 			continue
 		}
 		if f := t.focusUnder(top); f != nil {
