@@ -94,6 +94,19 @@ func (s swayWindows) client(ctx context.Context) (*sway.Client, error) {
 	return c.sway, nil
 }
 
+// windowsOf is sway's list of a process's views, bottom to top.
+func (s swayWindows) windowsOf(ctx context.Context, pid int) ([]sway.Window, error) {
+	sc, err := s.client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	all, err := sc.Windows(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return pidWindows(all, pid), nil
+}
+
 // platformWindow is a sway view as the platform shows windows: its
 // content's rectangle, its app_id as the class. A view in a background tab
 // or on another workspace is mapped, as a covered X window is; one in the
@@ -342,16 +355,12 @@ func (s swayWindows) Screen(ctx context.Context) (platform.Rect, error) {
 
 // AppWindows lists a process's views, bottom to top.
 func (s swayWindows) AppWindows(ctx context.Context, pid int) ([]platform.Window, error) {
-	sc, err := s.client(ctx)
-	if err != nil {
-		return nil, err
-	}
-	all, err := sc.Windows(ctx)
+	wins, err := s.windowsOf(ctx, pid)
 	if err != nil {
 		return nil, err
 	}
 	var out []platform.Window
-	for _, w := range pidWindows(all, pid) {
+	for _, w := range wins {
 		out = append(out, platformWindow(w))
 	}
 	return out, nil
@@ -361,15 +370,10 @@ func (s swayWindows) AppWindows(ctx context.Context, pid int) ([]platform.Window
 // placed them) to the application's views: the view whose content they
 // fill. Popups are not sway's to list.
 func (s swayWindows) WindowLayout(ctx context.Context, app platform.App, root *platform.Node) (*platform.WindowLayout, error) {
-	sc, err := s.client(ctx)
+	wins, err := s.windowsOf(ctx, app.Pid)
 	if err != nil {
 		return nil, err
 	}
-	all, err := sc.Windows(ctx)
-	if err != nil {
-		return nil, err
-	}
-	wins := pidWindows(all, app.Pid)
 	out := &platform.WindowLayout{Shows: map[string]platform.WindowID{}}
 	for _, w := range wins {
 		out.Windows = append(out.Windows, platformWindow(w))
