@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -307,15 +308,26 @@ func TestRollback(t *testing.T) {
 
 func TestRollbackOnCancel(t *testing.T) {
 	need(t, "Xvfb", "dbus-daemon", "/usr/libexec/at-spi-bus-launcher")
+	recorded := startCancelled(t, Options{Log: testWriter{t}, WindowManager: "none"}, func(p *Process) bool {
+		return strings.HasPrefix(p.Name, "dbus-daemon session")
+	})
+	assertGone(t, recorded, filepath.Dir(recorded[0].LogPath))
+}
+
+// startCancelled starts a desktop with opts and cancels the start once a
+// process that at picks is recorded; it fails the test if Start
+// succeeds anyway, and returns the processes recorded.
+func startCancelled(t *testing.T, opts Options, at func(p *Process) bool) []*Process {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	var mu sync.Mutex
 	var recorded []*Process
-	opts := Options{Log: testWriter{t}, WindowManager: "none"}
 	opts.onRecord = func(p *Process) {
 		mu.Lock()
 		recorded = append(recorded, p)
 		mu.Unlock()
-		if strings.HasPrefix(p.Name, "dbus-daemon session") {
+		if at(p) {
 			cancel()
 		}
 	}
@@ -327,7 +339,7 @@ func TestRollbackOnCancel(t *testing.T) {
 	t.Log(err)
 	mu.Lock()
 	defer mu.Unlock()
-	assertGone(t, recorded, filepath.Dir(recorded[0].LogPath))
+	return slices.Clone(recorded)
 }
 
 func TestConcurrentDesktops(t *testing.T) {

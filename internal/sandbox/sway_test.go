@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -117,27 +116,9 @@ func TestSwayDesktop(t *testing.T) {
 // and checks that all of it is gone again.
 func TestSwayRollback(t *testing.T) {
 	need(t, "sway", "dbus-daemon", "/usr/libexec/at-spi-bus-launcher")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var mu sync.Mutex
-	var recorded []*Process
-	opts := Options{Desktop: DesktopSway, Log: testWriter{t}}
-	opts.onRecord = func(p *Process) {
-		mu.Lock()
-		recorded = append(recorded, p)
-		mu.Unlock()
-		if p.Name == "at-spi2-registryd" {
-			cancel()
-		}
-	}
-	d, err := Start(ctx, opts)
-	if err == nil {
-		d.Close()
-		t.Fatal("Start succeeded after cancel")
-	}
-	t.Log(err)
-	mu.Lock()
-	defer mu.Unlock()
+	recorded := startCancelled(t, Options{Desktop: DesktopSway, Log: testWriter{t}}, func(p *Process) bool {
+		return p.Name == "at-spi2-registryd"
+	})
 	if len(recorded) != 5 || recorded[0].Name != "sway" {
 		t.Fatalf("recorded %d processes, want sway and the four of the buses", len(recorded))
 	}
