@@ -55,9 +55,15 @@ func (w testWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// startDesktop starts the desktop opts asks for (Xvfb and openbox, or
+// headless sway), closed when the test ends.
 func startDesktop(t *testing.T, opts Options) *Desktop {
 	t.Helper()
-	need(t, "Xvfb", "dbus-daemon", "openbox", "/usr/libexec/at-spi-bus-launcher")
+	if opts.Desktop == DesktopSway {
+		need(t, "sway", "dbus-daemon", "/usr/libexec/at-spi-bus-launcher")
+	} else {
+		need(t, "Xvfb", "dbus-daemon", "openbox", "/usr/libexec/at-spi-bus-launcher")
+	}
 	if opts.Log == nil {
 		opts.Log = testWriter{t}
 	}

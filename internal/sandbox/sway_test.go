@@ -17,17 +17,8 @@ import (
 
 func startSway(t *testing.T, opts Options) *Desktop {
 	t.Helper()
-	need(t, "sway", "dbus-daemon", "/usr/libexec/at-spi-bus-launcher")
 	opts.Desktop = DesktopSway
-	if opts.Log == nil {
-		opts.Log = testWriter{t}
-	}
-	d, err := Start(context.Background(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = d.Close() })
-	return d
+	return startDesktop(t, opts)
 }
 
 // TestSwayDesktop starts headless sway with the buses, checks what apps
