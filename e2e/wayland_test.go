@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,22 +52,7 @@ func asRGBA(img image.Image) *image.RGBA {
 // grimRegion captures a part of the screen with grim.
 func grimRegion(t testing.TB, d *testdesk.Desk, r platform.Rect) image.Image {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "grim.png")
-	cmd := exec.Command("grim", "-g", fmt.Sprintf("%d,%d %dx%d", r.X, r.Y, r.Width, r.Height), path)
-	cmd.Env = d.Env()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("grim: %v: %s", err, out)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return img
+	return testdesk.Grim(t, d.Env(), image.Rect(r.X, r.Y, r.X+r.Width, r.Y+r.Height))
 }
 
 // TestSwayInput types, presses keys, clicks and captures through `uiscope

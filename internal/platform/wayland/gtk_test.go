@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,6 +21,7 @@ import (
 	"github.com/uiscope/uiscope/internal/platform"
 	"github.com/uiscope/uiscope/internal/platform/sway"
 	"github.com/uiscope/uiscope/internal/sandbox"
+	"github.com/uiscope/uiscope/internal/testdesk"
 )
 
 // The tests here drive a GTK 3 app on headless sway with this package and
@@ -422,28 +422,7 @@ func (g *gtkDesk) grim(t *testing.T) image.Image {
 // when r is empty).
 func (g *gtkDesk) grimRegion(t *testing.T, r image.Rectangle) image.Image {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "grim.png")
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	argv := []string{path}
-	if !r.Empty() {
-		argv = []string{"-g", fmt.Sprintf("%d,%d %dx%d", r.Min.X, r.Min.Y, r.Dx(), r.Dy()), path}
-	}
-	cmd := exec.CommandContext(ctx, "grim", argv...)
-	cmd.Env = g.env()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("grim: %v: %s", err, out)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return img
+	return testdesk.Grim(t, g.env(), r)
 }
 
 func chord(t *testing.T, s string) platform.Chord {
