@@ -100,6 +100,11 @@ func (s swayWindows) windowsOf(ctx context.Context, pid int) ([]sway.Window, err
 	if err != nil {
 		return nil, err
 	}
+	return viewsOf(ctx, sc, pid)
+}
+
+// viewsOf reads sway's views and keeps the process's, bottom to top.
+func viewsOf(ctx context.Context, sc *sway.Client, pid int) ([]sway.Window, error) {
 	all, err := sc.Windows(ctx)
 	if err != nil {
 		return nil, err
@@ -209,11 +214,7 @@ func swayOrigins(sc *sway.Client, pid int) (origin, popup func(context.Context, 
 	var wins []sway.Window
 	var err error
 	origin = func(ctx context.Context, top *platform.Node) (int, int, bool) {
-		once.Do(func() {
-			var all []sway.Window
-			all, err = sc.Windows(ctx)
-			wins = pidWindows(all, pid)
-		})
+		once.Do(func() { wins, err = viewsOf(ctx, sc, pid) })
 		if err != nil {
 			return 0, 0, false
 		}
@@ -239,11 +240,10 @@ func (s swayWindows) Window(ctx context.Context, app platform.App, key string) (
 	if err != nil {
 		return platform.Window{}, err
 	}
-	all, err := sc.Windows(ctx)
+	wins, err := viewsOf(ctx, sc, app.Pid)
 	if err != nil {
 		return platform.Window{}, err
 	}
-	wins := pidWindows(all, app.Pid)
 	w, _, _, ok := matchSway(wins, top)
 	if !ok {
 		return platform.Window{}, swayUnknown(app.Pid, top, wins)
