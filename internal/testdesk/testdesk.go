@@ -108,10 +108,29 @@ func On(t testing.TB, kind string) *Desk {
 }
 
 // ForEach runs f as a subtest on each desktop of Desktops, named after it.
+// UISCOPE_TEST_DESKTOPS (a comma-separated list of kinds) narrows the
+// list for a developer's run; unset, as in make test and CI, every
+// desktop runs.
 func ForEach(t *testing.T, f func(t *testing.T, d *Desk)) {
-	for _, k := range Desktops {
+	for _, k := range chosen(t) {
 		t.Run(k, func(t *testing.T) { f(t, On(t, k)) })
 	}
+}
+
+// chosen is Desktops, or those UISCOPE_TEST_DESKTOPS names.
+func chosen(t *testing.T) []string {
+	v := os.Getenv("UISCOPE_TEST_DESKTOPS")
+	if v == "" {
+		return Desktops
+	}
+	var kinds []string
+	for _, k := range strings.Split(v, ",") {
+		if _, ok := shared[k]; !ok {
+			t.Fatalf("UISCOPE_TEST_DESKTOPS: no desktop %q (desktops are %v)", k, Desktops)
+		}
+		kinds = append(kinds, k)
+	}
+	return kinds
 }
 
 func start(kind string) (*Desk, error) {
