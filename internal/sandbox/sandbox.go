@@ -79,6 +79,7 @@ type Desktop struct {
 	SessionBus     string // private session bus address
 	A11yBus        string // AT-SPI bus address
 	RuntimeDir     string // private XDG_RUNTIME_DIR
+	swayDir        string // sway's own runtime dir when it runs as another uid
 	StateDir       string // logs, sockets, cookie
 	Screen         string // geometry in use
 
@@ -622,7 +623,7 @@ func (d *Desktop) Processes() []*Process {
 // strippedVars never pass from the caller's environment into the desktop:
 // they would point programs at the caller's session or switch a11y off.
 var strippedVars = []string{"DISPLAY", "XAUTHORITY", "DBUS_SESSION_BUS_ADDRESS", "AT_SPI_BUS_ADDRESS",
-	"XDG_RUNTIME_DIR", "WAYLAND_DISPLAY", "WAYLAND_SOCKET", "SWAYSOCK", "I3SOCK", "NO_AT_BRIDGE", "GTK_A11Y"}
+	"XDG_RUNTIME_DIR", "XDG_SESSION_TYPE", "WAYLAND_DISPLAY", "WAYLAND_SOCKET", "SWAYSOCK", "I3SOCK", "NO_AT_BRIDGE", "GTK_A11Y"}
 
 func baseEnv() []string {
 	var env []string
@@ -642,6 +643,7 @@ func (d *Desktop) added() [][2]string {
 		{"XAUTHORITY", d.XAuthority},
 		{"DBUS_SESSION_BUS_ADDRESS", d.SessionBus},
 		{"XDG_RUNTIME_DIR", d.RuntimeDir},
+		{"XDG_SESSION_TYPE", "x11"},
 		{"GDK_BACKEND", "x11"},
 		{"QT_QPA_PLATFORM", "xcb"},
 	}
@@ -652,6 +654,10 @@ func (d *Desktop) added() [][2]string {
 			{"SWAYSOCK", d.SwaySock},
 			{"DBUS_SESSION_BUS_ADDRESS", d.SessionBus},
 			{"XDG_RUNTIME_DIR", d.RuntimeDir},
+			// Chromium's default platform hint picks Wayland only in a
+			// session that says it is one (without it Chromium 156 tried
+			// X11 and exited: "Missing X server or $DISPLAY").
+			{"XDG_SESSION_TYPE", "wayland"},
 			{"GDK_BACKEND", "wayland"},
 			{"QT_QPA_PLATFORM", "wayland"},
 			{"MOZ_ENABLE_WAYLAND", "1"},
@@ -820,6 +826,9 @@ func (d *Desktop) Close() error {
 			}
 		} else if d.RuntimeDir != "" {
 			_ = os.RemoveAll(d.RuntimeDir)
+			if d.swayDir != "" {
+				_ = os.RemoveAll(d.swayDir)
+			}
 			_ = os.Remove(filepath.Join(d.StateDir, "bus"))
 			_ = os.Remove(d.XAuthority)
 		}

@@ -221,7 +221,7 @@ func TestDesktop(t *testing.T) {
 	}
 
 	env := strings.Join(d.Env(), "\n") + "\n"
-	for _, want := range []string{"DISPLAY=" + d.Display + "\n", "UISCOPE_A11Y_BUS=" + d.A11yBus + "\n", "GSK_RENDERER=cairo\n"} {
+	for _, want := range []string{"DISPLAY=" + d.Display + "\n", "UISCOPE_A11Y_BUS=" + d.A11yBus + "\n", "GSK_RENDERER=cairo\n", "XDG_SESSION_TYPE=x11\n"} {
 		if !strings.Contains(env, want) {
 			t.Errorf("Env lacks %q", want)
 		}

@@ -31,20 +31,41 @@ func swayConfig(width, height int) string {
 }
 
 // swayCred is the credential sway runs with, nil to run as this process.
-// Root's runtime dir and state dir are made reachable for it: the runtime
-// dir becomes sway's (0700), the state dir others may pass through but not
-// list (0711), so sway reads its config and the clients, root, its sockets.
+// Root's state dir is made passable for it (0711: others may pass through
+// but not list), so sway reads its config and reaches its runtime dir.
 func (d *Desktop) swayCred() (*syscall.Credential, error) {
 	if os.Geteuid() != 0 {
 		return nil, nil
-	}
-	if err := os.Chown(d.RuntimeDir, swayUser, swayUser); err != nil {
-		return nil, err
 	}
 	if err := os.Chmod(d.StateDir, 0o711); err != nil {
 		return nil, err
 	}
 	return &syscall.Credential{Uid: swayUser, Gid: swayUser, Groups: []uint32{}}, nil
+}
+
+// swayRuntimeDir is sway's own XDG_RUNTIME_DIR when it runs as another
+// uid (0700, that uid's): the apps' runtime dir stays this process's,
+// because Firefox run as root refuses an XDG_RUNTIME_DIR that another user
+// owns ("Running Firefox as root in a regular user's session is not
+// supported"). The Wayland socket sway makes there is linked into the
+// apps' runtime dir under its own name. Without a credential sway shares
+// the apps' runtime dir.
+func (d *Desktop) swayRuntimeDir(cred *syscall.Credential) (string, error) {
+	if cred == nil {
+		return d.RuntimeDir, nil
+	}
+	dir := filepath.Join(d.StateDir, "sway-runtime")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return "", err
+	}
+	if err := os.Chown(dir, int(cred.Uid), int(cred.Gid)); err != nil {
+		return "", err
+	}
+	d.swayDir = dir
+	return dir, nil
 }
 
 func (d *Desktop) startSway(ctx context.Context) error {
@@ -60,9 +81,14 @@ func (d *Desktop) startSway(ctx context.Context) error {
 	}
 	cred, err := d.swayCred()
 	if err != nil {
-		return fmt.Errorf("making the runtime dir sway's: %w", err)
+		return fmt.Errorf("making the state dir passable for sway: %w", err)
+	}
+	dir, err := d.swayRuntimeDir(cred)
+	if err != nil {
+		return fmt.Errorf("making sway's runtime dir: %w", err)
 	}
 	env := append(d.componentEnv(),
+		"XDG_RUNTIME_DIR="+dir,
 		"WLR_BACKENDS=headless",
 		"WLR_LIBINPUT_NO_DEVICES=1",
 		"WLR_RENDERER=pixman",
@@ -73,7 +99,7 @@ func (d *Desktop) startSway(ctx context.Context) error {
 	}
 	// Sway names its IPC socket after its uid and pid, and makes it after
 	// the Wayland socket: once it answers, both are there.
-	sock := filepath.Join(d.RuntimeDir, fmt.Sprintf("sway-ipc.%d.%d.sock", swayUID(cred), p.Pid()))
+	sock := filepath.Join(dir, fmt.Sprintf("sway-ipc.%d.%d.sock", swayUID(cred), p.Pid()))
 	client := sway.New(sock)
 	err = d.waitFor(ctx, "sway's IPC socket answering get_outputs", p, func(ctx context.Context) error {
 		outs, err := client.Outputs(ctx)
@@ -91,9 +117,14 @@ func (d *Desktop) startSway(ctx context.Context) error {
 		return err
 	}
 	d.SwaySock = sock
-	name, err := waylandSocket(d.RuntimeDir)
+	name, err := waylandSocket(dir)
 	if err != nil {
 		return fmt.Errorf("%v%s", err, p.LogHint())
+	}
+	if dir != d.RuntimeDir {
+		if err := os.Symlink(filepath.Join(dir, name), filepath.Join(d.RuntimeDir, name)); err != nil {
+			return fmt.Errorf("linking sway's Wayland socket into the runtime dir: %w", err)
+		}
 	}
 	d.WaylandDisplay = name
 	return nil

@@ -33,19 +33,29 @@ func TestSwayDesktop(t *testing.T) {
 	if d.Kind != DesktopSway || d.Display != "" || d.WaylandDisplay == "" || d.SwaySock == "" || d.A11yBus == "" || d.SessionBus == "" {
 		t.Fatalf("incomplete desktop: %+v", d)
 	}
-	fi, err := os.Stat(d.RuntimeDir)
-	if err != nil || fi.Mode().Perm() != 0o700 {
-		t.Fatalf("runtime dir %s: %v %v", d.RuntimeDir, fi.Mode(), err)
+	// The apps' runtime dir is this process's own (Firefox run as root
+	// refuses another user's); sway's is its uid's, its Wayland socket
+	// linked into the apps' dir.
+	owner := func(dir string) uint32 {
+		t.Helper()
+		fi, err := os.Stat(dir)
+		if err != nil || fi.Mode().Perm() != 0o700 || !fi.IsDir() {
+			t.Fatalf("runtime dir %s: %v %v", dir, fi.Mode(), err)
+		}
+		return fi.Sys().(*syscall.Stat_t).Uid
+	}
+	if uid := owner(d.RuntimeDir); uid != uint32(os.Geteuid()) {
+		t.Errorf("the apps' runtime dir is owned by uid %d, want %d", uid, os.Geteuid())
 	}
 	wantUID := uint32(os.Geteuid())
 	if wantUID == 0 {
 		wantUID = swayUser
 	}
-	if uid := fi.Sys().(*syscall.Stat_t).Uid; uid != wantUID {
-		t.Errorf("runtime dir owned by uid %d, want %d", uid, wantUID)
+	if uid := owner(filepath.Dir(d.SwaySock)); uid != wantUID {
+		t.Errorf("sway's runtime dir is owned by uid %d, want %d", uid, wantUID)
 	}
-	if _, err := os.Stat(filepath.Join(d.RuntimeDir, d.WaylandDisplay)); err != nil {
-		t.Errorf("no Wayland socket: %v", err)
+	if fi, err := os.Stat(filepath.Join(d.RuntimeDir, d.WaylandDisplay)); err != nil || fi.Mode().Type() != os.ModeSocket {
+		t.Errorf("no Wayland socket in the apps' runtime dir: %v", err)
 	}
 	sc := sway.New(d.SwaySock)
 	screen, err := sc.Screen(ctx)
@@ -55,7 +65,7 @@ func TestSwayDesktop(t *testing.T) {
 
 	env := "\n" + strings.Join(d.Env(), "\n") + "\n"
 	for _, want := range []string{"WAYLAND_DISPLAY=" + d.WaylandDisplay, "SWAYSOCK=" + d.SwaySock, "XDG_RUNTIME_DIR=" + d.RuntimeDir,
-		"GDK_BACKEND=wayland", "QT_QPA_PLATFORM=wayland", "MOZ_ENABLE_WAYLAND=1", "UISCOPE_A11Y_BUS=" + d.A11yBus} {
+		"XDG_SESSION_TYPE=wayland", "GDK_BACKEND=wayland", "QT_QPA_PLATFORM=wayland", "MOZ_ENABLE_WAYLAND=1", "UISCOPE_A11Y_BUS=" + d.A11yBus} {
 		if !strings.Contains(env, "\n"+want+"\n") {
 			t.Errorf("Env lacks %q", want)
 		}
