@@ -7,7 +7,7 @@
 GO       ?= go
 BIN      := bin/uiscope
 PKGS     := ./...
-TESTFLAGS ?= -race -count=1 -timeout 45m
+TESTFLAGS ?= -race -count=1 -timeout 80m
 
 # Systems uiscope must build and vet on besides Linux (a backend that
 # answers notSupported until one of their own arrives).
