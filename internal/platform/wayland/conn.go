@@ -99,6 +99,10 @@ type Conn struct {
 	heldButtons       []uint32 // buttons ButtonDown left down
 	heldCodes         []uint32 // keys KeyDown left down,
 	heldSyms          []uint32 // and their keysyms, which every keymap keeps
+	toplevelMgr       ObjectID // zwlr_foreign_toplevel_manager_v1, bound on first use
+	toplevelVersion   uint32
+	toplevels         map[ObjectID]*toplevel // the windows it announced, by handle
+	toplevelOrder     []ObjectID             // their handles in the order it announced them
 
 	dlMu sync.Mutex // guards gen against a context's AfterFunc
 	gen  uint64     // which call's context may still cut the deadline

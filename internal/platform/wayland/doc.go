@@ -15,6 +15,11 @@
 //     of its own, generated for the text to type, and
 //     zwlr_virtual_pointer_v1 (absolute motion, buttons, wheel).
 //
-// Windows, focus and geometry are not here: sway's IPC gives them.
+//   - windows as any client may list them (toplevel.go:
+//     zwlr_foreign_toplevel_management_v1): titles, app ids, states, and
+//     requests to activate, close, maximize, minimize or fullscreen them,
+//     for compositors without sway's IPC. It tells no pid and no place.
+//
+// Where windows are, and whose they are, is not here: sway's IPC gives it.
 // Opcodes are written by hand from the protocols' XML.
 package wayland

@@ -5,14 +5,17 @@ package wayland
 import (
 	"context"
 	"errors"
+	"fmt"
 	"image"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/platform/sway"
 	"github.com/uiscope/uiscope/internal/sandbox"
 )
 
@@ -139,6 +142,12 @@ func TestSwayFrozenAndGone(t *testing.T) {
 		t.Fatalf("a capture from a frozen compositor: %v", err)
 	}
 	short, cancelShort = context.WithTimeout(ctx, 300*time.Millisecond)
+	_, err = c.Toplevels(short)
+	cancelShort()
+	if !errors.Is(err, platform.ErrTimeout) {
+		t.Fatalf("listing the windows of a frozen compositor: %v", err)
+	}
+	short, cancelShort = context.WithTimeout(ctx, 300*time.Millisecond)
 	_, err = c.TypeText(short, "x")
 	cancelShort()
 	if !errors.Is(err, platform.ErrTimeout) {
@@ -159,4 +168,125 @@ func TestSwayFrozenAndGone(t *testing.T) {
 	if _, err := c.Capture(ctx, outs[0], image.Rectangle{}); !errors.Is(err, ErrClosed) {
 		t.Fatalf("a capture after the compositor exited: %v", err)
 	}
+}
+
+// TestSwayToplevels lists sway's windows through the foreign toplevel
+// protocol and acts on them, each answer checked against sway's own tree
+// (its IPC, outside this client): the same windows with the same titles
+// and app ids, activation moving sway's focus, fullscreen, and a close
+// that takes the window away.
+func TestSwayToplevels(t *testing.T) {
+	g := startGTK(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	factory := exec.Command("gtk3-widget-factory")
+	factory.Env = g.env()
+	if err := factory.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { factory.Wait(); close(exited) }()
+	t.Cleanup(func() { factory.Process.Kill(); <-exited })
+	sw := sway.New(g.box.SwaySock)
+	views := func() []sway.Window {
+		wins, err := sw.Windows(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return wins
+	}
+	g.until(t, "two windows in sway's tree", func() (bool, string) {
+		n := len(views())
+		return n == 2, fmt.Sprintf("%d windows", n)
+	})
+	// The lists agree once the factory has named its window, and the
+	// window in front is on the output once its surface entered it (a tab
+	// behind another is on none).
+	var tops []Toplevel
+	g.until(t, "the toplevels as sway lists its views", func() (bool, string) {
+		var err error
+		tops, err = g.conn.Toplevels(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok, why := sameWindows(tops, views()); !ok {
+			return false, why
+		}
+		for _, tl := range tops {
+			if tl.Activated && !slices.Equal(tl.Outputs, []string{"HEADLESS-1"}) {
+				return false, fmt.Sprintf("%q, in front, is on outputs %v", tl.Title, tl.Outputs)
+			}
+		}
+		return true, ""
+	})
+	var other Toplevel
+	for _, tl := range tops {
+		if !tl.Activated {
+			other = tl
+		}
+	}
+	if other.ID == 0 {
+		t.Fatalf("no window is without the focus: %+v", tops)
+	}
+
+	if err := g.conn.ActOnToplevel(ctx, other.ID, ToplevelActivate); err != nil {
+		t.Fatal(err)
+	}
+	g.until(t, "sway's focus on the activated window", func() (bool, string) {
+		f, ok, err := sw.Focused(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok && f.Title == other.Title, fmt.Sprintf("focused %q", f.Title)
+	})
+
+	if err := g.conn.ActOnToplevel(ctx, other.ID, ToplevelFullscreen); err != nil {
+		t.Fatal(err)
+	}
+	g.until(t, "the window fullscreen in sway's tree and in its states", func() (bool, string) {
+		f, _, err := sw.Focused(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tops, err := g.conn.Toplevels(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tl := range tops {
+			if tl.ID == other.ID {
+				return f.Fullscreen && tl.Fullscreen, fmt.Sprintf("sway %v, states %+v", f.Fullscreen, tl)
+			}
+		}
+		return false, "the window is not listed"
+	})
+
+	if err := g.conn.ActOnToplevel(ctx, other.ID, ToplevelClose); err != nil {
+		t.Fatal(err)
+	}
+	g.until(t, "the window gone from sway's tree and from the list", func() (bool, string) {
+		tops, err := g.conn.Toplevels(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(views()) == 1 && len(tops) == 1, fmt.Sprintf("sway %d, toplevels %+v", len(views()), tops)
+	})
+	if err := g.conn.ActOnToplevel(ctx, other.ID, ToplevelActivate); !errors.Is(err, ErrToplevelGone) {
+		t.Fatalf("acting on a closed window: %v", err)
+	}
+}
+
+// sameWindows compares the toplevels with sway's views: the same titles
+// and app ids, and the one sway focuses the one activated.
+func sameWindows(tops []Toplevel, views []sway.Window) (bool, string) {
+	key := func(title, app string, focus bool) string { return fmt.Sprintf("%q %q %v", title, app, focus) }
+	var a, b []string
+	for _, tl := range tops {
+		a = append(a, key(tl.Title, tl.AppID, tl.Activated))
+	}
+	for _, v := range views {
+		b = append(b, key(v.Title, v.AppID, v.Focused))
+	}
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b), fmt.Sprintf("toplevels %v, sway %v", a, b)
 }
