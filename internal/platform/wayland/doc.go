@@ -13,8 +13,7 @@
 //     zwlr_screencopy_manager_v1 into an image (capture.go);
 //   - input (input.go, keymap.go): zwp_virtual_keyboard_v1 with a keymap
 //     of its own, generated for the text to type, and
-//     zwlr_virtual_pointer_v1 (absolute motion, buttons, wheel).
-//
+//     zwlr_virtual_pointer_v1 (absolute motion, buttons, wheel);
 //   - windows as any client may list them (toplevel.go:
 //     zwlr_foreign_toplevel_management_v1): titles, app ids, states, and
 //     requests to activate, close, maximize, minimize or fullscreen them,
