@@ -160,6 +160,15 @@ func (k *keymap) text() string {
 	b.WriteString("xkb_compatibility \"uiscope\" { include \"complete\" };\n")
 	b.WriteString("xkb_symbols \"uiscope\" {\n")
 	for i, s := range k.syms {
+		if s >= 'a' && s <= 'z' {
+			// A letter's key has its capital on the shifted level, as on
+			// a keyboard: a chord with Shift (Ctrl+Shift+S) then reaches
+			// the app as the capital with Shift consumed, which is what
+			// GTK 3 matches its Shift bindings against (a key of one
+			// level gives Ctrl+Shift+s, which no binding matches).
+			fmt.Fprintf(&b, "key <K%d> { [ 0x%08x, 0x%08x ] };\n", firstKeycode+i, s, s-'a'+'A')
+			continue
+		}
 		fmt.Fprintf(&b, "key <K%d> { [ 0x%08x ] };\n", firstKeycode+i, s)
 	}
 	for i, m := range modMaps {

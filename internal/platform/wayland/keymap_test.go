@@ -1,6 +1,7 @@
 package wayland
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -20,8 +21,10 @@ func TestKeymap(t *testing.T) {
 	if base.modKeycode(platform.ModShift) != firstKeycode-8 || modMask(base.modKeycode(platform.ModCtrl)) != 4 || modMask(base.modKeycode(platform.ModSuper)) != 0x40 {
 		t.Error("the modifiers are not on their keycodes")
 	}
+	sCode, _ := base.keycode('s')
 	text := base.text()
-	for _, want := range []string{"xkb_keymap {", "minimum = 8;", "key <K9> { [ 0x0000ffe1 ] };", "modifier_map Control { <K10> };", "include \"complete\""} {
+	for _, want := range []string{"xkb_keymap {", "minimum = 8;", "key <K9> { [ 0x0000ffe1 ] };", "modifier_map Control { <K10> };", "include \"complete\"",
+		fmt.Sprintf("key <K%d> { [ 0x00000073, 0x00000053 ] };", sCode+8)} {
 		if !strings.Contains(text, want) {
 			t.Errorf("keymap text lacks %q", want)
 		}
