@@ -111,9 +111,17 @@ func On(t testing.TB, kind string) *Desk {
 // UISCOPE_TEST_DESKTOPS (a comma-separated list of kinds) narrows the
 // list for a developer's run; unset, as in make test and CI, every
 // desktop runs.
+//
+// The desktops' subtests run at the same time (t.Parallel): each has its
+// own display, buses and apps, and most of a desktop test's time is spent
+// waiting on its apps, so the suite on two desktops takes far less than
+// twice its time on one. Tests themselves stay one after another.
 func ForEach(t *testing.T, f func(t *testing.T, d *Desk)) {
 	for _, k := range chosen(t) {
-		t.Run(k, func(t *testing.T) { f(t, On(t, k)) })
+		t.Run(k, func(t *testing.T) {
+			t.Parallel()
+			f(t, On(t, k))
+		})
 	}
 }
 
