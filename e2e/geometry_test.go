@@ -301,6 +301,16 @@ func rootCapture(t *testing.T, xc *xgb.Conn, r platform.Rect) *image.RGBA {
 	return img
 }
 
+// screenCapture is what the screen shows in r, read outside uiscope: an
+// X root capture, grim on sway.
+func screenCapture(t *testing.T, d *testdesk.Desk, r platform.Rect) *image.RGBA {
+	t.Helper()
+	if d.Sway != nil {
+		return asRGBA(grimRegion(t, d, r))
+	}
+	return rootCapture(t, xclient(t, d), r)
+}
+
 // sameShare is the share of pixels in which two images of one size agree
 // within a few levels per channel.
 func sameShare(a, b *image.RGBA) float64 {

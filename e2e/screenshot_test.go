@@ -6,13 +6,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"image"
 	"image/color"
+	"image/draw"
 	"image/png"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -158,8 +162,9 @@ func redactedFields(t *testing.T, s *mcpServer, sess string) []struct{ X, Y, Wid
 // window's size, boxes where the tree's bounds say, the password field
 // one grey bar, path refused without --allow-input, a frozen app answered
 // by the deadline, a minimized window refused.
-func TestScreenshot(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestScreenshot(t *testing.T) { testdesk.ForEach(t, testScreenshot) }
+
+func testScreenshot(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "screenshot fixture")
 	s := startMCP(t, d, "")
 	conn := s.ok(t, "connect", map[string]any{"pid": app.Pid})
@@ -220,6 +225,19 @@ func TestScreenshot(t *testing.T) {
 		t.Fatalf("%d redacted fields, want the fixture's one password field", len(fields))
 	}
 	checkGrey(t, clean, fields[0], win)
+	// The clean image is what the screen shows, read outside uiscope (an
+	// X root capture, grim on sway), but for the bar: there the screen
+	// shows the field's own pixels.
+	screen := screenCapture(t, d, platform.Rect(win))
+	f := fields[0]
+	inBar := image.Rect(f.X-win.X, f.Y-win.Y, f.X-win.X+f.Width, f.Y-win.Y+f.Height)
+	if allGrey(screen.SubImage(inBar).(*image.RGBA)) {
+		t.Errorf("the screen shows the password field %+v grey too: the bar proves nothing", f)
+	}
+	draw.Draw(screen, inBar, image.NewUniform(grey), image.Point{}, draw.Src)
+	if share := sameShare(clean, screen); share < 0.99 {
+		t.Errorf("only %.1f%% of the clean image's pixels are what the screen shows at %+v, the bar aside (they differ in %v)", 100*share, win, differ(clean, screen))
+	}
 
 	// One element alone: the password field, all grey, the size of its
 	// bounds.
@@ -255,8 +273,13 @@ func TestScreenshot(t *testing.T) {
 	}
 	s.screenshot(t, map[string]any{"session": sess}) // answers again
 
-	// Minimized: no pixels, said clearly.
-	minimize(t, d, shotWindowID(t, shot))
+	// Minimized (on sway, which never iconifies, moved to the
+	// scratchpad: shown nowhere): no pixels, said clearly.
+	if d.Sway != nil {
+		swayRun(t, d, fmt.Sprintf("[con_id=%d] move scratchpad", swayConOf(t, shot.Window)))
+	} else {
+		minimize(t, d, shotWindowID(t, shot))
+	}
 	until(t, "the window is minimized", func(ctx context.Context) (bool, string) {
 		out, _, _ := s.screenshot(t, map[string]any{"session": sess})
 		return out["errorCode"] == "windowHidden", "screenshot: " + out["errorCode"].(string)
@@ -280,6 +303,31 @@ func checkGrey(t *testing.T, img *image.RGBA, field, win struct{ X, Y, Width, He
 	if img.RGBAAt(r.Min.X, r.Min.Y-3) == grey && img.RGBAAt(r.Min.X, r.Max.Y+2) == grey {
 		t.Errorf("the grey reaches past the field %v", r)
 	}
+}
+
+// differ is the rectangle of the pixels in which two images differ.
+func differ(a, b *image.RGBA) image.Rectangle {
+	var r image.Rectangle
+	for y := a.Rect.Min.Y; y < a.Rect.Max.Y; y++ {
+		for x := a.Rect.Min.X; x < a.Rect.Max.X; x++ {
+			if a.RGBAAt(x, y) != b.RGBAAt(x, y) {
+				r = r.Union(image.Rect(x, y, x+1, y+1))
+			}
+		}
+	}
+	return r
+}
+
+// allGrey reports whether every pixel of img is the bar's grey.
+func allGrey(img *image.RGBA) bool {
+	for y := img.Rect.Min.Y; y < img.Rect.Max.Y; y++ {
+		for x := img.Rect.Min.X; x < img.Rect.Max.X; x++ {
+			if img.RGBAAt(x, y) != grey {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func shotWindowID(t *testing.T, shot shotResult) xproto.Window {
@@ -347,12 +395,56 @@ func coverWindow(t *testing.T, d *testdesk.Desk, x, y, w, h int) func() {
 // TestScreenshotCovered: a window half covered by another is captured with
 // its own pixels, by a server that never captured it before (so the first
 // capture waits for the app's repaint of what was covered).
-func TestScreenshotCovered(t *testing.T) {
-	d := testdesk.Shared(t)
+//
+// On sway a capture copies what the output shows, so a covered window is
+// refused (covered), naming the cover, rather than captured with the
+// cover's pixels.
+func TestScreenshotCovered(t *testing.T) { testdesk.ForEach(t, testScreenshotCovered) }
+
+func testScreenshotCovered(t *testing.T, d *testdesk.Desk) {
 	// GTK 3 draws a 24-bit window, GTK 4 a 32-bit one.
 	for _, fixture := range []string{"gtk3_fixture.py", "gtk4_fixture.py"} {
-		t.Run(fixture, func(t *testing.T) { screenshotCovered(t, d, fixture) })
+		t.Run(fixture, func(t *testing.T) {
+			if d.Sway != nil {
+				screenshotCoveredSway(t, d, fixture)
+				return
+			}
+			screenshotCovered(t, d, fixture)
+		})
 	}
+}
+
+// screenshotCoveredSway: the window under another floating over its left
+// half is refused with covered, naming the cover, and captured again once
+// the cover is gone.
+func screenshotCoveredSway(t *testing.T, d *testdesk.Desk, fixture string) {
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture(fixture), "--title", "covered "+fixture)
+	s := startMCP(t, d, "")
+	sess := s.connect(t, map[string]any{"pid": app.Pid})
+	out, before, _ := s.screenshot(t, map[string]any{"session": sess, "annotate": false})
+	if out["ok"] != true {
+		t.Fatalf("screenshot of the uncovered window: %v", out)
+	}
+	win := decode[shotResult](t, out).Bounds
+	cover := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "the cover")
+	swayFloat(t, d, cover.Pid, win.X, win.Y)
+	coverView := oneView(t, d, cover.Pid)
+	// grim shows the cover there: what a capture of the screen copies.
+	if share := sameShare(screenCapture(t, d, coverView.content), before.SubImage(image.Rect(0, 0, coverView.content.Width, coverView.content.Height)).(*image.RGBA)); share > 0.9 {
+		t.Fatalf("the screen under the cover still shows the window (%.0f%% alike)", 100*share)
+	}
+	fresh := startMCP(t, d, "")
+	sess2 := fresh.connect(t, map[string]any{"pid": app.Pid})
+	out, img, _ := fresh.screenshot(t, map[string]any{"session": sess2, "annotate": false})
+	msg, _ := out["error"].(string)
+	if out["ok"] != false || out["errorCode"] != "covered" || img != nil || !strings.Contains(msg, fmt.Sprintf("sway:%d", coverView.con)) {
+		t.Fatalf("screenshot of a covered window: %v, want covered naming the cover sway:%d", out, coverView.con)
+	}
+	cover.Proc.Stop()
+	until(t, "the window captured again once the cover is gone", func(context.Context) (bool, string) {
+		out, _, _ := fresh.screenshot(t, map[string]any{"session": sess2, "annotate": false})
+		return out["ok"] == true, fmt.Sprint(out["errorCode"])
+	})
 }
 
 func screenshotCovered(t *testing.T, d *testdesk.Desk, fixture string) {
@@ -413,7 +505,10 @@ func screenshotCovered(t *testing.T, d *testdesk.Desk, fixture string) {
 // password entry and an entry with visibility off) and Qt 5 are each one
 // grey bar.
 func TestScreenshotRedactsEveryToolkit(t *testing.T) {
-	d := testdesk.Shared(t)
+	testdesk.ForEach(t, testScreenshotRedactsEveryToolkit)
+}
+
+func testScreenshotRedactsEveryToolkit(t *testing.T, d *testdesk.Desk) {
 	for _, tc := range redactCases {
 		t.Run(tc.fixture, func(t *testing.T) {
 			app := d.Launch(t, testdesk.Python, testdesk.Fixture(tc.fixture), "--title", "shot "+tc.fixture)
@@ -480,10 +575,17 @@ func TestScreenshotVisual(t *testing.T) {
 // (the same bytes as the image block) in --screenshot-dir and nowhere
 // else, never replaces a file, and refuses a name with a newline; two
 // sessions capture at once; the CLI writes its file.
-func TestScreenshotPathAndSessions(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestScreenshotPathAndSessions(t *testing.T) { testdesk.ForEach(t, testScreenshotPathAndSessions) }
+
+func testScreenshotPathAndSessions(t *testing.T, d *testdesk.Desk) {
 	a := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "shot one")
 	b := d.Launch(t, testdesk.Python, testdesk.Fixture("qt5_fixture.py"), "--title", "shot two")
+	if d.Sway != nil {
+		// sway's tabs show one window at a time: the two float side by
+		// side, each shown whole, as a user may place them.
+		swayFloat(t, d, a.Pid, 0, 0)
+		swayFloat(t, d, b.Pid, 960, 0)
+	}
 	dir, other := t.TempDir(), t.TempDir()
 	s := startMCP(t, d, "", "--allow-input", "--screenshot-dir", dir)
 	ca := s.ok(t, "connect", map[string]any{"pid": a.Pid})
@@ -535,6 +637,42 @@ func TestScreenshotPathAndSessions(t *testing.T) {
 	if win := windowOf(t, ca); err != nil || img.Bounds().Dx() != win.Width || img.Bounds().Dy() != win.Height {
 		t.Errorf("the CLI's PNG: %v %v, window %+v", err, img.Bounds(), win)
 	}
+}
+
+// swayRun runs a sway command (swaymsg) and fails the test unless sway
+// ran it.
+func swayRun(t testing.TB, d *testdesk.Desk, cmd string) {
+	t.Helper()
+	out, err := exec.Command("swaymsg", "-s", d.SwaySock, cmd).CombinedOutput()
+	if err != nil {
+		t.Fatalf("swaymsg %q: %v: %s", cmd, err, out)
+	}
+}
+
+// swayConOf is the con id of a sway window id ("sway:N").
+func swayConOf(t testing.TB, id string) int64 {
+	t.Helper()
+	con, err := strconv.ParseInt(strings.TrimPrefix(id, "sway:"), 10, 64)
+	if err != nil || !strings.HasPrefix(id, "sway:") {
+		t.Fatalf("window %q is no sway window", id)
+	}
+	return con
+}
+
+// swayFloat floats pid's one window with its top-left corner at x, y on
+// sway and waits until sway shows it there, holding still.
+func swayFloat(t testing.TB, d *testdesk.Desk, pid, x, y int) {
+	t.Helper()
+	v := oneView(t, d, pid)
+	swayRun(t, d, fmt.Sprintf("[con_id=%d] floating enable, move position %d %d", v.con, x, y))
+	var last platform.Rect
+	until(t, fmt.Sprintf("pid %d's window floats at %d,%d", pid, x, y), func(context.Context) (bool, string) {
+		now := oneView(t, d, pid)
+		held := now.content == last
+		last = now.content
+		return held && now.visible && now.content.X >= x && now.content.Y >= y && now.content.X < x+20 && now.content.Y < y+40,
+			fmt.Sprintf("at %+v, visible %v", now.content, now.visible)
+	})
 }
 
 func must[T any](v T, err error) T {

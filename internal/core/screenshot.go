@@ -283,10 +283,17 @@ func (m *Sessions) redactionTree(ctx context.Context, s *Session, limit time.Dur
 
 // captureError maps a capture's platform errors.
 func captureError(err error, win platform.Window) error {
+	_, onSway := win.ID.SwayCon()
 	switch {
+	case errors.Is(err, platform.ErrWindowHidden) && onSway:
+		return &Error{Code: CodeWindowHidden, Disposition: DispositionTerminal, Err: err, Msg: fmt.Sprintf(
+			"window %s is not shown (a tab behind another, a workspace not shown, the scratchpad), and a Wayland capture copies what the screen shows: bring it forward (focus one of its elements, with --allow-input) and try again", win.ID)}
 	case errors.Is(err, platform.ErrWindowHidden):
 		return &Error{Code: CodeWindowHidden, Disposition: DispositionTerminal, Err: err, Msg: fmt.Sprintf(
 			"window %s is not on screen (minimized or unmapped), so it has no pixels to capture: restore it (window_action restore, with --allow-input) and try again", win.ID)}
+	case errors.Is(err, platform.ErrWindowCovered):
+		return &Error{Code: CodeCovered, Disposition: DispositionTerminal, Err: err, Msg: fmt.Sprintf(
+			"%v: its covered part cannot be captured (no image is returned rather than the cover's pixels); bring it to the front (focus one of its elements, with --allow-input) or move the other window, and try again", err)}
 	case errors.Is(err, platform.ErrElementGone):
 		return &Error{Code: CodeElementGone, Disposition: DispositionTerminal, Err: err, Msg: fmt.Sprintf(
 			"window %s closed during the capture; list the app's windows again (connect, list_apps)", win.ID)}

@@ -17,10 +17,16 @@ type Pixels interface {
 	// at is where the image's top-left pixel lies on the screen now, and
 	// the image's size is the window's. A minimized or unmapped window
 	// fails with ErrWindowHidden; a window that no longer exists with
-	// ErrElementGone.
+	// ErrElementGone; one covered by another, where the backend cannot
+	// read under the cover, with ErrWindowCovered.
 	CaptureWindow(ctx context.Context, win Window) (img *image.RGBA, at Rect, err error)
 }
 
 // ErrWindowHidden: the window is not on screen (minimized, or unmapped), so
 // it has no pixels to capture.
 var ErrWindowHidden = errors.New("the window is not shown (minimized or unmapped)")
+
+// ErrWindowCovered: another window covers part of the one to capture, and
+// the backend can only copy what the screen shows (a Wayland screencopy),
+// so it would show the cover's pixels there.
+var ErrWindowCovered = errors.New("another window covers it")

@@ -4,7 +4,6 @@ package wayland
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"image"
 	"sync"
@@ -242,7 +241,7 @@ func (b *Backend) CaptureWindow(ctx context.Context, win platform.Window) (*imag
 
 // ErrCovered: another window covers part of the one to capture, and a
 // screencopy would show the cover's pixels there.
-var ErrCovered = errors.New("another window covers it")
+var ErrCovered = platform.ErrWindowCovered
 
 // shown is sway's view con, checked to be shown and uncovered: no visible
 // window above it in the stacking order overlaps its content.
@@ -269,8 +268,8 @@ func (b *Backend) shown(ctx context.Context, con int64) (sway.Window, error) {
 	}
 	for _, above := range wins[idx+1:] {
 		if above.Visible && above.Workspace == w.Workspace && !above.Frame.Intersect(w.Bounds).Empty() {
-			return sway.Window{}, fmt.Errorf("%w: sway:%d is covered by sway:%d (%q), and a Wayland capture copies what the screen shows: move or close that window: %w",
-				platform.ErrNotSupported, con, above.Con, above.Title, ErrCovered)
+			return sway.Window{}, fmt.Errorf("%w: sway:%d is covered by sway:%d (%q), and a Wayland capture copies what the screen shows",
+				ErrCovered, con, above.Con, above.Title)
 		}
 	}
 	return w, nil
