@@ -44,8 +44,10 @@ TEST_PACKAGES=(
   # from a script), xterm (Xaw: no accessibility, visual sessions)
   gnome-calculator zenity xterm
   # the sway sandbox (uiscope sandbox --desktop sway): headless sway, swaymsg
-  # for the tests' own reading of its tree, and Qt 5's Wayland platform
-  sway qtwayland5
+  # for the tests' own reading of its tree, and Qt 5's Wayland platform;
+  # Xwayland for --xwayland (X-only apps as sway windows), and xhost, with
+  # which sway lets root's clients into its Xwayland
+  sway qtwayland5 xwayland x11-xserver-utils
   # grim: a screencopy client outside uiscope, the reference its captures on
   # sway are compared with
   grim

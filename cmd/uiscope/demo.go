@@ -34,9 +34,10 @@ const (
 )
 
 func runDemo(ctx context.Context, c *cli, args []string) error {
-	fs := newFlags(c, "demo", "[--app CMD] [--desktop x11|sway] [--verbose]")
+	fs := newFlags(c, "demo", "[--app CMD] [--desktop x11|sway [--xwayland]] [--verbose]")
 	appCmd := fs.String("app", "gtk3-widget-factory", "sample application `CMD` to start in the desktop (split into words like a shell, no shell runs)")
 	desktop := fs.String("desktop", sandbox.DesktopX11, "the sandbox desktop: x11 (Xvfb and openbox) or sway (headless sway, Wayland)")
+	xwayland := fs.Bool("xwayland", false, "with --desktop sway: run Xwayland too (the sample app stays a Wayland client unless it has no Wayland backend)")
 	verbose := fs.Bool("verbose", false, "show the desktop's start-up and teardown on stderr")
 	if err := parseFlags(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -60,7 +61,7 @@ func runDemo(ctx context.Context, c *cli, args []string) error {
 	if *verbose {
 		logw = c.stderr
 	}
-	err = demo(ctx, c, *desktop, argv, logw)
+	err = demo(ctx, c, sandbox.Options{Desktop: *desktop, Xwayland: *xwayland, Log: logw}, argv)
 	if err != nil && ctx.Err() != nil {
 		// Ctrl-C or SIGTERM: whatever failed, the cause is the signal.
 		return errors.New("interrupted; the desktop was torn down")
@@ -69,17 +70,21 @@ func runDemo(ctx context.Context, c *cli, args []string) error {
 }
 
 // demo runs the demo proper; the desktop is closed when it returns.
-func demo(ctx context.Context, c *cli, desktop string, argv []string, logw io.Writer) error {
+func demo(ctx context.Context, c *cli, opts sandbox.Options, argv []string) error {
+	desktop := opts.Desktop
 	parts := "Xvfb, D-Bus, AT-SPI, openbox"
 	if desktop == sandbox.DesktopSway {
 		parts = "headless sway, D-Bus, AT-SPI"
+		if opts.Xwayland {
+			parts = "headless sway with Xwayland, D-Bus, AT-SPI"
+		}
 	}
 	fmt.Fprintf(c.stdout, "uiscope demo: a private virtual desktop (%s), one sample\n", parts)
 	fmt.Fprintln(c.stdout, "application, and what uiscope reads from it. Everything is torn down at the end.")
 	fmt.Fprintln(c.stdout)
 
 	started := time.Now()
-	d, err := sandbox.Start(ctx, sandbox.Options{Desktop: desktop, Log: logw})
+	d, err := sandbox.Start(ctx, opts)
 	if err != nil {
 		return err
 	}
@@ -178,6 +183,9 @@ func demo(ctx context.Context, c *cli, desktop string, argv []string, logw io.Wr
 		flag := ""
 		if desktop != sandbox.DesktopX11 {
 			flag = " --desktop " + desktop
+		}
+		if opts.Xwayland {
+			flag += " --xwayland"
 		}
 		fmt.Fprintln(c.stdout, "Over MCP, an agent makes the same steps as tool calls; 'uiscope mcp --sandbox"+flag+" --launch "+argv[0]+"'")
 		fmt.Fprintln(c.stdout, "serves this very setup over stdio:")

@@ -78,6 +78,11 @@ func useSandbox(d *sandbox.Desktop) {
 		set["WAYLAND_DISPLAY"] = filepath.Join(d.RuntimeDir, d.WaylandDisplay)
 		set["SWAYSOCK"] = d.SwaySock
 		unset = []string{"DISPLAY", "XAUTHORITY", "I3SOCK"}
+		if d.Display != "" {
+			// Xwayland's, as a user's sway session with it sets: the
+			// compositor still has the windows (linux.Open).
+			set["DISPLAY"], unset = d.Display, []string{"XAUTHORITY", "I3SOCK"}
+		}
 	} else {
 		set["DISPLAY"], set["XAUTHORITY"] = d.Display, d.XAuthority
 	}
@@ -90,10 +95,11 @@ func useSandbox(d *sandbox.Desktop) {
 }
 
 // startSandbox starts a private desktop for 'uiscope mcp --sandbox', points
-// this process at it and launches the --launch commands in it. Everything
-// the desktop says goes to stderr: stdout is the protocol.
-func startSandbox(ctx context.Context, c *cli, desktop string, launches [][]string) (stop func(), err error) {
-	d, err := sandbox.Start(ctx, sandbox.Options{Desktop: desktop, Log: c.stderr})
+// this process at it and launches the --launch commands in it (with
+// xwayland, sway runs Xwayland). Everything the desktop says goes to
+// stderr: stdout is the protocol.
+func startSandbox(ctx context.Context, c *cli, desktop string, xwayland bool, launches [][]string) (stop func(), err error) {
+	d, err := sandbox.Start(ctx, sandbox.Options{Desktop: desktop, Xwayland: xwayland, Log: c.stderr})
 	if err != nil {
 		return nil, err
 	}

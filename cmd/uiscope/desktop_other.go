@@ -33,7 +33,7 @@ func consentPrompter() security.Prompter {
 // hiddenMode runs a mode of the binary no user calls; there is none here.
 func hiddenMode([]string) (int, bool) { return 0, false }
 
-func startSandbox(context.Context, *cli, string, [][]string) (func(), error) {
+func startSandbox(context.Context, *cli, string, bool, [][]string) (func(), error) {
 	return nil, unsupported.Err
 }
 

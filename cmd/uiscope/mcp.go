@@ -18,7 +18,7 @@ func init() {
 }
 
 func runMCP(ctx context.Context, c *cli, args []string) error {
-	fs := newFlags(c, "mcp", "[--allow-input[=interact] [--allow-desktop-keys]] [--apps PATTERN,... [--allow-clipboard]] [--strict] [--rate-limit CLASS=N/min]... [--audit-log PATH] [--screenshot-dir DIR] [--consent prompt] [--http 127.0.0.1:0 [--http-unsafe-bind]] [--sandbox [--desktop x11|sway] [--launch CMD]...]")
+	fs := newFlags(c, "mcp", "[--allow-input[=interact] [--allow-desktop-keys]] [--apps PATTERN,... [--allow-clipboard]] [--strict] [--rate-limit CLASS=N/min]... [--audit-log PATH] [--screenshot-dir DIR] [--consent prompt] [--http 127.0.0.1:0 [--http-unsafe-bind]] [--sandbox [--desktop x11|sway [--xwayland]] [--launch CMD]...]")
 	cfg := mcpserver.Config{Log: c.stderr}
 	input := &capsFlag{}
 	fs.Var(input, "allow-input", "register and permit the tools that act on applications: alone, pointer and semantic actions (interact) and keystrokes (keyboard); =interact for actions without keystrokes")
@@ -43,6 +43,7 @@ func runMCP(ctx context.Context, c *cli, args []string) error {
 	unsafeBind := fs.Bool("http-unsafe-bind", false, "with --http: allow an address that is not loopback (reachable from other machines; the token is then all that guards the desktop)")
 	inSandbox := fs.Bool("sandbox", false, "serve inside a private virtual desktop (Xvfb + AT-SPI + openbox)")
 	desktop := fs.String("desktop", "x11", "with --sandbox: x11, or sway (headless sway, Wayland clients only)")
+	xwayland := fs.Bool("xwayland", false, "with --desktop sway: run Xwayland too, so that X-only apps run as sway windows")
 	var launches [][]string
 	fs.Func("launch", "with --sandbox: start `CMD` in the desktop (repeatable); the only way anything is started", func(s string) error {
 		argv, err := splitWords(s)
@@ -98,12 +99,16 @@ func runMCP(ctx context.Context, c *cli, args []string) error {
 		fmt.Fprintln(c.stderr, "uiscope mcp: --desktop needs --sandbox (outside one uiscope uses the desktop it runs in)")
 		return exitError{2}
 	}
+	if *xwayland && *desktop != "sway" {
+		fmt.Fprintln(c.stderr, "uiscope mcp: --xwayland needs --sandbox --desktop sway")
+		return exitError{2}
+	}
 	if len(launches) > 0 && !*inSandbox {
 		fmt.Fprintln(c.stderr, "uiscope mcp: --launch needs --sandbox")
 		return exitError{2}
 	}
 	if *inSandbox {
-		stop, err := startSandbox(ctx, c, *desktop, launches)
+		stop, err := startSandbox(ctx, c, *desktop, *xwayland, launches)
 		if err != nil {
 			return err
 		}

@@ -26,7 +26,7 @@ func init() {
 	})
 }
 
-const sandboxSynopsis = "[--desktop x11|sway] [--screen WxHxD] [--wm openbox|none] [--launch CMD]... [--detach] [-- CMD ARGS]"
+const sandboxSynopsis = "[--desktop x11|sway [--xwayland]] [--screen WxHxD] [--wm openbox|none] [--launch CMD]... [--detach] [-- CMD ARGS]"
 
 // A detached child is told so through its environment, and tells its
 // parent it is ready with a last line after the export lines.
@@ -40,13 +40,14 @@ type sandboxFlags struct {
 	desktop, screen, wm string
 	timeout             time.Duration
 	launches            []string
-	detach              bool
+	detach, xwayland    bool
 }
 
 func runSandbox(ctx context.Context, c *cli, args []string) error {
 	var f sandboxFlags
 	fs := newFlags(c, "sandbox", sandboxSynopsis)
 	fs.StringVar(&f.desktop, "desktop", sandbox.DesktopX11, "x11 (Xvfb and openbox) or sway (headless sway: Wayland clients only)")
+	fs.BoolVar(&f.xwayland, "xwayland", false, "with --desktop sway: run Xwayland too; apps get DISPLAY as well, X-only apps show up as sway windows")
 	fs.StringVar(&f.screen, "screen", sandbox.DefaultScreen, "screen geometry `WxHxD`")
 	fs.StringVar(&f.wm, "wm", "openbox", "window manager: openbox or none")
 	fs.DurationVar(&f.timeout, "timeout", sandbox.DefaultStepTimeout, "limit for each start-up step")
@@ -60,7 +61,8 @@ func runSandbox(ctx context.Context, c *cli, args []string) error {
 		fmt.Fprint(c.stderr, `Runs Xvfb, a private D-Bus session bus, the AT-SPI bus and registry and
 (by default) openbox, with accessibility switched on for GTK and Qt. With
 --desktop sway: headless sway instead of Xvfb and openbox (as uid 65534
-when run as root); apps get WAYLAND_DISPLAY, SWAYSOCK and no DISPLAY.
+when run as root); apps get WAYLAND_DISPLAY, SWAYSOCK and no DISPLAY
+(with --xwayland, DISPLAY too: Xwayland's).
 With a command: runs it inside the desktop, then tears everything down and
 exits with its status. Without one: prints shell export lines and keeps the
 desktop until SIGINT or SIGTERM. Progress goes to stderr.
@@ -101,6 +103,7 @@ desktop until SIGINT or SIGTERM. Progress goes to stderr.
 		Desktop:       f.desktop,
 		Screen:        f.screen,
 		WindowManager: f.wm,
+		Xwayland:      f.xwayland,
 		StepTimeout:   f.timeout,
 		Log:           c.stderr,
 	})
@@ -212,6 +215,9 @@ func detachSandbox(ctx context.Context, c *cli, f sandboxFlags) error {
 		return err
 	}
 	args := []string{"sandbox", "--desktop", f.desktop, "--screen", f.screen, "--wm", f.wm, "--timeout", f.timeout.String()}
+	if f.xwayland {
+		args = append(args, "--xwayland")
+	}
 	for _, l := range f.launches {
 		args = append(args, "--launch", l)
 	}

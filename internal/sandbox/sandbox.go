@@ -40,12 +40,15 @@ import (
 // Options configures Start. The zero value is an X11 desktop, a
 // 1920x1080x24 screen with openbox and 20 s per readiness step.
 type Options struct {
-	Desktop       string        // DesktopX11 (default) or DesktopSway
-	Screen        string        // "WxHxD", default "1920x1080x24"; sway uses WxH
-	WindowManager string        // "openbox" (default) or "none"; sway is its own
-	StepTimeout   time.Duration // per readiness wait, default 20s
-	StateDir      string        // default: a new temp dir, removed on Close
-	Log           io.Writer     // progress/diagnostics; nil = discard
+	Desktop       string // DesktopX11 (default) or DesktopSway
+	Screen        string // "WxHxD", default "1920x1080x24"; sway uses WxH
+	WindowManager string // "openbox" (default) or "none"; sway is its own
+	// Xwayland runs sway with Xwayland (DesktopSway only): apps get DISPLAY
+	// as well, and X-only ones show up as sway views.
+	Xwayland    bool
+	StepTimeout time.Duration // per readiness wait, default 20s
+	StateDir    string        // default: a new temp dir, removed on Close
+	Log         io.Writer     // progress/diagnostics; nil = discard
 
 	// wmCommand replaces the window manager command line (tests use it to
 	// make a start fail after the buses are up).
@@ -70,7 +73,7 @@ const DefaultStepTimeout = 20 * time.Second
 // Desktop is a running sandbox desktop. Its fields are fixed after Start.
 type Desktop struct {
 	Kind       string // DesktopX11 or DesktopSway
-	Display    string // ":N" (X11)
+	Display    string // ":N" (X11, or sway's Xwayland)
 	XAuthority string // cookie file for Display (X11)
 	// WaylandDisplay is the compositor's socket name in RuntimeDir
 	// ("wayland-1") and SwaySock its IPC socket (sway).
@@ -125,6 +128,9 @@ func (o *Options) normalize() error {
 	case DesktopX11, DesktopSway:
 	default:
 		return fmt.Errorf("sandbox: desktop %q: want %s or %s", o.Desktop, DesktopX11, DesktopSway)
+	}
+	if o.Xwayland && o.Desktop != DesktopSway {
+		return fmt.Errorf("sandbox: Xwayland is for the %s desktop (%s is an X server already)", DesktopSway, o.Desktop)
 	}
 	if o.Screen == "" {
 		o.Screen = DefaultScreen
@@ -280,6 +286,9 @@ func watchHint(p *Process) string {
 
 // Where names the display the desktop runs on, for messages.
 func (d *Desktop) Where() string {
+	if d.Kind == DesktopSway && d.Display != "" {
+		return "sway " + d.WaylandDisplay + " (Xwayland " + d.Display + ")"
+	}
 	if d.Kind == DesktopSway {
 		return "sway " + d.WaylandDisplay
 	}
@@ -297,6 +306,9 @@ func (d *Desktop) displayEnv() map[string]string {
 		}
 		if d.WaylandDisplay != "" {
 			m["WAYLAND_DISPLAY"] = d.WaylandDisplay
+		}
+		if d.Display != "" {
+			m["DISPLAY"] = d.Display
 		}
 		return m
 	}
@@ -648,7 +660,9 @@ func (d *Desktop) added() [][2]string {
 		{"QT_QPA_PLATFORM", "xcb"},
 	}
 	if d.Kind == DesktopSway {
-		// Wayland only: no DISPLAY, so nothing falls back to an X server.
+		// Wayland only: no DISPLAY, so nothing falls back to an X server,
+		// unless sway runs Xwayland (then toolkits still pick Wayland
+		// first; X-only apps use DISPLAY).
 		display = [][2]string{
 			{"WAYLAND_DISPLAY", d.WaylandDisplay},
 			{"SWAYSOCK", d.SwaySock},
@@ -661,6 +675,9 @@ func (d *Desktop) added() [][2]string {
 			{"GDK_BACKEND", "wayland"},
 			{"QT_QPA_PLATFORM", "wayland"},
 			{"MOZ_ENABLE_WAYLAND", "1"},
+		}
+		if d.Display != "" {
+			display = append([][2]string{{"DISPLAY", d.Display}}, display...)
 		}
 	}
 	return append(display, [][2]string{
@@ -735,7 +752,9 @@ func (d *Desktop) ExportLines() string {
 	for _, kv := range d.added() {
 		fmt.Fprintf(&b, "export %s=%s\n", kv[0], shellQuote(kv[1]))
 	}
-	if d.Kind == DesktopSway {
+	if d.Kind == DesktopSway && d.Display != "" {
+		b.WriteString("unset XAUTHORITY WAYLAND_SOCKET I3SOCK NO_AT_BRIDGE GTK_A11Y AT_SPI_BUS_ADDRESS\n")
+	} else if d.Kind == DesktopSway {
 		b.WriteString("unset DISPLAY XAUTHORITY WAYLAND_SOCKET I3SOCK NO_AT_BRIDGE GTK_A11Y AT_SPI_BUS_ADDRESS\n")
 	} else {
 		b.WriteString("unset WAYLAND_DISPLAY WAYLAND_SOCKET SWAYSOCK I3SOCK NO_AT_BRIDGE GTK_A11Y AT_SPI_BUS_ADDRESS\n")

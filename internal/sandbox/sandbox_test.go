@@ -260,6 +260,7 @@ func TestBadOptions(t *testing.T) {
 		{Screen: "10x10x24"},
 		{Screen: "1920x1080x23"},
 		{WindowManager: "bogus"},
+		{Xwayland: true}, // X11 is an X server already
 	} {
 		var recorded []*Process
 		o.onRecord = func(p *Process) { recorded = append(recorded, p) }

@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 
 	"github.com/uiscope/uiscope/internal/platform/sway"
+	"github.com/uiscope/uiscope/internal/procinfo"
 )
 
 // swayUser is who sway runs as when this process is root: sway refuses to
@@ -21,13 +23,27 @@ import (
 const swayUser = 65534
 
 // swayConfig is the compositor's whole configuration: one headless output
-// of the screen's size; no Xwayland, so that apps are Wayland clients or
-// nothing; windows as tabs, so that each has the whole output (as a
-// maximized window would) and the focused one is on top, rather than
-// tiles squeezing apps below the size they ask for. Dialogs float, as
-// sway floats them anyway. Without a bar block no swaybar runs.
-func swayConfig(width, height int) string {
-	return fmt.Sprintf("output HEADLESS-1 resolution %dx%d\nxwayland disable\nworkspace_layout tabbed\n", width, height)
+// of the screen's size; no Xwayland unless asked for, so that apps are
+// Wayland clients or nothing (with it, started at once: "force", so that
+// its display is known before any app starts); windows as tabs, so that
+// each has the whole output (as a maximized window would) and the focused
+// one is on top, rather than tiles squeezing apps below the size they ask
+// for. Dialogs float, as sway floats them anyway. Without a bar block no
+// swaybar runs.
+//
+// Xwayland lets in only its own uid's clients: when sway runs as another
+// uid than this process (root's sandbox), its first command lets this
+// process's uid in too (xhost, run by sway once Xwayland is up).
+func swayConfig(width, height int, xwayland bool, uid int) string {
+	x := "disable"
+	if xwayland {
+		x = "force"
+	}
+	cfg := fmt.Sprintf("output HEADLESS-1 resolution %dx%d\nxwayland %s\nworkspace_layout tabbed\n", width, height, x)
+	if xwayland && uid >= 0 {
+		cfg += fmt.Sprintf("exec xhost +si:localuser:#%d\n", uid)
+	}
+	return cfg
 }
 
 // swayCred is the credential sway runs with, nil to run as this process.
@@ -75,10 +91,6 @@ func (d *Desktop) startSway(ctx context.Context) error {
 	m := screenRE.FindStringSubmatch(d.opts.Screen)
 	w, _ := strconv.Atoi(m[1])
 	h, _ := strconv.Atoi(m[2])
-	cfg := filepath.Join(d.StateDir, "sway.config")
-	if err := os.WriteFile(cfg, []byte(swayConfig(w, h)), 0o644); err != nil {
-		return err
-	}
 	cred, err := d.swayCred()
 	if err != nil {
 		return fmt.Errorf("making the state dir passable for sway: %w", err)
@@ -86,6 +98,14 @@ func (d *Desktop) startSway(ctx context.Context) error {
 	dir, err := d.swayRuntimeDir(cred)
 	if err != nil {
 		return fmt.Errorf("making sway's runtime dir: %w", err)
+	}
+	let := -1
+	if cred != nil {
+		let = os.Geteuid()
+	}
+	cfg := filepath.Join(d.StateDir, "sway.config")
+	if err := os.WriteFile(cfg, []byte(swayConfig(w, h, d.opts.Xwayland, let)), 0o644); err != nil {
+		return err
 	}
 	env := append(d.componentEnv(),
 		"XDG_RUNTIME_DIR="+dir,
@@ -127,7 +147,94 @@ func (d *Desktop) startSway(ctx context.Context) error {
 		}
 	}
 	d.WaylandDisplay = name
+	if d.opts.Xwayland {
+		return d.waitXwayland(ctx, p)
+	}
 	return nil
+}
+
+// waitXwayland waits for the Xwayland sway started and its window manager
+// (wlroots' own, in sway). wlroots starts Xwayland through a second fork,
+// so it is no child of sway's: it is the Xwayland whose runtime dir is
+// this desktop's, and it names its display first on its command line.
+// The window manager is up once the root window names it
+// (_NET_SUPPORTING_WM_CHECK); before that an X client's window would not
+// become a sway view. Xwayland is recorded to be stopped after sway, so
+// that teardown does not depend on sway's (stopped before sway, it would
+// be started again).
+func (d *Desktop) waitXwayland(ctx context.Context, sway *Process) error {
+	var xw int
+	err := d.waitFor(ctx, "Xwayland started by sway", sway, func(ctx context.Context) error {
+		pid, display, err := findXwayland(d.RuntimeDir)
+		if err != nil {
+			return err
+		}
+		n, err := strconv.Atoi(strings.TrimPrefix(display, ":"))
+		if err != nil || !strings.HasPrefix(display, ":") {
+			return fmt.Errorf("the display %q of Xwayland (pid %d)", display, pid)
+		}
+		xw, d.displayN, d.Display = pid, n, display
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	p, err := adopt("Xwayland", xw)
+	if err != nil {
+		return err
+	}
+	d.recordBefore(p, sway)
+	return d.waitFor(ctx, "_NET_SUPPORTING_WM_CHECK from sway's X window manager on "+d.Display, p, func(ctx context.Context) error {
+		x, err := dialX(d.displayN, nil)
+		if err != nil {
+			return err
+		}
+		defer x.Close()
+		v, _, err := x.rootProperty(ctx, "_NET_SUPPORTING_WM_CHECK")
+		if err != nil {
+			return err
+		}
+		if len(v) < 4 {
+			return errors.New("not set yet")
+		}
+		return nil
+	})
+}
+
+// recordBefore records p as a component started just before next, so
+// that Close stops it just after next.
+func (d *Desktop) recordBefore(p, next *Process) {
+	d.mu.Lock()
+	i := slices.Index(d.components, next)
+	d.components = slices.Insert(d.components, max(i, 0), p)
+	d.mu.Unlock()
+	if d.opts.onRecord != nil {
+		d.opts.onRecord(p)
+	}
+	d.logf("started %s (pid %d)", p.Name, p.Pid())
+}
+
+// findXwayland finds the Xwayland process whose XDG_RUNTIME_DIR is dir
+// and the display it serves.
+func findXwayland(dir string) (pid int, display string, err error) {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0, "", err
+	}
+	for _, e := range ents {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil || procinfo.Comm(p) != "Xwayland" {
+			continue
+		}
+		env, err := procinfo.Environ(p)
+		if err != nil || env["XDG_RUNTIME_DIR"] != dir {
+			continue
+		}
+		if argv := procinfo.Cmdline(p); len(argv) > 1 {
+			return p, argv[1], nil
+		}
+	}
+	return 0, "", errors.New("no Xwayland of this desktop yet")
 }
 
 func swayUID(cred *syscall.Credential) int {

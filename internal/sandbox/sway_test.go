@@ -126,6 +126,44 @@ func TestSwayRollback(t *testing.T) {
 	assertGone(t, recorded, filepath.Dir(recorded[0].LogPath))
 }
 
+// TestSwayXwayland: with Xwayland, sway's X display takes this process's
+// clients once the desktop is up, apps get DISPLAY beside WAYLAND_DISPLAY,
+// and Close leaves neither Xwayland nor sway behind (Xwayland is stopped
+// after sway, which would start another).
+func TestSwayXwayland(t *testing.T) {
+	need(t, "sway", "Xwayland", "xhost")
+	d := startSway(t, Options{Xwayland: true})
+	if !strings.HasPrefix(d.Display, ":") {
+		t.Fatalf("no Xwayland display: %+v", d)
+	}
+	x, err := dialX(d.displayN, nil)
+	if err != nil {
+		t.Fatalf("Xwayland %s refuses this process: %v", d.Display, err)
+	}
+	x.Close()
+	env := "\n" + strings.Join(d.Env(), "\n") + "\n"
+	for _, want := range []string{"DISPLAY=" + d.Display, "WAYLAND_DISPLAY=" + d.WaylandDisplay, "SWAYSOCK=" + d.SwaySock, "GDK_BACKEND=wayland"} {
+		if !strings.Contains(env, "\n"+want+"\n") {
+			t.Errorf("Env lacks %q", want)
+		}
+	}
+	if lines := d.ExportLines(); !strings.Contains(lines, "export DISPLAY=") || strings.Contains(lines, "unset DISPLAY") {
+		t.Errorf("export lines:\n%s", lines)
+	}
+	procs := d.Processes()
+	names := []string{}
+	for _, p := range procs {
+		names = append(names, p.Name)
+	}
+	if len(procs) != 6 || names[0] != "Xwayland" || names[1] != "sway" {
+		t.Errorf("recorded %v, want Xwayland (stopped after sway), sway and the four of the buses", names)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	assertGone(t, procs, d.StateDir)
+}
+
 func TestBadDesktop(t *testing.T) {
 	d, err := Start(context.Background(), Options{Desktop: "weston"})
 	if err == nil {

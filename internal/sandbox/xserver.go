@@ -115,6 +115,10 @@ func (c *cookieConn) Write(p []byte) (int, error) {
 	// "Connection Setup": byte order, pad, major, minor, name and data
 	// lengths, pad, then name and data each padded to 4 bytes.
 	name := []byte(cookieName)
+	if c.cookie == nil {
+		// A server without authorization (sway's Xwayland) is sent none.
+		name = nil
+	}
 	req := make([]byte, 12+pad4(len(name))+pad4(len(c.cookie)))
 	req[0] = 'l'
 	binary.LittleEndian.PutUint16(req[2:], 11)
