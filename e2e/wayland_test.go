@@ -55,6 +55,40 @@ func grimRegion(t testing.TB, d *testdesk.Desk, r platform.Rect) image.Image {
 	return testdesk.Grim(t, d.Env(), image.Rect(r.X, r.Y, r.X+r.Width, r.Y+r.Height))
 }
 
+// grimDiff compares a window's screenshot, which shoot takes, with grim's
+// captures of the window's content just before and after it: the pixels
+// that differ outside hide (a part the screenshot covers), those that
+// changed between grim's two captures, and those inside hide that differ
+// from grim's. A screenshot of another size fails the test.
+func grimDiff(t testing.TB, d *testdesk.Desk, content platform.Rect, hide image.Rectangle, shoot func() *image.RGBA) (diff, moving, covered int) {
+	t.Helper()
+	before := asRGBA(grimRegion(t, d, content))
+	img := shoot()
+	after := asRGBA(grimRegion(t, d, content))
+	if img.Bounds().Dx() != content.Width || img.Bounds().Dy() != content.Height {
+		t.Fatalf("screenshot is %v, the window %+v", img.Bounds(), content)
+	}
+	rgb := func(c color.RGBA) [3]uint8 { return [3]uint8{c.R, c.G, c.B} }
+	for y := 0; y < img.Bounds().Dy(); y++ {
+		for x := 0; x < img.Bounds().Dx(); x++ {
+			g1 := rgb(before.RGBAAt(before.Rect.Min.X+x, before.Rect.Min.Y+y))
+			if g1 != rgb(after.RGBAAt(after.Rect.Min.X+x, after.Rect.Min.Y+y)) {
+				moving++
+			}
+			same := rgb(img.RGBAAt(img.Rect.Min.X+x, img.Rect.Min.Y+y)) == g1
+			switch {
+			case image.Pt(x, y).In(hide):
+				if !same {
+					covered++
+				}
+			case !same:
+				diff++
+			}
+		}
+	}
+	return diff, moving, covered
+}
+
 // TestSwayInput types, presses keys, clicks and captures through `uiscope
 // mcp` on headless sway, a GTK 3 app as a Wayland client: type_text (any
 // Unicode, the virtual keyboard bringing its own keymap), press_key
@@ -169,41 +203,20 @@ func TestSwayInput(t *testing.T) {
 		}
 		var took time.Duration
 		until(t, "a screenshot equal to grim's outside the covered password", func(context.Context) (bool, string) {
-			before := asRGBA(grimRegion(t, d, view.content))
-			start := time.Now()
-			shot, img, _ := s.screenshot(t, map[string]any{"session": sess, "annotate": false})
-			took = time.Since(start)
-			after := asRGBA(grimRegion(t, d, view.content))
-			if shot["ok"] != true || img == nil {
-				t.Fatalf("screenshot: %v", shot)
-			}
-			if img.Bounds().Dx() != view.content.Width || img.Bounds().Dy() != view.content.Height {
-				t.Fatalf("screenshot is %v, the window %+v", img.Bounds(), view.content)
-			}
-			if n, _ := shot["redacted"].(float64); n < 1 {
-				t.Fatalf("screenshot covered nothing: %v", shot)
-			}
 			hide := image.Rect(pw.Bounds.X-view.content.X, pw.Bounds.Y-view.content.Y,
 				pw.Bounds.X-view.content.X+pw.Bounds.Width, pw.Bounds.Y-view.content.Y+pw.Bounds.Height)
-			moving, diff, covered := 0, 0, 0
-			rgb := func(c color.RGBA) [3]uint8 { return [3]uint8{c.R, c.G, c.B} }
-			for y := 0; y < img.Bounds().Dy(); y++ {
-				for x := 0; x < img.Bounds().Dx(); x++ {
-					g1 := rgb(before.RGBAAt(before.Rect.Min.X+x, before.Rect.Min.Y+y))
-					if g1 != rgb(after.RGBAAt(after.Rect.Min.X+x, after.Rect.Min.Y+y)) {
-						moving++
-					}
-					same := rgb(img.RGBAAt(x, y)) == g1
-					switch {
-					case image.Pt(x, y).In(hide):
-						if !same {
-							covered++
-						}
-					case !same:
-						diff++
-					}
+			diff, moving, covered := grimDiff(t, d, view.content, hide, func() *image.RGBA {
+				start := time.Now()
+				shot, img, _ := s.screenshot(t, map[string]any{"session": sess, "annotate": false})
+				took = time.Since(start)
+				if shot["ok"] != true || img == nil {
+					t.Fatalf("screenshot: %v", shot)
 				}
-			}
+				if n, _ := shot["redacted"].(float64); n < 1 {
+					t.Fatalf("screenshot covered nothing: %v", shot)
+				}
+				return img
+			})
 			if covered == 0 {
 				t.Fatalf("the password field's pixels are grim's: not covered")
 			}

@@ -1,0 +1,137 @@
+//go:build linux
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/uiscope/uiscope/internal/testdesk"
+)
+
+// A user's own sway session gives the programs it starts a handful of
+// variables, not the sandbox's: these tests run uiscope with only those
+// (userSwayEnv), never with the sandbox's environment (d.Env, which also
+// names the accessibility bus for uiscope alone). The oracles stay
+// outside uiscope: pyatspi, grim, swaymsg.
+
+// userSwayEnv is what a sway session hands a program it starts:
+// WAYLAND_DISPLAY as a name in XDG_RUNTIME_DIR, SWAYSOCK and the session
+// bus, on which the accessibility bus is found the usual way
+// (org.a11y.Bus); no DISPLAY. extra adds (or, empty, leaves out) more.
+func userSwayEnv(d *testdesk.Desk, extra ...string) []string {
+	env := []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + os.Getenv("HOME"),
+		"WAYLAND_DISPLAY=" + d.WaylandDisplay,
+		"XDG_RUNTIME_DIR=" + d.RuntimeDir,
+		"SWAYSOCK=" + d.SwaySock,
+		"DBUS_SESSION_BUS_ADDRESS=" + d.SessionBus,
+	}
+	for _, kv := range extra {
+		k, _, _ := strings.Cut(kv, "=")
+		env = withoutVar(env, k)
+		if strings.Contains(kv, "=") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// withoutVar drops the variable k from env.
+func withoutVar(env []string, k string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, k+"=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// startUserMCP starts 'uiscope mcp --allow-input' with env alone.
+func startUserMCP(t testing.TB, env []string) *mcpServer {
+	t.Helper()
+	cmd := exec.Command(uiscopeBin, "mcp", "--allow-input")
+	cmd.Env = env
+	return startMCPCmd(t, cmd)
+}
+
+// listedWindow is the first window list_apps gives pid ("" when none).
+func listedWindow(t testing.TB, s *mcpServer, pid int) (id, title string) {
+	t.Helper()
+	out := s.ok(t, "list_apps", map[string]any{})
+	apps, _ := out["apps"].([]any)
+	for _, a := range apps {
+		app, _ := a.(map[string]any)
+		if p, _ := app["pid"].(float64); int(p) != pid {
+			continue
+		}
+		wins, _ := app["windows"].([]any)
+		if len(wins) == 0 {
+			return "", ""
+		}
+		w, _ := wins[0].(map[string]any)
+		id, _ = w["window"].(string)
+		title, _ = w["title"].(string)
+		return id, title
+	}
+	t.Fatalf("list_apps does not list pid %d: %v", pid, out)
+	return "", ""
+}
+
+// TestUserSwaySession: uiscope in a user's own sway session, with only the
+// variables sway gives, finds the compositor and the accessibility bus
+// itself and lists, clicks, types and captures there.
+func TestUserSwaySession(t *testing.T) {
+	d := testdesk.On(t, "sway")
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"))
+	s := startUserMCP(t, userSwayEnv(d))
+	view := oneView(t, d, app.Pid)
+	if id, title := listedWindow(t, s, app.Pid); id != fmt.Sprintf("sway:%d", view.con) || title != view.title {
+		t.Fatalf("list_apps gives the fixture window %q %q; swaymsg says sway:%d %q", id, title, view.con, view.title)
+	}
+	sess := s.connect(t, map[string]any{"pid": app.Pid})
+
+	// A pointer click: a GTK 3 slider has no action.
+	vol := findOne(t, s, sess, map[string]any{"name": "Volume", "role": "slider"})
+	before := pyProbe(t, d, app.Pid, "slider", "Volume", "value")
+	if out := s.ok(t, "click", map[string]any{"session": sess, "element": vol.Ref}); out["method"] != "pointer" {
+		t.Fatalf("click on the slider: %v", out)
+	}
+	until(t, "the slider's value moved, read by pyatspi", func(context.Context) (bool, string) {
+		v := pyProbe(t, d, app.Pid, "slider", "Volume", "value")
+		return v != before, before + " -> " + v
+	})
+
+	entry := findOne(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
+	const typed = "typed in a user's sway — ✓"
+	s.ok(t, "type_text", map[string]any{"session": sess, "element": entry.Ref, "text": typed})
+	until(t, "the text in the entry, read by pyatspi", func(context.Context) (bool, string) {
+		got := pyProbe(t, d, app.Pid, "text", "Name", "text")
+		return got == typed, got
+	})
+
+	pw := findOne(t, s, sess, map[string]any{"role": "password text"})
+	if pw.Bounds == nil {
+		t.Fatal("the password field has no bounds")
+	}
+	hide := image.Rect(pw.Bounds.X-view.content.X, pw.Bounds.Y-view.content.Y,
+		pw.Bounds.X-view.content.X+pw.Bounds.Width, pw.Bounds.Y-view.content.Y+pw.Bounds.Height)
+	until(t, "a screenshot equal to grim's outside the covered password", func(context.Context) (bool, string) {
+		diff, moving, _ := grimDiff(t, d, view.content, hide, func() *image.RGBA {
+			shot, img, _ := s.screenshot(t, map[string]any{"session": sess, "annotate": false})
+			if shot["ok"] != true || img == nil {
+				t.Fatalf("screenshot: %v", shot)
+			}
+			return img
+		})
+		return moving == 0 && diff == 0, fmt.Sprintf("%d pixels differ from grim's outside the password, %d changed between grim's captures", diff, moving)
+	})
+}
+
