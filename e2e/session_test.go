@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"image"
 	"os"
@@ -135,3 +136,92 @@ func TestUserSwaySession(t *testing.T) {
 	})
 }
 
+// swayShell is the shell swaymsg names for pid's first view ("xdg_shell",
+// "xwayland").
+func swayShell(t testing.TB, d *testdesk.Desk, pid int) string {
+	t.Helper()
+	out, err := exec.Command("swaymsg", "-s", d.SwaySock, "-r", "-t", "get_tree").Output()
+	if err != nil {
+		t.Fatalf("swaymsg -t get_tree: %v", err)
+	}
+	var shell string
+	var walk func(n map[string]any)
+	walk = func(n map[string]any) {
+		if p, _ := n["pid"].(float64); int(p) == pid && shell == "" {
+			shell, _ = n["shell"].(string)
+		}
+		for _, key := range []string{"nodes", "floating_nodes"} {
+			kids, _ := n[key].([]any)
+			for _, k := range kids {
+				if m, ok := k.(map[string]any); ok {
+					walk(m)
+				}
+			}
+		}
+	}
+	var root map[string]any
+	if err := json.Unmarshal(out, &root); err != nil {
+		t.Fatalf("swaymsg's tree: %v", err)
+	}
+	walk(root)
+	return shell
+}
+
+// TestXwaylandClients: on sway with Xwayland (uiscope sandbox --desktop
+// sway --xwayland), uiscope run as a user's session runs it (DISPLAY set
+// as well as WAYLAND_DISPLAY and SWAYSOCK) takes the windows from the
+// compositor: an X-only app (Tk) and a GTK 3 app forced onto X11 are
+// listed with their sway windows (shell "xwayland"), the GTK app's
+// elements are placed where its own X screen coordinates say (pyatspi),
+// and a pointer click and typing reach it.
+func TestXwaylandClients(t *testing.T) {
+	d := testdesk.On(t, testdesk.Xwayland)
+	if d.Display == "" {
+		t.Fatal("the sandbox runs no Xwayland (no DISPLAY)")
+	}
+	tk := d.LaunchX(t, testdesk.Python, testdesk.Fixture("tk_fixture.py"))
+	gtk := d.Launch(t, "env", "GDK_BACKEND=x11", testdesk.Python, testdesk.Fixture("gtk3_fixture.py"))
+	native := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk4_fixture.py"))
+	for pid, want := range map[int]string{tk.Pid: "xwayland", gtk.Pid: "xwayland", native.Pid: "xdg_shell"} {
+		if got := swayShell(t, d, pid); got != want {
+			t.Fatalf("swaymsg gives pid %d the shell %q, want %q", pid, got, want)
+		}
+	}
+	s := startUserMCP(t, userSwayEnv(d, "DISPLAY="+d.Display))
+	for _, pid := range []int{tk.Pid, gtk.Pid, native.Pid} {
+		v := oneView(t, d, pid)
+		if id, title := listedWindow(t, s, pid); id != fmt.Sprintf("sway:%d", v.con) || title != v.title {
+			t.Errorf("list_apps gives pid %d the window %q %q; swaymsg says sway:%d %q", pid, id, title, v.con, v.title)
+		}
+	}
+
+	sess := s.connect(t, map[string]any{"pid": gtk.Pid})
+	view := oneView(t, d, gtk.Pid)
+	// An X client knows where it is: its screen extents are the oracle.
+	for _, el := range []struct{ role, name string }{{"push button", "Submit"}, {"slider", "Volume"}} {
+		want, _ := pyExtents(t, d, gtk.Pid, el.role, el.name)
+		got := findOne(t, s, sess, map[string]any{"name": el.name, "role": el.role})
+		if got.Bounds == nil || *got.Bounds != want {
+			t.Errorf("the %s %q: bounds %v, its own screen extents (pyatspi) %+v", el.role, el.name, got.Bounds, want)
+		}
+		if got.Bounds != nil && !view.content.Contains(centre(*got.Bounds)) {
+			t.Errorf("the %s %q at %+v: centre outside its sway window %+v", el.role, el.name, *got.Bounds, view.content)
+		}
+	}
+	vol := findOne(t, s, sess, map[string]any{"name": "Volume", "role": "slider"})
+	before := pyProbe(t, d, gtk.Pid, "slider", "Volume", "value")
+	if out := s.ok(t, "click", map[string]any{"session": sess, "element": vol.Ref}); out["method"] != "pointer" {
+		t.Fatalf("click on the slider: %v", out)
+	}
+	until(t, "the X client's slider moved, read by pyatspi", func(context.Context) (bool, string) {
+		v := pyProbe(t, d, gtk.Pid, "slider", "Volume", "value")
+		return v != before, before + " -> " + v
+	})
+	entry := findOne(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
+	const typed = "on Xwayland: é ✓"
+	s.ok(t, "type_text", map[string]any{"session": sess, "element": entry.Ref, "text": typed})
+	until(t, "the text in the X client's entry, read by pyatspi", func(context.Context) (bool, string) {
+		got := pyProbe(t, d, gtk.Pid, "text", "Name", "text")
+		return got == typed, got
+	})
+}

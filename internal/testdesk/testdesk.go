@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -51,10 +52,15 @@ type lazy struct {
 	err  error
 }
 
+// Xwayland is a desktop kind for On only, not in Desktops: sway with
+// Xwayland (sandbox.Options.Xwayland), for the tests of X clients on a
+// Wayland desktop.
+const Xwayland = "sway+xwayland"
+
 var shared = map[string]*lazy{}
 
 func init() {
-	for _, k := range Desktops {
+	for _, k := range append(slices.Clone(Desktops), Xwayland) {
 		shared[k] = &lazy{}
 	}
 }
@@ -70,8 +76,8 @@ func Main(m *testing.M) {
 // before it exits.
 func Run(m *testing.M) int {
 	code := m.Run()
-	for _, k := range Desktops {
-		if d := shared[k].desk; d != nil {
+	for _, l := range shared {
+		if d := l.desk; d != nil {
 			d.A11y.Close()
 			if d.X != nil {
 				d.X.Close()
@@ -144,7 +150,11 @@ func chosen(t *testing.T) []string {
 func start(kind string) (*Desk, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	d, err := sandbox.Start(ctx, sandbox.Options{Desktop: kind, Log: os.Stderr})
+	opts := sandbox.Options{Desktop: kind, Log: os.Stderr}
+	if kind == Xwayland {
+		opts.Desktop, opts.Xwayland = sandbox.DesktopSway, true
+	}
+	d, err := sandbox.Start(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +163,7 @@ func start(kind string) (*Desk, error) {
 		d.Close()
 		return nil, err
 	}
-	if kind == sandbox.DesktopSway {
+	if d.Kind == sandbox.DesktopSway {
 		// The process's environment stays the X11 desktop's: tests that
 		// read in process find that one.
 		return &Desk{Desktop: d, A11y: a, Sway: sway.New(d.SwaySock)}, nil
