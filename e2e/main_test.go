@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/uiscope/uiscope/internal/platform/wayland"
 	"github.com/uiscope/uiscope/internal/testdesk"
 )
 
@@ -63,6 +64,9 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "building uiscope:", err)
 		return 1
 	}
+	// The sway desktop's seat has a keyboard and a pointer, as a real
+	// desktop's has: apps' focus does not come and go with the servers.
+	testdesk.Seat = wayland.HoldDevices
 	return testdesk.Run(m)
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/uiscope/uiscope/internal/core"
 	"github.com/uiscope/uiscope/internal/platform"
 	"github.com/uiscope/uiscope/internal/platform/linux"
+	"github.com/uiscope/uiscope/internal/platform/wayland"
 	"github.com/uiscope/uiscope/internal/sandbox"
 )
 
@@ -61,7 +62,7 @@ func runDemo(ctx context.Context, c *cli, args []string) error {
 	if *verbose {
 		logw = c.stderr
 	}
-	err = demo(ctx, c, sandbox.Options{Desktop: *desktop, Xwayland: *xwayland, Log: logw}, argv)
+	err = demo(ctx, c, sandbox.Options{Desktop: *desktop, Xwayland: *xwayland, Log: logw, Seat: wayland.HoldDevices}, argv)
 	if err != nil && ctx.Err() != nil {
 		// Ctrl-C or SIGTERM: whatever failed, the cause is the signal.
 		return errors.New("interrupted; the desktop was torn down")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/uiscope/uiscope/internal/platform"
 	"github.com/uiscope/uiscope/internal/platform/linux"
+	"github.com/uiscope/uiscope/internal/platform/wayland"
 	"github.com/uiscope/uiscope/internal/platform/x11"
 	"github.com/uiscope/uiscope/internal/sandbox"
 	"github.com/uiscope/uiscope/internal/security"
@@ -99,7 +100,7 @@ func useSandbox(d *sandbox.Desktop) {
 // xwayland, sway runs Xwayland). Everything the desktop says goes to
 // stderr: stdout is the protocol.
 func startSandbox(ctx context.Context, c *cli, desktop string, xwayland bool, launches [][]string) (stop func(), err error) {
-	d, err := sandbox.Start(ctx, sandbox.Options{Desktop: desktop, Xwayland: xwayland, Log: c.stderr})
+	d, err := sandbox.Start(ctx, sandbox.Options{Desktop: desktop, Xwayland: xwayland, Log: c.stderr, Seat: wayland.HoldDevices})
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/uiscope/uiscope/internal/platform/wayland"
 	"github.com/uiscope/uiscope/internal/sandbox"
 )
 
@@ -106,6 +107,7 @@ desktop until SIGINT or SIGTERM. Progress goes to stderr.
 		Xwayland:      f.xwayland,
 		StepTimeout:   f.timeout,
 		Log:           c.stderr,
+		Seat:          wayland.HoldDevices,
 	})
 	if err != nil {
 		return err

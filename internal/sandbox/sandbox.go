@@ -49,6 +49,16 @@ type Options struct {
 	StepTimeout time.Duration // per readiness wait, default 20s
 	StateDir    string        // default: a new temp dir, removed on Close
 	Log         io.Writer     // progress/diagnostics; nil = discard
+	// Seat makes a keyboard and a pointer on a sway desktop's seat, given
+	// its Wayland socket, and holds them until closed: a real desktop has
+	// them from the start, a headless sway has none until a client makes
+	// virtual ones, and the first keyboard moves the keyboard focus into
+	// the focused window (its app marks an element FOCUSED only then), the
+	// last one going takes it out again. Without it every uiscope process
+	// that makes input devices would change what apps hold focused. The
+	// sandbox cannot make them itself: the Wayland client's tests start
+	// sandboxes (wayland.HoldDevices is the one to pass).
+	Seat func(ctx context.Context, socket string) (io.Closer, error)
 
 	// wmCommand replaces the window manager command line (tests use it to
 	// make a start fail after the buses are up).
@@ -88,6 +98,7 @@ type Desktop struct {
 
 	opts      Options
 	ownsState bool
+	seat      io.Closer // Options.Seat's devices, closed before sway stops
 	logw      io.Writer
 	cookie    []byte
 	displayN  int
@@ -832,6 +843,9 @@ func (d *Desktop) Close() error {
 			})
 		}
 		wg.Wait()
+		if d.seat != nil {
+			d.seat.Close()
+		}
 		for _, p := range slices.Backward(comps) {
 			if err := p.Stop(); err != nil {
 				errs = append(errs, err)

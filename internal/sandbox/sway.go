@@ -147,6 +147,13 @@ func (d *Desktop) startSway(ctx context.Context) error {
 		}
 	}
 	d.WaylandDisplay = name
+	if d.opts.Seat != nil {
+		seat, err := d.opts.Seat(ctx, filepath.Join(dir, name))
+		if err != nil {
+			return fmt.Errorf("making the seat's keyboard and pointer: %w", err)
+		}
+		d.seat = seat
+	}
 	if d.opts.Xwayland {
 		return d.waitXwayland(ctx, p)
 	}

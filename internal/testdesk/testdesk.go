@@ -11,6 +11,7 @@ package testdesk
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -44,6 +45,12 @@ type Desk struct {
 // Desktops are the kinds of desktop the tests run on (sandbox.Options
 // .Desktop): a test that is not about one of them runs on each (ForEach).
 var Desktops = []string{sandbox.DesktopX11, sandbox.DesktopSway}
+
+// Seat, set by a TestMain before the first desktop starts, makes a sway
+// desktop's keyboard and pointer (sandbox.Options.Seat; the e2e tests pass
+// wayland.HoldDevices). testdesk cannot import the Wayland client, whose
+// own tests use it.
+var Seat func(ctx context.Context, socket string) (io.Closer, error)
 
 // lazy is one kind's shared desktop, started on first use.
 type lazy struct {
@@ -150,7 +157,7 @@ func chosen(t *testing.T) []string {
 func start(kind string) (*Desk, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	opts := sandbox.Options{Desktop: kind, Log: os.Stderr}
+	opts := sandbox.Options{Desktop: kind, Log: os.Stderr, Seat: Seat}
 	if kind == Xwayland {
 		opts.Desktop, opts.Xwayland = sandbox.DesktopSway, true
 	}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"io"
 	"sync"
 
 	"github.com/uiscope/uiscope/internal/platform"
@@ -37,6 +38,23 @@ var (
 // (SocketPath) with sway's IPC at sw.
 func NewBackend(socket string, sw *sway.Client) *Backend {
 	return &Backend{socket: socket, sway: sw}
+}
+
+// HoldDevices connects to the compositor at socket and makes a virtual
+// keyboard (with a keymap) and pointer there, which stay until the
+// returned connection is closed: a sandbox's seat holds them for its
+// whole life, as a real desktop's has its keyboard and mouse
+// (sandbox.Options.Seat).
+func HoldDevices(ctx context.Context, socket string) (io.Closer, error) {
+	c, err := Dial(ctx, socket)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.EnsureDevices(ctx); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
 }
 
 // Close closes the connection, if any.
