@@ -155,7 +155,7 @@ func (d *Desktop) startSway(ctx context.Context) error {
 		d.seat = seat
 	}
 	if d.opts.Xwayland {
-		return d.waitXwayland(ctx, p)
+		return d.waitXwayland(ctx, p, dir)
 	}
 	return nil
 }
@@ -163,16 +163,16 @@ func (d *Desktop) startSway(ctx context.Context) error {
 // waitXwayland waits for the Xwayland sway started and its window manager
 // (wlroots' own, in sway). wlroots starts Xwayland through a second fork,
 // so it is no child of sway's: it is the Xwayland whose runtime dir is
-// this desktop's, and it names its display first on its command line.
+// sway's (swayDir), and it names its display first on its command line.
 // The window manager is up once the root window names it
 // (_NET_SUPPORTING_WM_CHECK); before that an X client's window would not
 // become a sway view. Xwayland is recorded to be stopped after sway, so
 // that teardown does not depend on sway's (stopped before sway, it would
 // be started again).
-func (d *Desktop) waitXwayland(ctx context.Context, sway *Process) error {
+func (d *Desktop) waitXwayland(ctx context.Context, sway *Process, swayDir string) error {
 	var xw int
 	err := d.waitFor(ctx, "Xwayland started by sway", sway, func(ctx context.Context) error {
-		pid, display, err := findXwayland(d.RuntimeDir)
+		pid, display, err := findXwayland(swayDir)
 		if err != nil {
 			return err
 		}
