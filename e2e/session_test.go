@@ -11,7 +11,9 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/uiscope/uiscope/internal/core"
 	"github.com/uiscope/uiscope/internal/testdesk"
 )
 
@@ -224,4 +226,133 @@ func TestXwaylandClients(t *testing.T) {
 		got := pyProbe(t, d, gtk.Pid, "text", "Name", "text")
 		return got == typed, got
 	})
+}
+
+// TestWaylandWithoutSway: a Wayland session whose compositor has no sway
+// IPC (the sandbox's sway with SWAYSOCK withheld) is named as such, never
+// answered as if its apps had no windows nor left hanging: list_apps says
+// their windows are unknown, doctor names the desktop and what the
+// compositor offers, semantic actions work, and what needs a window's
+// place fails at once saying why.
+func TestWaylandWithoutSway(t *testing.T) {
+	d := testdesk.On(t, "sway")
+	log := t.TempDir() + "/events.log"
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--log", log)
+	env := userSwayEnv(d, "SWAYSOCK")
+
+	doc := runCLIEnv(t, env, 60*time.Second, "doctor")
+	for _, want := range []string{"Wayland compositor without sway IPC", "zwlr_virtual_pointer_manager_v1", "uiscope does not know where windows are"} {
+		if !strings.Contains(doc.stdout, want) {
+			t.Errorf("doctor does not say %q:\n%s", want, doc.stdout)
+		}
+	}
+	apps := runCLIEnv(t, env, 30*time.Second, "apps", "--json")
+	var listed struct {
+		Apps []core.AppSummary `json:"apps"`
+	}
+	if err := json.Unmarshal([]byte(apps.stdout), &listed); err != nil || apps.code != 0 {
+		t.Fatalf("apps --json: exit %d, %v\n%s%s", apps.code, err, apps.stdout, apps.stderr)
+	}
+	found := false
+	for _, a := range listed.Apps {
+		if a.Pid == app.Pid {
+			found = true
+			if len(a.Windows) != 0 || !strings.Contains(a.WindowsUnknown, "sway's IPC") {
+				t.Errorf("apps lists the fixture as %+v; want no windows and windowsUnknown saying why", a)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("apps does not list pid %d:\n%s", app.Pid, apps.stdout)
+	}
+
+	s := startUserMCP(t, env)
+	sess := s.connect(t, map[string]any{"pid": app.Pid})
+	box := findOne(t, s, sess, map[string]any{"name": "Remember me", "role": "check box"})
+	s.ok(t, "click", map[string]any{"session": sess, "element": box.Ref})
+	until(t, "the check box clicked through its action, in the fixture's log", func(context.Context) (bool, string) {
+		b, _ := os.ReadFile(log)
+		return strings.Contains(string(b), "toggled Remember me True"), string(b)
+	})
+	vol := findOne(t, s, sess, map[string]any{"name": "Volume", "role": "slider"})
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"click", map[string]any{"session": sess, "element": vol.Ref}},
+		{"screenshot", map[string]any{"session": sess}},
+		{"press_key", map[string]any{"session": sess, "keys": "Tab"}},
+	} {
+		start := time.Now()
+		out := s.call(t, c.tool, c.args)
+		if out["ok"] != false || !strings.Contains(fmt.Sprint(out), "sway's IPC") {
+			t.Errorf("%s without sway's IPC: %v; want a failure naming sway's IPC", c.tool, out)
+		}
+		t.Logf("%s: %v", c.tool, out)
+		if took := time.Since(start); took > 10*time.Second {
+			t.Errorf("%s took %v", c.tool, took)
+		}
+	}
+}
+
+// runCLIEnv runs uiscope with args and env alone, bounded by limit.
+func runCLIEnv(t testing.TB, env []string, limit time.Duration, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, uiscopeBin, args...)
+	cmd.Env = env
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	start := time.Now()
+	err := cmd.Run()
+	r := result{stdout: out.String(), stderr: errb.String(), took: time.Since(start)}
+	if ctx.Err() != nil {
+		t.Fatalf("uiscope %v did not finish within %v; stderr:\n%s", args, limit, r.stderr)
+	}
+	if ee, ok := err.(*exec.ExitError); ok {
+		r.code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("uiscope %v: %v", args, err)
+	}
+	return r
+}
+
+// TestDoctorNamesDesktop: doctor's first finding names the desktop it
+// found, and on sway the protocols input and screenshots use.
+func TestDoctorNamesDesktop(t *testing.T) { testdesk.ForEach(t, testDoctorNamesDesktop) }
+
+func testDoctorNamesDesktop(t *testing.T, d *testdesk.Desk) {
+	r := runCLI(t, d, 60*time.Second, "doctor", "--json")
+	var out struct {
+		OK       bool `json:"ok"`
+		Findings []struct {
+			Level, Topic, Message string
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || r.code != 0 || !out.OK || len(out.Findings) == 0 {
+		t.Fatalf("doctor --json: exit %d, %v\n%s%s", r.code, err, r.stdout, r.stderr)
+	}
+	first := out.Findings[0]
+	want := "x11 (DISPLAY=" + d.Display + ")"
+	if d.Sway != nil {
+		want = "sway (Wayland, WAYLAND_DISPLAY="
+	}
+	if first.Topic != "desktop" || first.Level != "ok" || !strings.HasPrefix(first.Message, want) {
+		t.Errorf("doctor's first finding %+v; want desktop ok %q", first, want)
+	}
+	if d.Sway == nil {
+		return
+	}
+	for _, f := range out.Findings {
+		if f.Topic == "input and screenshots" {
+			for _, p := range []string{"zwp_virtual_keyboard_manager_v1", "zwlr_virtual_pointer_manager_v1", "zwlr_screencopy_manager_v1"} {
+				if f.Level != "ok" || !strings.Contains(f.Message, p) {
+					t.Errorf("doctor on sway: %+v; want ok naming %s", f, p)
+				}
+			}
+			return
+		}
+	}
+	t.Errorf("doctor on sway says nothing of input and screenshots:\n%s", r.stdout)
 }

@@ -46,6 +46,12 @@ func runApps(ctx context.Context, c *cli, args []string) error {
 	if d.A11y == nil {
 		fmt.Fprintf(c.stderr, "warning: no accessibility bus (%v); only X11 windows are listed\n", d.A11yErr)
 	}
+	for _, a := range out.Apps {
+		if a.WindowsUnknown != "" {
+			fmt.Fprintf(c.stderr, "warning: %s\n", a.WindowsUnknown)
+			break
+		}
+	}
 	fmt.Fprintf(c.stdout, "%-8s %-26s %-12s %-4s %s\n", "PID", "NAME", "TOOLKIT", "A11Y", "WINDOWS")
 	for _, a := range out.Apps {
 		tk := a.Toolkit
@@ -62,6 +68,9 @@ func runApps(ctx context.Context, c *cli, args []string) error {
 				fmt.Fprintf(c.stdout, "\n%-53s", "")
 			}
 			fmt.Fprintf(c.stdout, " %s %q %dx%d+%d+%d", w.Window, w.Title, w.Bounds.Width, w.Bounds.Height, w.Bounds.X, w.Bounds.Y)
+		}
+		if a.WindowsUnknown != "" {
+			fmt.Fprint(c.stdout, " (unknown)")
 		}
 		fmt.Fprintln(c.stdout)
 	}

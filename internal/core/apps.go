@@ -11,6 +11,7 @@ type AppSummary struct {
 	ToolkitVersion string          `json:"toolkitVersion"`
 	Accessible     bool            `json:"accessible"`
 	Windows        []WindowSummary `json:"windows"`
+	WindowsUnknown string          `json:"windowsUnknown,omitempty"`
 }
 
 // WindowSummary is one top-level window.
@@ -24,7 +25,7 @@ type WindowSummary struct {
 // Summarize shapes an application for output.
 func Summarize(a platform.App) AppSummary {
 	s := AppSummary{Pid: a.Pid, Name: a.Name, Executable: a.Executable, Toolkit: a.Toolkit,
-		ToolkitVersion: a.ToolkitVersion, Accessible: a.Accessible, Windows: []WindowSummary{}}
+		ToolkitVersion: a.ToolkitVersion, Accessible: a.Accessible, Windows: []WindowSummary{}, WindowsUnknown: a.WindowsUnknown}
 	for _, w := range a.Windows {
 		s.Windows = append(s.Windows, WindowSummary{Window: w.ID.String(), Title: w.Title, Bounds: w.Bounds, Mapped: w.Mapped})
 	}

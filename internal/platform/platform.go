@@ -136,6 +136,10 @@ type App struct {
 	Accessible     bool     `json:"accessible"`
 	BusName        string   `json:"-"`
 	Windows        []Window `json:"windows"`
+	// WindowsUnknown says why an app listed without windows may have some
+	// the desktop cannot see (a Wayland compositor without sway's IPC);
+	// "" when its window list is whole.
+	WindowsUnknown string `json:"windowsUnknown,omitempty"`
 }
 
 // OptionActionIgnored reports an application whose options of a web

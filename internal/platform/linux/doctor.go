@@ -38,8 +38,9 @@ func fail(topic, fix, format string, a ...any) Finding {
 // registry, the switch toolkits read, and the environment this process
 // would pass on to apps started from it.
 func (d *Desktop) Diagnose(ctx context.Context) []Finding {
-	var fs []Finding
-	if d.Sway != nil {
+	fs := []Finding{d.diagnoseDesktop()}
+	switch {
+	case d.Sway != nil:
 		v, err := d.Sway.Version(ctx)
 		scr, serr := d.Sway.Screen(ctx)
 		if err == nil && serr == nil {
@@ -48,19 +49,15 @@ func (d *Desktop) Diagnose(ctx context.Context) []Finding {
 			fs = append(fs, warn("display", "restart sway, or point SWAYSOCK at its socket", "sway's IPC stopped answering: %v", errors.Join(err, serr)))
 		}
 		fs = append(fs, d.diagnoseWayland(ctx))
-	} else if d.X != nil {
+	case d.X != nil:
 		fs = append(fs, ok("display", "X display %s answers (%dx%d)", os.Getenv("DISPLAY"), d.X.Screen().Width, d.X.Screen().Height))
 		if wm, err := d.X.WindowManagerPresent(ctx); err == nil && wm {
 			fs = append(fs, ok("window manager", "a window manager is running"))
 		} else {
 			fs = append(fs, warn("window manager", "start one (uiscope sandbox runs openbox)", "no EWMH window manager: window titles and activation are limited"))
 		}
-	} else {
-		msg := "no X display: %v"
-		if d.SwayErr != nil && os.Getenv("SWAYSOCK") != "" {
-			msg = "no X display (%v), and sway's IPC at $SWAYSOCK does not answer: " + d.SwayErr.Error()
-		}
-		fs = append(fs, warn("display", "run inside an X session or sway, or start one with 'uiscope sandbox'", msg, d.XErr))
+	case os.Getenv("WAYLAND_DISPLAY") != "":
+		fs = append(fs, d.diagnoseWayland(ctx))
 	}
 	if d.A11y == nil {
 		fs = append(fs, fail("accessibility bus", "start at-spi2-core (it comes with a desktop session), or use 'uiscope sandbox'", "%v", d.A11yErr))
@@ -86,6 +83,53 @@ func (d *Desktop) Diagnose(ctx context.Context) []Finding {
 		}
 	}
 	return fs
+}
+
+// DesktopKind names the desktop Open found: "sway", "x11", "wayland" (a
+// Wayland compositor without sway's IPC: no windows, input nor captures)
+// or "none".
+func (d *Desktop) DesktopKind() string {
+	switch {
+	case d.Sway != nil:
+		return "sway"
+	case d.X != nil:
+		return "x11"
+	case os.Getenv("WAYLAND_DISPLAY") != "":
+		return "wayland"
+	}
+	return "none"
+}
+
+// diagnoseDesktop names the desktop found and what uiscope does on it.
+func (d *Desktop) diagnoseDesktop() Finding {
+	const topic = "desktop"
+	display, wl := os.Getenv("DISPLAY"), os.Getenv("WAYLAND_DISPLAY")
+	switch d.DesktopKind() {
+	case "sway":
+		xw := ""
+		if display != "" {
+			xw = fmt.Sprintf("; X clients of its Xwayland (DISPLAY=%s) are sway windows too", display)
+		}
+		return ok(topic, "sway (Wayland, WAYLAND_DISPLAY=%s and SWAYSOCK): windows from sway's IPC, input and screenshots through Wayland%s", wl, xw)
+	case "x11":
+		if wl != "" {
+			return warn(topic, "in sway, set SWAYSOCK (as swaymsg finds it); other Wayland compositors are seen only through their X clients",
+				"x11 through Xwayland (DISPLAY=%s) in a Wayland compositor without sway IPC (WAYLAND_DISPLAY=%s): only X clients' windows are seen, and X11 input and captures reach only them", display, wl)
+		}
+		return ok(topic, "x11 (DISPLAY=%s)", display)
+	case "wayland":
+		why := "SWAYSOCK is unset"
+		if d.SwayErr != nil && os.Getenv("SWAYSOCK") != "" {
+			why = "SWAYSOCK does not answer: " + d.SwayErr.Error()
+		}
+		return warn(topic, "run uiscope in sway (SWAYSOCK set), or in 'uiscope sandbox --desktop sway'; meanwhile read trees and act semantically (click, set_value, set_text)",
+			"Wayland compositor without sway IPC (WAYLAND_DISPLAY=%s; %s): trees and semantic actions work; windows, pointer and keyboard input and screenshots do not", wl, why)
+	}
+	msg := "none: neither DISPLAY nor WAYLAND_DISPLAY is set"
+	if d.SwayErr != nil && os.Getenv("SWAYSOCK") != "" {
+		msg += "; sway's IPC at $SWAYSOCK does not answer: " + d.SwayErr.Error()
+	}
+	return warn(topic, "run inside an X session or sway, or start one with 'uiscope sandbox'", "%s", msg)
 }
 
 // DiagnoseApp explains an application's missing or partial tree.

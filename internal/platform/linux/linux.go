@@ -151,6 +151,9 @@ func (d *Desktop) x(ctx context.Context) (*x11.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	if c.x == nil && c.sway == nil && os.Getenv("WAYLAND_DISPLAY") != "" {
+		return nil, fmt.Errorf("%w: %v", platform.ErrNotSupported, c.xErr) // errNotSway
+	}
 	if c.x == nil {
 		return nil, fmt.Errorf("%w: no X display (%v)", platform.ErrNotSupported, c.xErr)
 	}
@@ -169,6 +172,8 @@ func Open(ctx context.Context) (*Desktop, error) {
 		d.XErr = errors.New("on sway: windows come from its IPC")
 	} else if os.Getenv("DISPLAY") != "" {
 		d.X, d.XErr = x11.OpenContext(ctx, "")
+	} else if os.Getenv("WAYLAND_DISPLAY") != "" {
+		d.XErr = errNotSway(d.SwayErr)
 	} else {
 		d.XErr = errors.New("DISPLAY is not set")
 	}
@@ -275,8 +280,13 @@ func (d *Desktop) Apps(ctx context.Context) ([]platform.App, error) {
 	}
 	apps := make([]platform.App, 0, len(order))
 	sort.Ints(order)
+	why := windowsUnknown(c)
 	for _, pid := range order {
-		apps = append(apps, *byPid[pid])
+		a := byPid[pid]
+		if len(a.Windows) == 0 {
+			a.WindowsUnknown = why
+		}
+		apps = append(apps, *a)
 	}
 	return apps, nil
 }

@@ -49,6 +49,32 @@ func openSway(ctx context.Context) (*sway.Client, error) {
 	return c, nil
 }
 
+// errNotSway is why a Wayland session without sway's IPC has no windows:
+// uiscope takes them, and sends input and captures, through sway's IPC
+// (or X11). swayErr is SWAYSOCK's failure, nil when it is unset.
+func errNotSway(swayErr error) error {
+	which := "SWAYSOCK is unset"
+	if swayErr != nil {
+		which = "SWAYSOCK does not answer: " + swayErr.Error()
+	}
+	return fmt.Errorf("WAYLAND_DISPLAY=%s is a Wayland compositor without sway's IPC (%s): uiscope finds windows, sends pointer and keyboard input and takes screenshots on Wayland through sway's IPC only; trees and semantic actions (click, set_value, set_text) work",
+		os.Getenv("WAYLAND_DISPLAY"), which)
+}
+
+// windowsUnknown says why an app listed without windows may have some
+// (platform.App.WindowsUnknown): in a Wayland session without sway's IPC
+// uiscope sees no Wayland window, through Xwayland only X clients'; ""
+// when the list is whole.
+func windowsUnknown(c conns) string {
+	if c.sway != nil || os.Getenv("WAYLAND_DISPLAY") == "" {
+		return ""
+	}
+	if c.x != nil {
+		return "X11 (Xwayland) shows X clients' windows only, and this Wayland compositor has no sway IPC: the app's Wayland windows, if any, are not known"
+	}
+	return "a Wayland compositor without sway's IPC (SWAYSOCK unset): windows are not known"
+}
+
 // errNoSway is the error of a window call on sway without its IPC.
 func errNoSway(err error) error {
 	return fmt.Errorf("%w: sway's IPC does not answer (%v)", platform.ErrNotSupported, err)

@@ -176,13 +176,25 @@ var waylandNeeds = []struct{ iface, use string }{
 }
 
 // diagnoseWayland says whether the compositor's socket answers and which
-// of the protocols input and captures need it offers.
+// of the protocols input and captures need it offers. Without sway's IPC
+// uiscope uses none of them (it would not know where windows are), and
+// says so.
 func (d *Desktop) diagnoseWayland(ctx context.Context) Finding {
 	const topic = "input and screenshots"
-	b, err := d.waylandBackend(ctx)
 	var c *wayland.Conn
-	if err == nil {
-		c, err = b.Conn(ctx)
+	var err error
+	if d.Sway != nil {
+		var b *wayland.Backend
+		if b, err = d.waylandBackend(ctx); err == nil {
+			c, err = b.Conn(ctx)
+		}
+	} else {
+		var path string
+		if path, err = wayland.SocketPath(os.Getenv); err == nil {
+			if c, err = wayland.Dial(ctx, path); err == nil {
+				defer c.Close()
+			}
+		}
 	}
 	if err != nil {
 		return warn(topic, "set WAYLAND_DISPLAY (and XDG_RUNTIME_DIR) to the compositor's socket; meanwhile act semantically (click, set_value, set_text)",
@@ -200,9 +212,17 @@ func (d *Desktop) diagnoseWayland(ctx context.Context) Finding {
 			missing = append(missing, fmt.Sprintf("%s (%s)", n.iface, n.use))
 		}
 	}
+	lacks := ""
+	if len(missing) > 0 {
+		lacks = fmt.Sprintf("the compositor lacks %s; ", strings.Join(missing, ", "))
+	}
+	if d.Sway == nil {
+		return warn(topic, "run uiscope in sway, which it takes window places from; meanwhile act semantically",
+			"%sit offers %s, but without sway's IPC uiscope does not know where windows are, so it uses none of them", lacks, strings.Join(have, ", "))
+	}
 	if len(missing) > 0 {
 		return warn(topic, "use a wlroots compositor that offers them (sway does), or act semantically",
-			"the compositor lacks %s; it offers %s", strings.Join(missing, ", "), strings.Join(have, ", "))
+			"%sit offers %s", lacks, strings.Join(have, ", "))
 	}
 	return ok(topic, "the compositor offers %s", strings.Join(have, ", "))
 }
