@@ -1,12 +1,10 @@
 package core
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"image"
-	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -219,11 +217,11 @@ func (m *Sessions) Screenshot(ctx context.Context, sessionID string, req Screens
 	if req.annotate() {
 		shot.Annotations, shot.AnnotationsOmitted = annotate(img, t, scope, shot.Bounds, shot.Scale, target.shows)
 	}
-	var buf bytes.Buffer
-	if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, img); err != nil {
+	data, err := encodePNG(img)
+	if err != nil {
 		return nil, AsError(err)
 	}
-	shot.PNG, shot.Bytes = buf.Bytes(), buf.Len()
+	shot.PNG, shot.Bytes = data, len(data)
 	if req.Path != "" {
 		if err := WriteFileAtomic(req.Path, shot.PNG, false, 0o600); err != nil {
 			return nil, err
