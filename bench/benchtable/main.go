@@ -11,6 +11,9 @@
 //   - whole agent tasks both ways (BenchmarkAgentTasks), which also
 //     replace what lies between -readme's <!-- tasks:begin --> and
 //     <!-- tasks:end --> markers;
+//   - X11 and sway side by side (BenchmarkMCPDesktops), which also
+//     replace what lies between -readme's <!-- desktops:begin --> and
+//     <!-- desktops:end --> markers;
 //   - tree reads (BenchmarkTree) against the pyatspi peer;
 //   - the CLI process (BenchmarkCLITree) and its peak RSS;
 //   - MCP tool calls (BenchmarkMCPTree, BenchmarkMCPAct);
@@ -43,12 +46,15 @@ const (
 	// The README's agent task table.
 	tasksBegin = "<!-- tasks:begin -->"
 	tasksEnd   = "<!-- tasks:end -->"
+	// The README's desktops table.
+	desktopsBegin = "<!-- desktops:begin -->"
+	desktopsEnd   = "<!-- desktops:end -->"
 )
 
 func main() {
 	in := flag.String("in", "bench.out", "the output of make bench")
 	doc := flag.String("doc", "", "the Markdown file whose bench:begin … bench:end section is replaced; stdout when empty")
-	readme := flag.String("readme", "", "a Markdown file whose tasks:begin … tasks:end section gets the agent task table, when the run has one")
+	readme := flag.String("readme", "", "a Markdown file whose tasks:begin … tasks:end and desktops:begin … desktops:end sections get the agent task and desktops tables, when the run has them")
 	flag.Parse()
 	if err := run(*in, *doc, *readme, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "benchtable:", err)
@@ -72,6 +78,15 @@ func run(in, doc, readme string, stdout io.Writer) error {
 			note += " on " + r.cpu
 		}
 		if err := rewrite(readme, tasksBegin, tasksEnd, note+":\n\n"+tasks); err != nil {
+			return err
+		}
+	}
+	if desks := desktopsSection(r); readme != "" && desks != "" {
+		note := "Written by `make bench` (`go test -run '^$' -bench MCPDesktops -benchtime 10x ./e2e/`)"
+		if r.cpu != "" {
+			note += " on " + r.cpu
+		}
+		if err := rewrite(readme, desktopsBegin, desktopsEnd, note+", medians of 10:\n\n"+desks); err != nil {
 			return err
 		}
 	}

@@ -162,3 +162,40 @@ func TestRunReadme(t *testing.T) {
 		t.Errorf("the README after a run with agent tasks:\n%s", s)
 	}
 }
+
+// TestRunReadmeDesktops: BenchmarkMCPDesktops's medians fill the README's
+// desktops section, one column per desktop, the screenshot's row naming
+// the window's size; a run without them leaves it alone.
+func TestRunReadmeDesktops(t *testing.T) {
+	dir := t.TempDir()
+	readme := filepath.Join(dir, "README.md")
+	orig := "# Tool\n" + desktopsBegin + "\nold\n" + desktopsEnd + "\nrest\n"
+	if err := os.WriteFile(readme, []byte(orig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "bench.out")
+	if err := os.WriteFile(out, []byte("cpu: Some CPU\n"+
+		"BenchmarkMCPDesktops/x11/start-2 \t 10\t 1 ns/op\t 217.0 median-ms/call\n"+
+		"BenchmarkMCPDesktops/x11/screenshot-2 \t 10\t 1 ns/op\t 800.0 height-px\t 32.51 median-ms/call\t 1280 width-px\n"+
+		"BenchmarkMCPDesktops/sway/start-2 \t 10\t 1 ns/op\t 111.0 median-ms/call\n"+
+		"BenchmarkMCPDesktops/sway/screenshot-2 \t 10\t 1 ns/op\t 800.0 height-px\t 85.09 median-ms/call\t 1280 width-px\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout strings.Builder
+	if err := run(out, "", readme, &stdout); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(readme)
+	for _, want := range []string{"on Some CPU", "| | x11 | sway |\n", "| sandbox start, until the desktop is ready | 217 ms | 111 ms |\n",
+		"| `screenshot` of a 1280×800 window | 32.5 ms | 85.1 ms |\n", desktopsEnd + "\nrest\n"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the README lacks %q:\n%s", want, b)
+		}
+	}
+	if strings.Contains(string(b), "\nold\n") || strings.Contains(string(b), "type_text") {
+		t.Errorf("the README keeps the old section or a row without figures:\n%s", b)
+	}
+	if !strings.Contains(stdout.String(), "The same calls on each sandbox desktop") {
+		t.Errorf("the tables lack the desktops table:\n%s", stdout.String())
+	}
+}

@@ -18,7 +18,7 @@ func render(r *benchRun) string {
 	}
 	b.WriteString(". Medians unless a table says otherwise; calls are the D-Bus calls of one read.\n")
 	for _, section := range []func(*strings.Builder, *benchRun, map[string]bool){
-		agentTable, treeTable, cliTable, mcpTable, valuesTable, screenshotTable, liveTable, otherTable,
+		agentTable, desktopsTable, treeTable, cliTable, mcpTable, valuesTable, screenshotTable, liveTable, otherTable,
 	} {
 		section(&b, r, used)
 	}
@@ -119,6 +119,81 @@ func agentTable(b *strings.Builder, r *benchRun, used map[string]bool) {
 		"read outside uiscope: today's (one action per call, a read after each to learn what it caused) and the agent loop's " +
 		"(what an action's answer says, several steps in one call); MCP calls, the bytes of their answers' text blocks, " +
 		"and the wall time of the calls (× is today's figure over the loop's):\n\n")
+	b.WriteString(table)
+}
+
+// desktopCalls names BenchmarkMCPDesktops's measures, in the table's order.
+var desktopCalls = []struct{ name, label string }{
+	{"start", "sandbox start, until the desktop is ready"},
+	{"type_text", "`type_text`, 100 characters, verified"},
+	{"screenshot", "`screenshot` of a %s window"},
+	{"click", "`click` by pointer (a slider), round trip"},
+}
+
+// desktopsSection is the X11 and sway table alone (the README shows it):
+// each measure's median on each desktop; "" without those results.
+func desktopsSection(r *benchRun) string {
+	var kinds []string
+	got := map[string]map[string]float64{} // kind/call -> metrics
+	for _, res := range r.results {
+		rest, ok := strings.CutPrefix(res.name, "BenchmarkMCPDesktops/")
+		if !ok {
+			continue
+		}
+		kind, call, ok := strings.Cut(rest, "/")
+		if !ok {
+			continue
+		}
+		if !slices.Contains(kinds, kind) {
+			kinds = append(kinds, kind)
+		}
+		got[kind+"/"+call] = res.metrics
+	}
+	if len(kinds) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("| |")
+	for _, k := range kinds {
+		b.WriteString(" " + k + " |")
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---|", len(kinds)) + "\n")
+	for _, c := range desktopCalls {
+		label := c.label
+		if strings.Contains(label, "%s") {
+			size := ""
+			for _, k := range kinds {
+				if m, ok := got[k+"/"+c.name]; ok && m["width-px"] > 0 {
+					size = fmt.Sprintf("%.0f×%.0f", m["width-px"], m["height-px"])
+				}
+			}
+			label = fmt.Sprintf(label, size)
+		}
+		row, have := "| "+label+" |", false
+		for _, k := range kinds {
+			m, ok := got[k+"/"+c.name]
+			if !ok {
+				row += " |"
+				continue
+			}
+			have = true
+			row += " " + ms(m["median-ms/call"]) + " |"
+		}
+		if have {
+			b.WriteString(row + "\n")
+		}
+	}
+	return b.String()
+}
+
+func desktopsTable(b *strings.Builder, r *benchRun, used map[string]bool) {
+	table := desktopsSection(r)
+	with(r, used, "BenchmarkMCPDesktops/")
+	if table == "" {
+		return
+	}
+	b.WriteString("\nThe same calls on each sandbox desktop (`BenchmarkMCPDesktops`), through a real `uiscope mcp --allow-input` on the GTK 3 fixture, " +
+		"its window 1280×800 (on sway floating, with no border: sway's tabs fill the output); the sandbox's start is `sandbox.Start` until the desktop is ready, medians of 10:\n\n")
 	b.WriteString(table)
 }
 
