@@ -657,8 +657,9 @@ func TestLiveEvents(t *testing.T) {
 // gtk3-widget-factory: a snapshot of its windows, then the About dialog's
 // window added (opened through an a11y session of the same app) and
 // removed; the a11y tool is wrongTree there.
-func TestLiveVisualChanges(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestLiveVisualChanges(t *testing.T) { testdesk.ForEach(t, testLiveVisualChanges) }
+
+func testLiveVisualChanges(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, "gtk3-widget-factory")
 	s := startLiveMCP(t, d, "", "--allow-input")
 	visual := s.connect(t, map[string]any{"pid": app.Pid, "mode": "visual"})

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -43,9 +44,32 @@ func clientOf(t *testing.T, root *elem) *elem {
 	return found
 }
 
-// xWindow is the top-level window with id as the X server lists it now.
+// xWindow is the top-level window with id as the X server lists it now;
+// on sway, the view as swaymsg lists it.
 func xWindow(t *testing.T, d *testdesk.Desk, id string) platform.Window {
 	t.Helper()
+	if d.Sway != nil {
+		out, err := exec.Command("swaymsg", "-s", d.SwaySock, "-r", "-t", "get_tree").Output()
+		if err != nil {
+			t.Fatalf("swaymsg -t get_tree: %v", err)
+		}
+		var root map[string]any
+		if err := json.Unmarshal(out, &root); err != nil {
+			t.Fatal(err)
+		}
+		con := swayConOf(t, id)
+		for _, n := range swayNodes(root) {
+			if int64(n["id"].(float64)) == con {
+				pid, _ := n["pid"].(float64)
+				title, _ := n["name"].(string)
+				appID, _ := n["app_id"].(string)
+				r, wr := decode[platform.Rect](t, n["rect"]), decode[platform.Rect](t, n["window_rect"])
+				return platform.Window{Pid: int(pid), Title: title, Class: appID, Mapped: true,
+					Bounds: platform.Rect{X: r.X + wr.X, Y: r.Y + wr.Y, Width: wr.Width, Height: wr.Height}}
+			}
+		}
+		t.Fatalf("window %s is not in sway's tree", id)
+	}
 	wins, err := d.X.TopLevels(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -57,6 +81,20 @@ func xWindow(t *testing.T, d *testdesk.Desk, id string) platform.Window {
 	}
 	t.Fatalf("window %s is not a top-level window of the X server", id)
 	return platform.Window{}
+}
+
+// swayNodes lists every node of swaymsg's tree, floating ones too.
+func swayNodes(n map[string]any) []map[string]any {
+	out := []map[string]any{n}
+	for _, f := range []string{"nodes", "floating_nodes"} {
+		kids, _ := n[f].([]any)
+		for _, k := range kids {
+			if m, ok := k.(map[string]any); ok {
+				out = append(out, swayNodes(m)...)
+			}
+		}
+	}
+	return out
 }
 
 // checkVisual checks what every visual tree must hold: refs and keys of
@@ -76,8 +114,9 @@ func checkVisual(t *testing.T, root *elem, pid int) {
 		if parent == nil {
 			return
 		}
-		if !strings.HasPrefix(e.Key, "x11:"+e.Window+"@") {
-			t.Errorf("window %s: key %q; want x11:<id>@<generation>", e.Window, e.Key)
+		// x11:0x…@generation; sway:N@generation (the window is sway:N).
+		if !strings.HasPrefix(e.Key, e.Window+"@") && !strings.HasPrefix(e.Key, "x11:"+e.Window+"@") {
+			t.Errorf("window %s: key %q; want x11:<id>@<generation> or sway:<con>@<generation>", e.Window, e.Key)
 		}
 		if e.MapState == "" || e.Bounds == nil {
 			t.Errorf("window %s: no map state or bounds: %+v", e.Window, e)
@@ -91,22 +130,33 @@ func checkVisual(t *testing.T, root *elem, pid int) {
 // TestVisualTree: the window hierarchy of a GTK 3 app and of a Tk app
 // (which has no accessibility tree) in visual sessions, checked against
 // the X server's own listing.
-func TestVisualTree(t *testing.T) {
-	d := testdesk.Shared(t)
-	gtk := d.Launch(t, "gtk3-widget-factory")
-	tk := d.LaunchX(t, testdesk.Python, testdesk.Fixture("tk_fixture.py"), "--title", "visual tk")
-	s := startMCP(t, d, "")
+//
+// On sway the tree is the app's views as sway lists them (swaymsg, the
+// oracle): no frames (sway draws its decorations itself), no windows
+// inside a view (a Wayland client's surfaces are its own); Tk has no
+// Wayland backend, so its part is X11's alone.
+func TestVisualTree(t *testing.T) { testdesk.ForEach(t, testVisualTree) }
 
-	for _, c := range []struct {
+func testVisualTree(t *testing.T, d *testdesk.Desk) {
+	gtk := d.Launch(t, "gtk3-widget-factory")
+	type visualCase struct {
 		name  string
 		pid   int
 		class string
 		title string
 		inner int // at least this many windows inside the client
-	}{
-		{"gtk3", gtk.Pid, "Gtk3-widget-factory", "", 0},
-		{"tk", tk.Pid, "Uiscope-tk-fixture", "visual tk", 3},
-	} {
+	}
+	cases := []visualCase{{"gtk3", gtk.Pid, "Gtk3-widget-factory", "", 0}}
+	var tk *testdesk.App
+	if d.Sway != nil {
+		cases[0].class = "gtk3-widget-factory"
+	} else {
+		tk = d.LaunchX(t, testdesk.Python, testdesk.Fixture("tk_fixture.py"), "--title", "visual tk")
+		cases = append(cases, visualCase{"tk", tk.Pid, "Uiscope-tk-fixture", "visual tk", 3})
+	}
+	s := startMCP(t, d, "")
+
+	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			sess := s.connect(t, map[string]any{"pid": c.pid, "mode": "visual"})
 			root, out := visualTree(t, s, map[string]any{"session": sess})
@@ -122,6 +172,13 @@ func TestVisualTree(t *testing.T) {
 			if c.title != "" && client.Name != c.title {
 				t.Errorf("client name %q, want %q", client.Name, c.title)
 			}
+			if d.Sway != nil {
+				// sway's view is the top level itself, its content
+				// all the app draws: nothing inside it.
+				if len(root.Children) != 1 || root.Children[0] != client || client.ChildCount != 0 || client.Frame {
+					t.Errorf("sway: the tree's top levels %+v, want the one view %s with no children", root.Children, client.Window)
+				}
+			}
 			// openbox reparents the client into a frame, which the tree
 			// starts from.
 			var frame *elem
@@ -132,7 +189,7 @@ func TestVisualTree(t *testing.T) {
 					}
 				}
 			}
-			if frame == nil || !frame.Frame || frame.Pid == c.pid {
+			if d.X != nil && (frame == nil || !frame.Frame || frame.Pid == c.pid) {
 				t.Errorf("the client %s is not held by a window-manager frame at the top: %+v", client.Window, frame)
 			}
 			inner := 0
@@ -164,7 +221,7 @@ func TestVisualTree(t *testing.T) {
 			}
 		})
 	}
-	if t.Failed() {
+	if t.Failed() && tk != nil {
 		sess := s.connect(t, map[string]any{"pid": tk.Pid, "mode": "visual"})
 		out := s.ok(t, "get_visual_tree", map[string]any{"session": sess})
 		b, _ := json.MarshalIndent(out, "", " ")
@@ -174,8 +231,9 @@ func TestVisualTree(t *testing.T) {
 
 // TestVisualRefusals: bad input, refs of the other tree and the other
 // tree's tools are refused with data that says what to do.
-func TestVisualRefusals(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestVisualRefusals(t *testing.T) { testdesk.ForEach(t, testVisualRefusals) }
+
+func testVisualRefusals(t *testing.T, d *testdesk.Desk) {
 	gtk := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "visual refusals")
 	s := startMCP(t, d, "")
 	vis := s.connect(t, map[string]any{"pid": gtk.Pid, "mode": "visual"})
@@ -219,10 +277,13 @@ func TestVisualRefusals(t *testing.T) {
 // counterpart: the window showing it reports the frame. The refs are the
 // a11y session's and resolve there. Tk has no accessibility tree:
 // correlationFailed.
-func TestVisualCorrelation(t *testing.T) {
-	d := testdesk.Shared(t)
+//
+// On sway the view's counterpart is the frame too (its content is the
+// frame's extents); Tk, with no Wayland backend, is X11's alone.
+func TestVisualCorrelation(t *testing.T) { testdesk.ForEach(t, testVisualCorrelation) }
+
+func testVisualCorrelation(t *testing.T, d *testdesk.Desk) {
 	gtk := d.Launch(t, "gtk3-widget-factory")
-	tk := d.LaunchX(t, testdesk.Python, testdesk.Fixture("tk_fixture.py"), "--title", "visual correlation tk")
 	s := startMCP(t, d, "")
 	a11y := s.connect(t, map[string]any{"pid": gtk.Pid})
 	vis := s.connect(t, map[string]any{"pid": gtk.Pid, "mode": "visual"})
@@ -291,6 +352,10 @@ func TestVisualCorrelation(t *testing.T) {
 		t.Errorf("explicit a11ySession: result names %v", out["a11ySession"])
 	}
 
+	if d.Sway != nil {
+		return
+	}
+	tk := d.LaunchX(t, testdesk.Python, testdesk.Fixture("tk_fixture.py"), "--title", "visual correlation tk")
 	tkVis := s.connect(t, map[string]any{"pid": tk.Pid, "mode": "visual"})
 	root, out = visualTree(t, s, map[string]any{"session": tkVis, "correlate": true})
 	ce, _ := out["correlationError"].(map[string]any)
