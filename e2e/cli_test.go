@@ -138,8 +138,9 @@ func checkBounds(t *testing.T, tj treeJSON) {
 	}
 }
 
-func TestTreeGTK3WidgetFactory(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestTreeGTK3WidgetFactory(t *testing.T) { testdesk.ForEach(t, testTreeGTK3WidgetFactory) }
+
+func testTreeGTK3WidgetFactory(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, "gtk3-widget-factory")
 	tj, _ := readTree(t, d, app.Pid)
 	checkComplete(t, d, app, tj)
@@ -149,8 +150,9 @@ func TestTreeGTK3WidgetFactory(t *testing.T) {
 	}
 }
 
-func TestTreeGTK4WidgetFactory(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestTreeGTK4WidgetFactory(t *testing.T) { testdesk.ForEach(t, testTreeGTK4WidgetFactory) }
+
+func testTreeGTK4WidgetFactory(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, "gtk4-widget-factory")
 	tj, _ := readTree(t, d, app.Pid)
 	checkComplete(t, d, app, tj)
@@ -160,16 +162,18 @@ func TestTreeGTK4WidgetFactory(t *testing.T) {
 	}
 }
 
-func TestTreeGTK3Demo(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestTreeGTK3Demo(t *testing.T) { testdesk.ForEach(t, testTreeGTK3Demo) }
+
+func testTreeGTK3Demo(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, "gtk3-demo")
 	tj, _ := readTree(t, d, app.Pid)
 	checkComplete(t, d, app, tj)
 	checkBounds(t, tj)
 }
 
-func TestTreeQt5Fixture(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestTreeQt5Fixture(t *testing.T) { testdesk.ForEach(t, testTreeQt5Fixture) }
+
+func testTreeQt5Fixture(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("qt5_fixture.py"))
 	tj, _ := readTree(t, d, app.Pid)
 	checkComplete(t, d, app, tj)
@@ -185,8 +189,9 @@ func TestTreeQt5Fixture(t *testing.T) {
 
 // TestPasswordNeverLeaks reads every output form of every password fixture
 // and looks for the secret.
-func TestPasswordNeverLeaks(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestPasswordNeverLeaks(t *testing.T) { testdesk.ForEach(t, testPasswordNeverLeaks) }
+
+func testPasswordNeverLeaks(t *testing.T, d *testdesk.Desk) {
 	cases := []struct {
 		fixture, secret string
 	}{
@@ -241,7 +246,8 @@ func TestPasswordNeverLeaks(t *testing.T) {
 }
 
 // TestTkIsNotAccessible: a toolkit with no AT-SPI support is reported as
-// such, never as an empty success.
+// such, never as an empty success. X11 only: Tk has no Wayland backend
+// (TestXwaylandClients lists it on sway through Xwayland).
 func TestTkIsNotAccessible(t *testing.T) {
 	d := testdesk.Shared(t)
 	app := d.LaunchX(t, testdesk.Python, testdesk.Fixture("tk_fixture.py"))
@@ -282,8 +288,9 @@ func TestTkIsNotAccessible(t *testing.T) {
 }
 
 // TestBadInput: unknown targets and malformed refs fail clearly, fast.
-func TestBadInput(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestBadInput(t *testing.T) { testdesk.ForEach(t, testBadInput) }
+
+func testBadInput(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"))
 	pid := strconv.Itoa(app.Pid)
 	cases := []struct {
@@ -330,8 +337,9 @@ func TestBadInput(t *testing.T) {
 
 // TestFrozenApp: a walk of an app stopped with SIGSTOP returns by its
 // deadline, marked partial, and the app answers again once continued.
-func TestFrozenApp(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestFrozenApp(t *testing.T) { testdesk.ForEach(t, testFrozenApp) }
+
+func testFrozenApp(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"))
 	pid := strconv.Itoa(app.Pid)
 	if err := syscall.Kill(app.Pid, syscall.SIGSTOP); err != nil {
@@ -358,8 +366,9 @@ func TestFrozenApp(t *testing.T) {
 
 // TestAppKilledMidWalk: an app that dies while its tree is read yields a
 // clear failure or a partial tree, never a hang.
-func TestAppKilledMidWalk(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestAppKilledMidWalk(t *testing.T) { testdesk.ForEach(t, testAppKilledMidWalk) }
+
+func testAppKilledMidWalk(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--rows", "3000")
 	cmd := exec.Command(uiscopeBin, "tree", "--pid", strconv.Itoa(app.Pid), "--format", "json", "--timeout-ms", "20000")
 	cmd.Env = d.Env()
