@@ -15,7 +15,10 @@ package atspi
 //     not; the states of elements the cache leaves out are read one by one;
 //   - asks each top-level element for its extents (the window manager
 //     moves windows without an AT-SPI event) and the root for its child
-//     count (a window opened or closed);
+//     count (a window opened or closed); where extents are window-relative
+//     (TreeOptions.WindowOrigin: every toolkit on Wayland) the mirror holds
+//     them so, and each read's copy is placed by the windows' origins read
+//     for it;
 //   - waits, through the watchers' barrier, until every event the
 //     application sent before answering has been noted;
 //   - re-reads what the events named: an element's whole subtree, or the
@@ -290,6 +293,10 @@ func (c *Conn) mirrorTree(ctx context.Context, bus string, opts TreeOptions) (*p
 	// does not ask for them (one that does reads the tree whole again).
 	mopts := opts
 	mopts.Actions = opts.Actions || !opts.SilentMoves
+	// Window-relative bounds are held as the toolkit gave them, and each
+	// read's copy placed by the windows' origins now: a window moves
+	// without an accessibility event.
+	mopts.unplaced = opts.WindowOrigin != nil
 	root, st, err := c.refresh(ctx, m, mopts)
 	if err != nil {
 		if errors.Is(err, platform.ErrElementGone) {
@@ -298,6 +305,9 @@ func (c *Conn) mirrorTree(ctx context.Context, bus string, opts TreeOptions) (*p
 		return nil, st, err
 	}
 	out := copyTree(root, opts.Actions)
+	if opts.WindowOrigin != nil {
+		place(ctx, out, opts)
+	}
 	st.Elapsed = time.Since(start)
 	return out, st, nil
 }
@@ -466,7 +476,7 @@ func (c *Conn) syncMirror(ctx context.Context, m *mirror, st *TreeStats) ([]dbus
 		}
 		p := m.pathOf(top.Key)
 		was := *top.Bounds
-		b.extents(m.bus, p, coordType(false), func(r *platform.Rect) {
+		b.extents(m.bus, p, m.opts.coord(), func(r *platform.Rect) {
 			if r == nil || *r != was {
 				moved = append(moved, p)
 			}
@@ -559,7 +569,7 @@ func (c *Conn) boundsMoved(ctx context.Context, m *mirror, st *TreeStats) (bool,
 			continue
 		}
 		was := *n.Bounds
-		b.extents(m.bus, p, coordType(false), func(r *platform.Rect) {
+		b.extents(m.bus, p, m.opts.coord(), func(r *platform.Rect) {
 			if r == nil || *r != was {
 				n.Bounds, moved = r, true
 			}
@@ -765,7 +775,8 @@ func (m *mirror) plan(dirty map[dbus.ObjectPath]dirt) (walks, bounds []dbus.Obje
 func sameRead(a, b TreeOptions) bool {
 	return a.MaxNodes == b.MaxNodes && a.MaxManagedChildren == b.MaxManagedChildren && a.MaxChildren == b.MaxChildren &&
 		a.NoCache == b.NoCache && a.NoDetails == b.NoDetails && a.NoShowing == b.NoShowing &&
-		a.Actions == b.Actions && a.NoValues == b.NoValues && a.Bulk == b.Bulk && a.SilentMoves == b.SilentMoves
+		a.Actions == b.Actions && a.NoValues == b.NoValues && a.Bulk == b.Bulk && a.SilentMoves == b.SilentMoves &&
+		a.coord() == b.coord() && a.unplaced == b.unplaced
 }
 
 // covered counts the nodes in the given subtrees.
@@ -831,7 +842,7 @@ func (c *Conn) rereadBounds(ctx context.Context, m *mirror, roots []dbus.ObjectP
 	visit = func(n *platform.Node) {
 		n.Bounds = nil
 		if n.States.Has(platform.StateShowing) && hasInterface(n, "component") {
-			b.extents(m.bus, m.pathOf(n.Key), coordType(false), func(r *platform.Rect) { n.Bounds = r })
+			b.extents(m.bus, m.pathOf(n.Key), m.opts.coord(), func(r *platform.Rect) { n.Bounds = r })
 			st.Calls++
 		}
 		for _, c := range n.Children {

@@ -8,6 +8,7 @@ import (
 	"math/rand"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -506,4 +507,70 @@ func windowOf(t *testing.T, d *testdesk.Desk, pid int) uint32 {
 	}
 	t.Fatalf("no window of pid %d", pid)
 	return 0
+}
+
+// TestMirrorPlacedByWindowOrigin: for a toolkit with window-relative
+// extents (TreeOptions.WindowOrigin: every toolkit on Wayland) the mirror
+// holds the bounds as the toolkit gave them and places each read by the
+// window's origin of that read: a window that moved without an event (or
+// whose window is unknown now) reads as a fresh walk does.
+func TestMirrorPlacedByWindowOrigin(t *testing.T) {
+	mc, _, _ := newMirrorCase(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "mirror placed")
+	var origin struct {
+		sync.Mutex
+		x, y int
+		ok   bool
+	}
+	read := func(mirror bool) (*platform.Node, atspi.TreeStats) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		root, st, err := mc.c.Tree(ctx, mc.bus, atspi.TreeOptions{Mirror: mirror, Actions: true,
+			WindowOrigin: func(context.Context, *platform.Node) (int, int, bool) {
+				origin.Lock()
+				defer origin.Unlock()
+				return origin.x, origin.y, origin.ok
+			}})
+		if err != nil || st.Truncated {
+			t.Fatalf("tree (mirror %v): %v (truncated %v %s)", mirror, err, st.Truncated, st.Reason)
+		}
+		return root, st
+	}
+	var rel *platform.Rect
+	for i, o := range []struct {
+		x, y int
+		ok   bool
+	}{{100, 50, true}, {-30, 700, true}, {0, 0, false}, {100, 50, true}} {
+		origin.Lock()
+		origin.x, origin.y, origin.ok = o.x, o.y, o.ok
+		origin.Unlock()
+		for try := 0; ; try++ {
+			w1, _ := read(false)
+			m, st := read(true)
+			w2, _ := read(false)
+			a, b1, b2 := lines(m, 0, nil), lines(w1, 0, nil), lines(w2, 0, nil)
+			if strings.Join(b1, "\n") != strings.Join(b2, "\n") {
+				if try < 20 {
+					continue
+				}
+				t.Fatalf("origin %d: the app never held still for three reads:\n%s", i, diff(b1, b2))
+			}
+			if i > 0 && st.Strategy != "mirror" {
+				t.Fatalf("origin %d: the read was not served by the mirror (strategy %q)", i, st.Strategy)
+			}
+			if d := diff(a, b1); d != "" {
+				t.Fatalf("origin %d %+v: the mirror differs from a fresh walk:\n%s", i, o, d)
+			}
+			// The frame keeps its place in its window, wherever that is.
+			frame := frameBounds(m)
+			at := platform.Rect{X: frame.X - o.x, Y: frame.Y - o.y, Width: frame.Width, Height: frame.Height}
+			if rel == nil && o.ok {
+				rel = &at
+			}
+			if o.ok && (frame.Empty() || at != *rel) || !o.ok && !frame.Empty() {
+				t.Fatalf("origin %d %+v: the frame is at %+v (in its window at first %v)", i, o, frame, rel)
+			}
+			break
+		}
+	}
 }

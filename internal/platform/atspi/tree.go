@@ -88,9 +88,15 @@ type TreeOptions struct {
 	// Mirror serves whole-tree reads from a copy of the tree kept current
 	// by the application's events, re-reading only what they touched (see
 	// mirror.go). For long-lived connections to toolkits whose events
-	// cover every change, bounds included (GTK 3); ignored together with
-	// WindowOrigin.
+	// cover every change, bounds included (GTK 3). With WindowOrigin the
+	// mirror holds the bounds as the toolkit gave them and places each
+	// read's copy by the windows' origins read for it.
 	Mirror bool
+
+	// unplaced reads extents in the coordinates WindowOrigin calls for but
+	// leaves them there: a mirror's own reads, placed by the read serving
+	// them.
+	unplaced bool
 }
 
 func (o TreeOptions) coord() uint32 { return coordType(o.WindowOrigin != nil && !o.ScreenExtents) }
@@ -282,7 +288,7 @@ func (c *Conn) SubTree(ctx context.Context, key string, opts TreeOptions) (*plat
 		return nil, TreeStats{}, err
 	}
 	defer unlock()
-	if opts.Mirror && path == rootPath && opts.WindowOrigin == nil {
+	if opts.Mirror && path == rootPath {
 		return c.mirrorTree(ctx, bus, opts)
 	}
 	return c.read(ctx, bus, path, opts)
@@ -704,48 +710,54 @@ func (w *walker) details(root *walkNode) {
 	if w.ctx.Err() != nil {
 		w.truncate("deadline")
 	}
-	if w.opts.WindowOrigin == nil {
-		return
+	// Toolkits with window-relative extents: placed on screen, unless
+	// the caller places them itself (a mirror, on every read).
+	if w.opts.WindowOrigin != nil && !w.opts.unplaced && root.ref.Path == rootPath {
+		place(w.ctx, root.node, w.opts)
 	}
-	// Toolkits with window-relative extents: shift each top-level's subtree
-	// by its window's screen origin. A top level whose window is unknown
-	// leaves its elements without bounds: never another window's origin.
+}
+
+// place makes the window-relative bounds of an application's tree
+// screen-absolute (TreeOptions.WindowOrigin): each top level's subtree is
+// shifted by its window's screen origin, read once per top level, and a
+// popup's subtree (TreeOptions.PopupOrigin) by the popup's own place. A
+// top level whose window is unknown leaves its elements without bounds:
+// never another window's origin.
+func place(ctx context.Context, root *platform.Node, opts TreeOptions) {
 	type origin struct {
 		x, y int
 		ok   bool
 	}
-	origins := map[*walkNode]origin{}
-	// popups holds the shift of each popup's subtree, found when the
-	// popup itself is reached (breadth first: before its descendants,
-	// its bounds not yet shifted).
-	popups := map[*walkNode]origin{}
-	for _, wn := range w.all {
-		if wn.top == nil || wn.node.Bounds == nil {
-			continue
-		}
-		if w.opts.PopupOrigin != nil && wn != wn.top && PopupRole(wn.node.Role) {
-			var p origin
-			x, y, ok := w.opts.PopupOrigin(w.ctx, wn.node)
-			p.x, p.y, p.ok = x-wn.node.Bounds.X, y-wn.node.Bounds.Y, ok
-			popups[wn] = p
-		}
-		o, seen := origins[wn.top]
-		if !seen {
-			o.x, o.y, o.ok = w.opts.WindowOrigin(w.ctx, wn.top.node)
-			origins[wn.top] = o
-		}
-		for p := wn; p != nil && p != wn.top; p = p.parent {
-			if po, ok := popups[p]; ok {
-				o = po
-				break
+	for _, top := range root.Children {
+		var win origin
+		seen := false
+		var visit func(n *platform.Node, popup *origin)
+		visit = func(n *platform.Node, popup *origin) {
+			if n.Bounds != nil {
+				if opts.PopupOrigin != nil && n != top && PopupRole(n.Role) {
+					x, y, ok := opts.PopupOrigin(ctx, n)
+					popup = &origin{x - n.Bounds.X, y - n.Bounds.Y, ok}
+				}
+				o := popup
+				if o == nil {
+					if !seen {
+						win.x, win.y, win.ok = opts.WindowOrigin(ctx, top)
+						seen = true
+					}
+					o = &win
+				}
+				if o.ok {
+					n.Bounds.X += o.x
+					n.Bounds.Y += o.y
+				} else {
+					n.Bounds, n.BoundsUnknown = nil, true
+				}
+			}
+			for _, k := range n.Children {
+				visit(k, popup)
 			}
 		}
-		if !o.ok {
-			wn.node.Bounds, wn.node.BoundsUnknown = nil, true
-			continue
-		}
-		wn.node.Bounds.X += o.x
-		wn.node.Bounds.Y += o.y
+		visit(top, nil)
 	}
 }
 
