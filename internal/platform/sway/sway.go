@@ -22,6 +22,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/uiscope/uiscope/internal/platform"
@@ -75,8 +76,7 @@ func (c *Client) call(ctx context.Context, typ uint32, payload string, out any) 
 		ctx, cancel = context.WithTimeout(ctx, callTimeout)
 		defer cancel()
 	}
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "unix", c.Socket)
+	conn, err := c.dial(ctx)
 	if err != nil {
 		return c.fail(ctx, err)
 	}
@@ -118,12 +118,36 @@ func (c *Client) call(ctx context.Context, typ uint32, payload string, out any) 
 	return nil
 }
 
+// dial connects to the socket. sway listens with a backlog of 3: more
+// callers at once (twenty sessions listing apps) find the queue full,
+// which a unix socket answers at once with EAGAIN instead of a wait, so
+// the dial is tried again, a little later each time, until the deadline.
+func (c *Client) dial(ctx context.Context) (net.Conn, error) {
+	var d net.Dialer
+	wait := time.Millisecond
+	for {
+		conn, err := d.DialContext(ctx, "unix", c.Socket)
+		if err == nil || !errors.Is(err, syscall.EAGAIN) {
+			return conn, err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, err
+		case <-t.C:
+		}
+		wait = min(2*wait, 50*time.Millisecond)
+	}
+}
+
 // fail names what went wrong: the deadline (wrapping platform.ErrTimeout),
 // or the socket's own error (sway gone: refused, reset, closed early).
 func (c *Client) fail(ctx context.Context, err error) error {
 	// The socket's deadline is the context's: it may fire a moment before
 	// the context says it is done.
-	if ctx.Err() != nil || errors.Is(err, os.ErrDeadlineExceeded) {
+	var ne net.Error
+	if ctx.Err() != nil || errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
 		return fmt.Errorf("sway: %s: %w (%w)", c.Socket, platform.ErrTimeout, err)
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
@@ -399,6 +423,10 @@ func (c *Client) until(ctx context.Context, con int64, what string, cond func(Wi
 	delay := 5 * time.Millisecond
 	for {
 		w, err := c.Window(ctx, con)
+		if errors.Is(err, platform.ErrTimeout) {
+			// The read that would have shown it ran out of time.
+			return fmt.Errorf("%w: %s on sway:%d (%w)", ErrNotApplied, what, con, err)
+		}
 		if err != nil {
 			return err
 		}

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"io"
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -25,6 +27,12 @@ func fakeSway(t *testing.T, reply func(typ uint32, payload string) (string, bool
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close() })
+	serve(l, reply)
+	return New(sock)
+}
+
+// serve answers the IPC on l as fakeSway says.
+func serve(l net.Listener, reply func(typ uint32, payload string) (string, bool)) {
 	go func() {
 		for {
 			c, err := l.Accept()
@@ -60,7 +68,62 @@ func fakeSway(t *testing.T, reply func(typ uint32, payload string) (string, bool
 			}()
 		}
 	}()
-	return New(sock)
+}
+
+// TestBacklogFull: sway listens with a backlog of 3, and a unix socket
+// whose queue is full refuses a connection at once (EAGAIN): the call
+// tries again until sway accepts, within its deadline.
+func TestBacklogFull(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "sway-ipc.sock")
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Bind(fd, &syscall.SockaddrUnix{Name: sock}); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Listen(fd, 0); err != nil {
+		t.Fatal(err)
+	}
+	f := os.NewFile(uintptr(fd), sock)
+	l, err := net.FileListener(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	// Fill the queue until a connection is refused, as sway's is under load.
+	full := false
+	for range 10 {
+		c, err := net.Dial("unix", sock)
+		if errors.Is(err, syscall.EAGAIN) {
+			full = true
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+	}
+	if !full {
+		t.Fatal("the listen queue never filled")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := New(sock).Version(ctx)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("the call answered (%v) while the queue was full", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	serve(l, func(uint32, string) (string, bool) { return `{"major":1,"minor":7}`, true })
+	if err := <-done; err != nil {
+		t.Errorf("once sway accepts again: %v", err)
+	}
 }
 
 // tree is a get_tree reply: a tiled window with sway's title bar, a
