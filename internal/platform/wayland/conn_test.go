@@ -5,11 +5,12 @@ package wayland
 import (
 	"context"
 	"errors"
-	"fmt"
 	"image"
 	"io"
 	"net"
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -455,7 +456,7 @@ func TestCaptureFailed(t *testing.T) {
 }
 
 // keymapCodes reads an uploaded keymap: the evdev code of each keysym.
-func keymapCodes(t *testing.T, fd, size int) map[uint32]uint32 {
+func keymapCodes(t *testing.T, fd, size int) map[uint32]place {
 	t.Helper()
 	data, err := syscall.Mmap(fd, 0, size, syscall.PROT_READ, syscall.MAP_PRIVATE)
 	if err != nil {
@@ -465,11 +466,18 @@ func keymapCodes(t *testing.T, fd, size int) map[uint32]uint32 {
 	if data[size-1] != 0 {
 		t.Error("the keymap is not NUL-terminated")
 	}
-	codes := map[uint32]uint32{}
+	codes := map[uint32]place{}
+	key := regexp.MustCompile(`^key <K(\d+)> \{ type = "\w+", \[ (.*) \] \};$`)
 	for _, line := range strings.Split(string(data[:size-1]), "\n") {
-		var kc, sym uint32
-		if n, _ := fmt.Sscanf(line, "key <K%d> { [ 0x%x ] };", &kc, &sym); n == 2 {
-			codes[sym] = kc - 8
+		m := key.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		kc, _ := strconv.Atoi(m[1])
+		for level, sym := range strings.Split(m[2], ", ") {
+			if v, err := strconv.ParseUint(sym, 0, 32); err == nil {
+				codes[uint32(v)] = place{uint32(kc - 8), level}
+			}
 		}
 	}
 	return codes
@@ -477,7 +485,7 @@ func keymapCodes(t *testing.T, fd, size int) map[uint32]uint32 {
 
 // serveKeyboard answers the creation of the virtual keyboard and its first
 // keymap, returning the keyboard and the keymap's codes.
-func serveKeyboard(s *fakeServer) (ObjectID, map[uint32]uint32) {
+func serveKeyboard(s *fakeServer) (ObjectID, map[uint32]place) {
 	seat, _ := s.bindReq("wl_seat")
 	mgr, _ := s.bindReq("zwp_virtual_keyboard_manager_v1")
 	a := s.expect(mgr, 0) // create_virtual_keyboard(seat, id)
@@ -488,7 +496,7 @@ func serveKeyboard(s *fakeServer) (ObjectID, map[uint32]uint32) {
 	return kb, serveKeymap(s, kb)
 }
 
-func serveKeymap(s *fakeServer, kb ObjectID) map[uint32]uint32 {
+func serveKeymap(s *fakeServer, kb ObjectID) map[uint32]place {
 	a := s.expect(kb, 0) // keymap(format, fd, size)
 	format, fd, size := a.Uint(), s.fd(), a.Uint()
 	if format != 1 {
@@ -509,6 +517,34 @@ func (s *fakeServer) expectKey(kb ObjectID, code uint32, down bool) {
 	}
 }
 
+// expectTyped reads the requests that type the keysym at p: its level's
+// modifier keys pressed (Shift, then AltGr) with the modifiers they set,
+// its key pressed and released, the modifier keys released in reverse.
+func (s *fakeServer) expectTyped(kb ObjectID, p place) {
+	s.t.Helper()
+	var levels []uint32
+	if p.level&1 != 0 {
+		levels = append(levels, codeShiftL)
+	}
+	if p.level&2 != 0 {
+		levels = append(levels, codeLevel3)
+	}
+	bits := map[uint32]uint32{codeShiftL: 1, codeLevel3: 0x80}
+	mods := uint32(0)
+	for _, l := range levels {
+		s.expectKey(kb, l, true)
+		mods |= bits[l]
+		s.expectMods(kb, mods)
+	}
+	s.expectKey(kb, p.code, true)
+	s.expectKey(kb, p.code, false)
+	for i := len(levels) - 1; i >= 0; i-- {
+		s.expectKey(kb, levels[i], false)
+		mods &^= bits[levels[i]]
+		s.expectMods(kb, mods)
+	}
+}
+
 func (s *fakeServer) expectMods(kb ObjectID, mods uint32) {
 	s.t.Helper()
 	a := s.expect(kb, 2)
@@ -520,28 +556,34 @@ func (s *fakeServer) expectMods(kb ObjectID, mods uint32) {
 func TestTypeTextOverFake(t *testing.T) {
 	c, _ := startFake(t, func(s *fakeServer) {
 		kb, codes := serveKeyboard(s)
-		// ASCII is in the first keymap.
+		// ASCII is in the first keymap: a capital on its letter's key
+		// with Shift.
 		for _, r := range "a B" {
-			code, ok := codes[uint32(r)]
+			p, ok := codes[uint32(r)]
 			if !ok {
 				t.Errorf("keymap lacks %q", r)
 			}
-			s.expectKey(kb, code, true)
-			s.expectKey(kb, code, false)
+			s.expectTyped(kb, p)
+		}
+		if codes['B'] != (place{48, 1}) {
+			t.Errorf("B on %+v, want the B key's second level", codes['B'])
 		}
 		s.sync()
-		// é and 中 need a new keymap, which keeps the old keycodes.
+		// é and 中 need a new keymap, which keeps the old keycodes: they
+		// go on the third and fourth levels (AltGr) of a character key.
 		next := serveKeymap(s, kb)
 		if next['a'] != codes['a'] {
-			t.Errorf("a moved from keycode %d to %d", codes['a'], next['a'])
+			t.Errorf("a moved from %+v to %+v", codes['a'], next['a'])
+		}
+		if next[0xe9].level != 2 || next[0x01004e2d].level != 3 {
+			t.Errorf("é on %+v, 中 on %+v", next[0xe9], next[0x01004e2d])
 		}
 		for _, sym := range []uint32{0xe9, 0x01004e2d, platform.KeysymReturn} {
-			code, ok := next[sym]
+			p, ok := next[sym]
 			if !ok {
 				t.Errorf("keymap lacks %#x", sym)
 			}
-			s.expectKey(kb, code, true)
-			s.expectKey(kb, code, false)
+			s.expectTyped(kb, p)
 		}
 		s.sync()
 	})
@@ -572,20 +614,19 @@ func TestTypeTextManyDistinct(t *testing.T) {
 	c, _ := startFake(t, func(s *fakeServer) {
 		kb, codes := serveKeyboard(s)
 		for _, r := range text {
-			code, ok := codes[platform.RuneKeysym(r)]
+			p, ok := codes[platform.RuneKeysym(r)]
 			if !ok {
 				a := codes['a']
 				codes = serveKeymap(s, kb)
 				if codes['a'] != a {
-					t.Errorf("a moved from keycode %d to %d in a new keymap", a, codes['a'])
+					t.Errorf("a moved from %+v to %+v in a new keymap", a, codes['a'])
 				}
-				if code, ok = codes[platform.RuneKeysym(r)]; !ok {
+				if p, ok = codes[platform.RuneKeysym(r)]; !ok {
 					t.Errorf("the new keymap lacks %q", r)
 					return
 				}
 			}
-			s.expectKey(kb, code, true)
-			s.expectKey(kb, code, false)
+			s.expectTyped(kb, p)
 		}
 		s.sync()
 	})
@@ -602,7 +643,7 @@ func TestKeyChordOverFake(t *testing.T) {
 	}
 	c, _ := startFake(t, func(s *fakeServer) {
 		kb, codes := serveKeyboard(s)
-		ctrl, shift, key := codes[platform.KeysymControlL], codes[platform.KeysymShiftL], codes['t']
+		ctrl, shift, key := codes[platform.KeysymControlL].code, codes[platform.KeysymShiftL].code, codes['t'].code
 		s.expectKey(kb, ctrl, true)
 		s.expectMods(kb, 4)
 		s.expectKey(kb, shift, true)
@@ -626,11 +667,11 @@ func TestKeyChordTimeoutReleases(t *testing.T) {
 	released := make(chan bool, 1)
 	c, _ := startFake(t, func(s *fakeServer) {
 		kb, codes := serveKeyboard(s)
-		ctrl := codes[platform.KeysymControlL]
+		ctrl := codes[platform.KeysymControlL].code
 		s.expectKey(kb, ctrl, true)
 		s.expectMods(kb, 4)
-		s.expectKey(kb, codes['s'], true)
-		s.expectKey(kb, codes['s'], false)
+		s.expectKey(kb, codes['s'].code, true)
+		s.expectKey(kb, codes['s'].code, false)
 		s.expectKey(kb, ctrl, false)
 		s.expectMods(kb, 0)
 		released <- true
@@ -729,15 +770,15 @@ func TestHeldKeysOverFake(t *testing.T) {
 	ctrlA, _ := platform.ParseChord("Ctrl+a")
 	c, _ := startFake(t, func(s *fakeServer) {
 		kb, codes := serveKeyboard(s)
-		sh, ctrl := codes[platform.KeysymShiftL], codes[platform.KeysymControlL]
+		sh, ctrl := codes[platform.KeysymShiftL].code, codes[platform.KeysymControlL].code
 		s.expectKey(kb, sh, true)
 		s.expectMods(kb, 1)
 		s.sync()
 		// A chord while Shift is held leaves Shift down.
 		s.expectKey(kb, ctrl, true)
 		s.expectMods(kb, 5)
-		s.expectKey(kb, codes['a'], true)
-		s.expectKey(kb, codes['a'], false)
+		s.expectKey(kb, codes['a'].code, true)
+		s.expectKey(kb, codes['a'].code, false)
 		s.expectKey(kb, ctrl, false)
 		s.expectMods(kb, 1)
 		s.sync()

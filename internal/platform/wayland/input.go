@@ -181,17 +181,24 @@ func (c *Conn) KeyChord(ctx context.Context, ch platform.Chord) error {
 		if err := c.keymapFor([]uint32{ch.Key}); err != nil {
 			return err
 		}
-		code, _ := c.keys.keycode(ch.Key)
+		p, _ := c.keys.place(ch.Key)
 		return c.withKeys(func(press, release func(uint32) error) error {
 			for _, m := range ch.Mods.List() {
 				if err := press(c.keys.modKeycode(m)); err != nil {
 					return err
 				}
 			}
-			if err := press(code); err != nil {
+			// A key on a shifted level ("exclam", "plus") is pressed
+			// with its level's modifiers, as on a keyboard.
+			for _, l := range levelKeys(p.level) {
+				if err := press(l); err != nil {
+					return err
+				}
+			}
+			if err := press(p.code); err != nil {
 				return err
 			}
-			return release(code)
+			return release(p.code)
 		})
 	})
 }
@@ -272,12 +279,23 @@ func (c *Conn) typeSyms(ctx context.Context, syms []uint32) (int, error) {
 					return err
 				}
 				for _, s := range run {
-					code, _ := c.keys.keycode(s)
-					if err := press(code); err != nil {
+					p, _ := c.keys.place(s)
+					levels := levelKeys(p.level)
+					for _, l := range levels {
+						if err := press(l); err != nil {
+							return err
+						}
+					}
+					if err := press(p.code); err != nil {
 						return err
 					}
-					if err := release(code); err != nil {
+					if err := release(p.code); err != nil {
 						return err
+					}
+					for _, l := range slices.Backward(levels) {
+						if err := release(l); err != nil {
+							return err
+						}
 					}
 					typed++
 				}

@@ -2,6 +2,7 @@ package wayland
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -9,100 +10,178 @@ import (
 )
 
 // A virtual keyboard brings its own keymap (a headless seat has none, and
-// a user's layout may lack the characters a text needs): each keycode
-// types one keysym, on one level, so any character is one key press with
-// no modifier, and the modifiers sit on keycodes of their own. A text that
-// needs keysyms the keymap lacks gets a new keymap first; a Wayland
-// compositor hands it to the focused client ahead of the keys that use it,
-// on the same ordered stream, so no key is read with a stale map (unlike
-// X11's spare keycodes).
+// a user's layout may lack the characters a text needs). It is a US
+// keyboard's: every printable ASCII character on the key a person would
+// press (Shift for the second level), every key a chord can name on its
+// own key, the modifiers on theirs; other characters on the third and
+// fourth levels of the character keys (AltGr, as a layout with accents
+// puts them). Apps read a key's meaning from its keycode as well as from
+// its keysym: Chromium on Wayland takes the key's physical code (evdev to
+// DOM code) and gives a character whose code says Backspace, F6 or
+// nothing the key code of that key: a ')' on Backspace's keycode deleted
+// the character before it, a '[' on F6's moved the focus to the address
+// bar, an 'o' on a keycode without a DOM code was dropped. On a
+// keyboard's own keys each keysym means what its keycode says. A text
+// that needs characters the keymap lacks gets a new keymap first; a
+// Wayland compositor hands it to the focused client ahead of the keys
+// that use it, on the same ordered stream, so no key is read with a stale
+// map (unlike X11's spare keycodes).
 
-// Keycodes as xkb numbers them (the evdev code sent on the wire plus 8).
+// usKeys are a US keyboard's character keys (evdev codes) with their
+// unshifted and shifted characters.
+var usKeys = []struct {
+	code uint32
+	sym  [2]uint32
+}{
+	{2, [2]uint32{'1', '!'}}, {3, [2]uint32{'2', '@'}}, {4, [2]uint32{'3', '#'}}, {5, [2]uint32{'4', '$'}},
+	{6, [2]uint32{'5', '%'}}, {7, [2]uint32{'6', '^'}}, {8, [2]uint32{'7', '&'}}, {9, [2]uint32{'8', '*'}},
+	{10, [2]uint32{'9', '('}}, {11, [2]uint32{'0', ')'}}, {12, [2]uint32{'-', '_'}}, {13, [2]uint32{'=', '+'}},
+	{16, [2]uint32{'q', 'Q'}}, {17, [2]uint32{'w', 'W'}}, {18, [2]uint32{'e', 'E'}}, {19, [2]uint32{'r', 'R'}},
+	{20, [2]uint32{'t', 'T'}}, {21, [2]uint32{'y', 'Y'}}, {22, [2]uint32{'u', 'U'}}, {23, [2]uint32{'i', 'I'}},
+	{24, [2]uint32{'o', 'O'}}, {25, [2]uint32{'p', 'P'}}, {26, [2]uint32{'[', '{'}}, {27, [2]uint32{']', '}'}},
+	{30, [2]uint32{'a', 'A'}}, {31, [2]uint32{'s', 'S'}}, {32, [2]uint32{'d', 'D'}}, {33, [2]uint32{'f', 'F'}},
+	{34, [2]uint32{'g', 'G'}}, {35, [2]uint32{'h', 'H'}}, {36, [2]uint32{'j', 'J'}}, {37, [2]uint32{'k', 'K'}},
+	{38, [2]uint32{'l', 'L'}}, {39, [2]uint32{';', ':'}}, {40, [2]uint32{'\'', '"'}}, {41, [2]uint32{'`', '~'}},
+	{43, [2]uint32{'\\', '|'}}, {44, [2]uint32{'z', 'Z'}}, {45, [2]uint32{'x', 'X'}}, {46, [2]uint32{'c', 'C'}},
+	{47, [2]uint32{'v', 'V'}}, {48, [2]uint32{'b', 'B'}}, {49, [2]uint32{'n', 'N'}}, {50, [2]uint32{'m', 'M'}},
+	{51, [2]uint32{',', '<'}}, {52, [2]uint32{'.', '>'}}, {53, [2]uint32{'/', '?'}},
+}
+
+// Keys of their own (evdev codes).
 const (
-	firstKeycode = 9 // evdev 1; evdev 0 is KEY_RESERVED
-	lastKeycode  = 255
-	// keymapSlots is how many keysyms one keymap holds, modifiers
-	// included: X clients (through Xwayland) read keycodes up to 255.
-	keymapSlots = lastKeycode - firstKeycode + 1
+	codeSpace       = 57
+	codeShiftL      = 42
+	codeShiftR      = 54
+	codeControlL    = 29
+	codeControlR    = 97
+	codeAltL        = 56
+	codeAltR        = 100
+	codeSuperL      = 125
+	codeSuperR      = 126
+	codeLevel3      = 84 // ISO_Level3_Shift (AltGr): a keycode of no key, as the right Alt is Alt_R's
+	keysymLevel3    = 0xfe03
+	maxKeycode      = 255 // xkb's, evdev + 8: X clients (through Xwayland) read keycodes up to 255
+	evdevToXkb      = 8
+	levelShift      = 1
+	levelThird      = 2
+	levelThirdShift = 3
 )
 
-// modifierSyms take the first keycodes of every keymap, in the order of
-// modMaps.
-var modifierSyms = []uint32{platform.KeysymShiftL, platform.KeysymControlL, platform.KeysymAltL, platform.KeysymSuperL}
+// namedCodes are the keys of the keysyms a chord can name that are not
+// printable ASCII (platform.NamedKeysyms), each on its own key.
+var namedCodes = func() map[uint32]uint32 {
+	m := map[uint32]uint32{
+		platform.KeysymReturn: 28, platform.KeysymTab: 15, platform.KeysymBackSpace: 14,
+		0xff1b: 1, 0xffff: 111, 0xff63: 110, 0xff50: 102, 0xff57: 107, 0xff55: 104, 0xff56: 109, // Escape, Delete, Insert, Home, End, Page_Up/Down
+		0xff51: 105, 0xff52: 103, 0xff53: 106, 0xff54: 108, // Left, Up, Right, Down
+		0xff67: 127, 0xff61: 99, 0xff13: 119, 0xff14: 70, 0xffe5: 58, 0xff7f: 69, 0xff6a: 138, 0xff68: 136, // Menu, Print, Pause, Scroll_Lock, Caps_Lock, Num_Lock, Help, Find
+		0xff58: 195, 0xff6b: 196, 0xff15: 197, // Begin, Break, Sys_Req: a keyboard types them with other keys' levels; codes of no key
+		platform.KeysymShiftL: codeShiftL, platform.KeysymShiftR: codeShiftR, platform.KeysymControlL: codeControlL, platform.KeysymControlR: codeControlR,
+		platform.KeysymAltL: codeAltL, platform.KeysymAltR: codeAltR, platform.KeysymSuperL: codeSuperL, platform.KeysymSuperR: codeSuperR,
+		0xff8d: 96, 0xffab: 78, 0xffad: 74, 0xffaa: 55, 0xffaf: 98, 0xffae: 83, // KP_Enter, KP_Add, KP_Subtract, KP_Multiply, KP_Divide, KP_Decimal
+		0xffb0: 82, 0xffb1: 79, 0xffb2: 80, 0xffb3: 81, 0xffb4: 75, 0xffb5: 76, 0xffb6: 77, 0xffb7: 71, 0xffb8: 72, 0xffb9: 73, // KP_0..KP_9
+		0x1008ff12: 113, 0x1008ff11: 114, 0x1008ff13: 115, 0x1008ff14: 164, 0x1008ff15: 166, 0x1008ff16: 165, 0x1008ff17: 163, // audio keys
+		keysymLevel3: codeLevel3,
+	}
+	for i := range 10 { // F1-F10
+		m[0xffbe+uint32(i)] = 59 + uint32(i)
+	}
+	m[0xffbe+10], m[0xffbe+11] = 87, 88 // F11, F12
+	for i := range 12 {                 // F13-F24
+		m[0xffbe+12+uint32(i)] = 183 + uint32(i)
+	}
+	return m
+}()
 
-// modMaps are the real modifiers modifierSyms set.
-var modMaps = []string{"Shift", "Control", "Mod1", "Mod4"}
+// modMaps are the real modifiers the modifier keys set, with their keys
+// (evdev codes) and mask bits as xkb numbers them.
+var modMaps = []struct {
+	name  string
+	codes []uint32
+	mask  uint32
+}{
+	{"Shift", []uint32{codeShiftL, codeShiftR}, 1 << 0},
+	{"Control", []uint32{codeControlL, codeControlR}, 1 << 2},
+	{"Mod1", []uint32{codeAltL, codeAltR}, 1 << 3},
+	{"Mod4", []uint32{codeSuperL, codeSuperR}, 1 << 6},
+	{"Mod5", []uint32{codeLevel3}, 1 << 7}, // LevelThree
+}
 
-// modMask is the real modifier a keycode of the keymap's modifiers sets,
-// as xkb numbers them (Shift 1, Control 4, Mod1 8, Mod4 0x40); 0 for any
-// other key.
+// modMask is the real modifier a modifier key (evdev code) sets; 0 for
+// any other key.
 func modMask(code uint32) uint32 {
-	switch code + 8 {
-	case firstKeycode:
-		return 1 << 0 // Shift
-	case firstKeycode + 1:
-		return 1 << 2 // Control
-	case firstKeycode + 2:
-		return 1 << 3 // Mod1
-	case firstKeycode + 3:
-		return 1 << 6 // Mod4
+	for _, m := range modMaps {
+		if slices.Contains(m.codes, code) {
+			return m.mask
+		}
 	}
 	return 0
 }
 
-// keymap is the keysym of each keycode from firstKeycode on.
-type keymap struct {
-	syms []uint32
+// place is where a keysym is: its key (evdev code) and level (0 plain,
+// 1 Shift, 2 AltGr, 3 Shift+AltGr).
+type place struct {
+	code  uint32
+	level int
 }
 
-// baseSyms are in every keymap after the modifiers, on the same keycodes
-// in every keymap: printable ASCII and every key a chord can name. A chord
-// then never needs a new keymap (GTK matches its key bindings against
-// keycodes it learns from a keymap some time after the keymap arrives: a
-// chord on a keycode the last keymap moved or added misses its binding),
-// and neither does ASCII text. Other characters take the keycodes after
-// them, as a text needs them.
-var baseSyms = func() []uint32 {
-	var s []uint32
-	for r := uint32(0x20); r <= 0x7e; r++ {
-		s = append(s, r)
+// base is the place of every keysym in every keymap: printable ASCII and
+// every key a chord can name. A chord then never needs a new keymap (GTK
+// matches its key bindings against keycodes it learns from a keymap some
+// time after the keymap arrives: a chord on a keycode the last keymap
+// moved or added misses its binding), and neither does ASCII text.
+var base = func() map[uint32]place {
+	b := map[uint32]place{' ': {codeSpace, 0}}
+	for _, k := range usKeys {
+		b[k.sym[0]] = place{k.code, 0}
+		b[k.sym[1]] = place{k.code, levelShift}
 	}
-	for _, ks := range platform.NamedKeysyms() {
-		if !slices.Contains(s, ks) && !slices.Contains(modifierSyms, ks) {
-			s = append(s, ks)
+	for _, ks := range append(platform.NamedKeysyms(), keysymLevel3) {
+		if _, ok := b[ks]; ok {
+			continue
 		}
+		code, ok := namedCodes[ks]
+		if !ok {
+			panic(fmt.Sprintf("wayland: the named keysym %#x has no key", ks))
+		}
+		b[ks] = place{code, 0}
 	}
-	return s
+	return b
 }()
 
-// extraSlots is how many other keysyms a keymap holds beside the
-// modifiers and the base.
-var extraSlots = keymapSlots - len(modifierSyms) - len(baseSyms)
+// extraSlots is how many other characters a keymap holds: the third and
+// fourth levels of the character keys.
+var extraSlots = 2 * len(usKeys)
 
-// newKeymap is a keymap of the modifiers, the base, then syms (those
-// already in it and 0 left out), at most keymapSlots in all: the syms that
-// do not fit are left out.
+// keymap is the base with other characters on the character keys' third
+// and fourth levels, in order.
+type keymap struct {
+	extra []uint32
+}
+
+// newKeymap is the base keymap with syms (those in the base and 0 left
+// out) as its other characters: those that do not fit are left out.
 func newKeymap(syms []uint32) *keymap {
-	k := &keymap{syms: append(slices.Clone(modifierSyms), baseSyms...)}
+	k := &keymap{}
 	k.add(syms)
 	return k
 }
 
 func (k *keymap) add(syms []uint32) {
 	for _, s := range syms {
-		if len(k.syms) == keymapSlots {
+		if len(k.extra) == extraSlots {
 			return
 		}
-		if s != 0 && !slices.Contains(k.syms, s) {
-			k.syms = append(k.syms, s)
+		if _, inBase := base[s]; s != 0 && !inBase && !slices.Contains(k.extra, s) {
+			k.extra = append(k.extra, s)
 		}
 	}
 }
 
 // with is the keymap that types every one of need: k itself when it
-// does, else k with what it lacks added after its keysyms, or when that
-// does not fit the modifiers, the base and need. need must fit beside the
-// modifiers and the base (runOf).
+// does, else k with what it lacks added after its characters, or when
+// that does not fit the base and need. need must fit beside the base
+// (runOf).
 func (k *keymap) with(need []uint32) *keymap {
 	if k != nil && k.hasAll(need) {
 		return k
@@ -110,7 +189,7 @@ func (k *keymap) with(need []uint32) *keymap {
 	if k == nil {
 		return newKeymap(need)
 	}
-	n := &keymap{syms: slices.Clone(k.syms)}
+	n := &keymap{extra: slices.Clone(k.extra)}
 	n.add(need)
 	if n.hasAll(need) {
 		return n
@@ -119,30 +198,53 @@ func (k *keymap) with(need []uint32) *keymap {
 }
 
 func (k *keymap) hasAll(syms []uint32) bool {
-	return !slices.ContainsFunc(syms, func(s uint32) bool { _, ok := k.keycode(s); return !ok })
+	return !slices.ContainsFunc(syms, func(s uint32) bool { _, ok := k.place(s); return !ok })
+}
+
+// place is where sym is in this keymap.
+func (k *keymap) place(sym uint32) (place, bool) {
+	if p, ok := base[sym]; ok {
+		return p, true
+	}
+	i := slices.Index(k.extra, sym)
+	if i < 0 {
+		return place{}, false
+	}
+	return place{usKeys[i/2].code, levelThird + i%2}, true
 }
 
 // keycode is the evdev code (as wl_keyboard and the virtual keyboard send
-// it) that types sym.
+// it) of sym's key.
 func (k *keymap) keycode(sym uint32) (uint32, bool) {
-	i := slices.Index(k.syms, sym)
-	if i < 0 {
-		return 0, false
+	p, ok := k.place(sym)
+	return p.code, ok
+}
+
+// levelKeys are the modifier keys (evdev codes) that select a level, in
+// the order they are pressed.
+func levelKeys(level int) []uint32 {
+	switch level {
+	case levelShift:
+		return []uint32{codeShiftL}
+	case levelThird:
+		return []uint32{codeLevel3}
+	case levelThirdShift:
+		return []uint32{codeShiftL, codeLevel3}
 	}
-	return uint32(firstKeycode + i - 8), true
+	return nil
 }
 
 // modKeycode is the evdev code of a modifier's key.
 func (k *keymap) modKeycode(m platform.Modifiers) uint32 {
 	switch m {
 	case platform.ModShift:
-		return firstKeycode - 8
+		return codeShiftL
 	case platform.ModCtrl:
-		return firstKeycode + 1 - 8
+		return codeControlL
 	case platform.ModAlt:
-		return firstKeycode + 2 - 8
+		return codeAltL
 	}
-	return firstKeycode + 3 - 8 // Super
+	return codeSuperL
 }
 
 // text is the keymap in xkb's text format (xkb_keymap, version 1). Types
@@ -150,47 +252,68 @@ func (k *keymap) modKeycode(m platform.Modifiers) uint32 {
 // symbols are the keymap's own; keysyms are written by number, which
 // needs no name table and covers every Unicode keysym.
 func (k *keymap) text() string {
+	levels := map[uint32][]uint32{}
+	for ks, p := range base {
+		l := levels[p.code]
+		for len(l) <= p.level {
+			l = append(l, 0)
+		}
+		l[p.level] = ks
+		levels[p.code] = l
+	}
+	for i, s := range k.extra {
+		c := usKeys[i/2].code
+		l := levels[c]
+		for len(l) < 4 {
+			l = append(l, 0)
+		}
+		l[levelThird+i%2] = s
+		levels[c] = l
+	}
+	codes := slices.Sorted(maps.Keys(levels))
 	var b strings.Builder
-	last := firstKeycode + len(k.syms) - 1
-	fmt.Fprintf(&b, "xkb_keymap {\nxkb_keycodes \"uiscope\" {\nminimum = 8;\nmaximum = %d;\n", max(last, firstKeycode))
-	for i := range k.syms {
-		fmt.Fprintf(&b, "<K%d> = %d;\n", firstKeycode+i, firstKeycode+i)
+	fmt.Fprintf(&b, "xkb_keymap {\nxkb_keycodes \"uiscope\" {\nminimum = 8;\nmaximum = %d;\n", maxKeycode)
+	for _, c := range codes {
+		fmt.Fprintf(&b, "<K%d> = %d;\n", c+evdevToXkb, c+evdevToXkb)
 	}
 	b.WriteString("};\nxkb_types \"uiscope\" { include \"complete\" };\n")
 	b.WriteString("xkb_compatibility \"uiscope\" { include \"complete\" };\n")
 	b.WriteString("xkb_symbols \"uiscope\" {\n")
-	for i, s := range k.syms {
-		if s >= 'a' && s <= 'z' {
-			// A letter's key has its capital on the shifted level, as on
-			// a keyboard: a chord with Shift (Ctrl+Shift+S) then reaches
-			// the app as the capital with Shift consumed, which is what
-			// GTK 3 matches its Shift bindings against (a key of one
-			// level gives Ctrl+Shift+s, which no binding matches).
-			fmt.Fprintf(&b, "key <K%d> { [ 0x%08x, 0x%08x ] };\n", firstKeycode+i, s, s-'a'+'A')
-			continue
+	for _, c := range codes {
+		l := levels[c]
+		// The type says how modifiers pick a level; Shift on a key of
+		// one level stays unconsumed (Ctrl+Shift+Tab), on a letter's
+		// key it picks the capital (Ctrl+Shift+S reaches the app as S
+		// with Shift consumed, which GTK 3 matches its Shift bindings
+		// against).
+		typ := [...]string{"ONE_LEVEL", "TWO_LEVEL", "FOUR_LEVEL", "FOUR_LEVEL"}[len(l)-1]
+		syms := make([]string, len(l))
+		for i, s := range l {
+			syms[i] = "NoSymbol"
+			if s != 0 {
+				syms[i] = fmt.Sprintf("0x%08x", s)
+			}
 		}
-		fmt.Fprintf(&b, "key <K%d> { [ 0x%08x ] };\n", firstKeycode+i, s)
+		fmt.Fprintf(&b, "key <K%d> { type = \"%s\", [ %s ] };\n", c+evdevToXkb, typ, strings.Join(syms, ", "))
 	}
-	for i, m := range modMaps {
-		fmt.Fprintf(&b, "modifier_map %s { <K%d> };\n", m, firstKeycode+i)
+	for _, m := range modMaps {
+		keys := make([]string, len(m.codes))
+		for i, c := range m.codes {
+			keys[i] = fmt.Sprintf("<K%d>", c+evdevToXkb)
+		}
+		fmt.Fprintf(&b, "modifier_map %s { %s };\n", m.name, strings.Join(keys, ", "))
 	}
 	b.WriteString("};\n};\n")
 	return b.String()
 }
 
 // runOf is how many of syms, from the first, one keymap can type: their
-// distinct keysyms outside the modifiers and the base fit beside them.
+// distinct characters outside the base fit beside it.
 func runOf(syms []uint32) int {
 	seen := map[uint32]bool{}
-	for _, s := range modifierSyms {
-		seen[s] = true
-	}
-	for _, s := range baseSyms {
-		seen[s] = true
-	}
 	extra := 0
 	for i, s := range syms {
-		if !seen[s] {
+		if _, inBase := base[s]; !inBase && !seen[s] {
 			if extra == extraSlots {
 				return i
 			}
