@@ -120,6 +120,7 @@ func TestUserSwaySession(t *testing.T) {
 		return got == typed, got
 	})
 
+	unfocusEntry(t, s, sess)
 	pw := findOne(t, s, sess, map[string]any{"role": "password text"})
 	if pw.Bounds == nil {
 		t.Fatal("the password field has no bounds")

@@ -89,6 +89,15 @@ func grimDiff(t testing.TB, d *testdesk.Desk, content platform.Rect, hide image.
 	return diff, moving, covered
 }
 
+// unfocusEntry gives the fixture's Volume slider the keyboard focus, so
+// that no text caret blinks in the window (the seat keeps a keyboard, so
+// a focused entry's caret is drawn).
+func unfocusEntry(t testing.TB, s *mcpServer, sess string) {
+	t.Helper()
+	vol := findOne(t, s, sess, map[string]any{"name": "Volume", "role": "slider"})
+	s.ok(t, "focus", map[string]any{"session": sess, "element": vol.Ref})
+}
+
 // TestSwayInput types, presses keys, clicks and captures through `uiscope
 // mcp` on headless sway, a GTK 3 app as a Wayland client: type_text (any
 // Unicode, the virtual keyboard bringing its own keymap), press_key
@@ -197,6 +206,9 @@ func TestSwayInput(t *testing.T) {
 
 	t.Run("screenshot", func(t *testing.T) {
 		view := oneView(t, d, app.Pid)
+		// The focus leaves the entry, whose blinking caret would tell
+		// any two captures apart.
+		unfocusEntry(t, s, sess)
 		pw := findOne(t, s, sess, map[string]any{"role": "password text"})
 		if pw.Bounds == nil {
 			t.Fatal("the password field has no bounds")
