@@ -242,7 +242,7 @@ func TestWaylandWithoutSway(t *testing.T) {
 	env := userSwayEnv(d, "SWAYSOCK")
 
 	doc := runCLIEnv(t, env, 60*time.Second, "doctor")
-	for _, want := range []string{"Wayland compositor without sway IPC", "zwlr_virtual_pointer_manager_v1", "uiscope does not know where windows are"} {
+	for _, want := range []string{"Wayland compositor without sway IPC", "zwlr_virtual_pointer_manager_v1", "uiscope does not know where windows are", "qtwayland5"} {
 		if !strings.Contains(doc.stdout, want) {
 			t.Errorf("doctor does not say %q:\n%s", want, doc.stdout)
 		}
@@ -265,6 +265,11 @@ func TestWaylandWithoutSway(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("apps does not list pid %d:\n%s", app.Pid, apps.stdout)
+	}
+	// A SWAYSOCK left from a sway that is gone is said to be so.
+	stale := runCLIEnv(t, userSwayEnv(d, "SWAYSOCK="+t.TempDir()+"/sway-ipc.gone.sock"), 30*time.Second, "apps")
+	if stale.code != 0 || !strings.Contains(stale.stderr, "sway IPC (SWAYSOCK) does not answer") || !strings.Contains(stale.stdout, "(unknown)") {
+		t.Errorf("apps with a stale SWAYSOCK: exit %d\n%s%s", stale.code, stale.stdout, stale.stderr)
 	}
 
 	s := startUserMCP(t, env)
@@ -320,7 +325,8 @@ func runCLIEnv(t testing.TB, env []string, limit time.Duration, args ...string) 
 }
 
 // TestDoctorNamesDesktop: doctor's first finding names the desktop it
-// found, and on sway the protocols input and screenshots use.
+// found, and on sway the protocols input and screenshots use and the
+// packages Wayland apps need.
 func TestDoctorNamesDesktop(t *testing.T) { testdesk.ForEach(t, testDoctorNamesDesktop) }
 
 func testDoctorNamesDesktop(t *testing.T, d *testdesk.Desk) {
@@ -345,15 +351,23 @@ func testDoctorNamesDesktop(t *testing.T, d *testdesk.Desk) {
 	if d.Sway == nil {
 		return
 	}
+	topics := map[string]bool{}
 	for _, f := range out.Findings {
+		topics[f.Topic] = true
 		if f.Topic == "input and screenshots" {
 			for _, p := range []string{"zwp_virtual_keyboard_manager_v1", "zwlr_virtual_pointer_manager_v1", "zwlr_screencopy_manager_v1"} {
 				if f.Level != "ok" || !strings.Contains(f.Message, p) {
 					t.Errorf("doctor on sway: %+v; want ok naming %s", f, p)
 				}
 			}
-			return
+		}
+		if f.Topic == "packages" && (f.Level != "ok" || !strings.Contains(f.Message, "qtwayland5") || !strings.Contains(f.Message, "xwayland")) {
+			t.Errorf("doctor on sway: %+v; want ok naming qtwayland5 and xwayland (make deps installs them)", f)
 		}
 	}
-	t.Errorf("doctor on sway says nothing of input and screenshots:\n%s", r.stdout)
+	for _, topic := range []string{"input and screenshots", "packages"} {
+		if !topics[topic] {
+			t.Errorf("doctor on sway says nothing of %s:\n%s", topic, r.stdout)
+		}
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/uiscope/uiscope/internal/platform"
@@ -58,6 +59,9 @@ func (d *Desktop) Diagnose(ctx context.Context) []Finding {
 		}
 	case os.Getenv("WAYLAND_DISPLAY") != "":
 		fs = append(fs, d.diagnoseWayland(ctx))
+	}
+	if d.Sway != nil || os.Getenv("WAYLAND_DISPLAY") != "" {
+		fs = append(fs, diagnoseWaylandPackages())
 	}
 	if d.A11y == nil {
 		fs = append(fs, fail("accessibility bus", "start at-spi2-core (it comes with a desktop session), or use 'uiscope sandbox'", "%v", d.A11yErr))
@@ -130,6 +134,39 @@ func (d *Desktop) diagnoseDesktop() Finding {
 		msg += "; sway's IPC at $SWAYSOCK does not answer: " + d.SwayErr.Error()
 	}
 	return warn(topic, "run inside an X session or sway, or start one with 'uiscope sandbox'", "%s", msg)
+}
+
+// waylandPackages are what apps need on a Wayland desktop beyond the
+// compositor, each found by a file it installs.
+// (Debian's multiarch and Fedora's library dirs).
+var waylandPackages = []struct {
+	pkg, use string
+	globs    []string
+}{
+	{"qtwayland5", "Qt 5 apps as Wayland clients (without it they need X11 or fail)",
+		[]string{"/usr/lib/*/qt5/plugins/platforms/libqwayland-generic.so", "/usr/lib*/qt5/plugins/platforms/libqwayland-generic.so"}},
+	{"xwayland", "X-only apps (Tk, xterm, Java, GTK 2) through sway's Xwayland", []string{"/usr/bin/Xwayland"}},
+}
+
+// diagnoseWaylandPackages says which of waylandPackages are installed.
+func diagnoseWaylandPackages() Finding {
+	var have, missing []string
+	for _, p := range waylandPackages {
+		found := false
+		for _, g := range p.globs {
+			m, _ := filepath.Glob(g)
+			found = found || len(m) > 0
+		}
+		if found {
+			have = append(have, p.pkg)
+		} else {
+			missing = append(missing, fmt.Sprintf("%s (%s)", p.pkg, p.use))
+		}
+	}
+	if len(missing) > 0 {
+		return warn("packages", "install them (Debian names)", "missing %s; installed: %s", strings.Join(missing, ", "), strings.Join(have, ", "))
+	}
+	return ok("packages", "installed: %s", strings.Join(have, ", "))
 }
 
 // DiagnoseApp explains an application's missing or partial tree.

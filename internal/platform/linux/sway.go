@@ -72,6 +72,9 @@ func windowsUnknown(c conns) string {
 	if c.x != nil {
 		return "X11 (Xwayland) shows X clients' windows only, and this Wayland compositor has no sway IPC: the app's Wayland windows, if any, are not known"
 	}
+	if os.Getenv("SWAYSOCK") != "" {
+		return "a Wayland compositor whose sway IPC (SWAYSOCK) does not answer: windows are not known"
+	}
 	return "a Wayland compositor without sway's IPC (SWAYSOCK unset): windows are not known"
 }
 
