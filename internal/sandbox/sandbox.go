@@ -50,7 +50,7 @@ type Options struct {
 	StateDir    string        // default: a new temp dir, removed on Close
 	Log         io.Writer     // progress/diagnostics; nil = discard
 	// Seat makes a keyboard and a pointer on a sway desktop's seat, given
-	// its Wayland socket, and holds them until closed: a real desktop has
+	// its Wayland socket and sway's IPC socket, and holds them until closed: a real desktop has
 	// them from the start, a headless sway has none until a client makes
 	// virtual ones, and the first keyboard moves the keyboard focus into
 	// the focused window (its app marks an element FOCUSED only then), the
@@ -58,7 +58,7 @@ type Options struct {
 	// that makes input devices would change what apps hold focused. The
 	// sandbox cannot make them itself: the Wayland client's tests start
 	// sandboxes (wayland.HoldDevices is the one to pass).
-	Seat func(ctx context.Context, socket string) (io.Closer, error)
+	Seat func(ctx context.Context, socket, swaySock string) (io.Closer, error)
 
 	// wmCommand replaces the window manager command line (tests use it to
 	// make a start fail after the buses are up).

@@ -148,7 +148,7 @@ func (d *Desktop) startSway(ctx context.Context) error {
 	}
 	d.WaylandDisplay = name
 	if d.opts.Seat != nil {
-		seat, err := d.opts.Seat(ctx, filepath.Join(dir, name))
+		seat, err := d.opts.Seat(ctx, filepath.Join(dir, name), sock)
 		if err != nil {
 			return fmt.Errorf("making the seat's keyboard and pointer: %w", err)
 		}

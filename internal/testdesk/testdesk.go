@@ -50,7 +50,7 @@ var Desktops = []string{sandbox.DesktopX11, sandbox.DesktopSway}
 // desktop's keyboard and pointer (sandbox.Options.Seat; the e2e tests pass
 // wayland.HoldDevices). testdesk cannot import the Wayland client, whose
 // own tests use it.
-var Seat func(ctx context.Context, socket string) (io.Closer, error)
+var Seat func(ctx context.Context, socket, swaySock string) (io.Closer, error)
 
 // lazy is one kind's shared desktop, started on first use.
 type lazy struct {

@@ -31,10 +31,15 @@ import (
 // Message types of the i3/sway IPC.
 const (
 	msgRunCommand = 0
+	msgSubscribe  = 2
 	msgGetOutputs = 3
 	msgGetTree    = 4
 	msgGetVersion = 7
 )
+
+// eventInput is the type of an input event (a device added, removed or
+// changed): the event bit and sway's event number 21.
+const eventInput = 1<<31 | 21
 
 const magic = "i3-ipc"
 
@@ -86,36 +91,52 @@ func (c *Client) call(ctx context.Context, typ uint32, payload string, out any) 
 	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Now()) })
 	defer stop()
 
-	msg := make([]byte, len(magic)+8+len(payload))
-	copy(msg, magic)
-	binary.NativeEndian.PutUint32(msg[len(magic):], uint32(len(payload)))
-	binary.NativeEndian.PutUint32(msg[len(magic)+4:], typ)
-	copy(msg[len(magic)+8:], payload)
-	if _, err := conn.Write(msg); err != nil {
+	if err := writeMsg(conn, typ, payload); err != nil {
 		return c.fail(ctx, err)
 	}
-	hdr := make([]byte, len(magic)+8)
-	if _, err := io.ReadFull(conn, hdr); err != nil {
+	got, body, err := c.readMsg(conn)
+	if err != nil {
 		return c.fail(ctx, err)
 	}
-	if string(hdr[:len(magic)]) != magic {
-		return fmt.Errorf("sway: %s: not an i3-ipc reply (%q)", c.Socket, hdr[:len(magic)])
-	}
-	n := binary.NativeEndian.Uint32(hdr[len(magic):])
-	if got := binary.NativeEndian.Uint32(hdr[len(magic)+4:]); got != typ {
+	if got != typ {
 		return fmt.Errorf("sway: %s: reply of type %d to a message of type %d", c.Socket, got, typ)
-	}
-	if n > maxReply {
-		return fmt.Errorf("sway: %s: reply of %d bytes", c.Socket, n)
-	}
-	body := make([]byte, n)
-	if _, err := io.ReadFull(conn, body); err != nil {
-		return c.fail(ctx, err)
 	}
 	if err := json.Unmarshal(body, out); err != nil {
 		return fmt.Errorf("sway: %s: reply to message %d: %w", c.Socket, typ, err)
 	}
 	return nil
+}
+
+// writeMsg sends one message: the magic, the payload's length and the
+// type, then the payload.
+func writeMsg(conn net.Conn, typ uint32, payload string) error {
+	msg := make([]byte, len(magic)+8+len(payload))
+	copy(msg, magic)
+	binary.NativeEndian.PutUint32(msg[len(magic):], uint32(len(payload)))
+	binary.NativeEndian.PutUint32(msg[len(magic)+4:], typ)
+	copy(msg[len(magic)+8:], payload)
+	_, err := conn.Write(msg)
+	return err
+}
+
+// readMsg reads one reply or event: its type and payload.
+func (c *Client) readMsg(conn net.Conn) (uint32, []byte, error) {
+	hdr := make([]byte, len(magic)+8)
+	if _, err := io.ReadFull(conn, hdr); err != nil {
+		return 0, nil, err
+	}
+	if string(hdr[:len(magic)]) != magic {
+		return 0, nil, fmt.Errorf("sway: %s: not an i3-ipc reply (%q)", c.Socket, hdr[:len(magic)])
+	}
+	n := binary.NativeEndian.Uint32(hdr[len(magic):])
+	if n > maxReply {
+		return 0, nil, fmt.Errorf("sway: %s: reply of %d bytes", c.Socket, n)
+	}
+	body := make([]byte, n)
+	if _, err := io.ReadFull(conn, body); err != nil {
+		return 0, nil, err
+	}
+	return binary.NativeEndian.Uint32(hdr[len(magic)+4:]), body, nil
 }
 
 // dial connects to the socket. sway listens with a backlog of 3: more
@@ -442,4 +463,66 @@ func (c *Client) until(ctx context.Context, con int64, what string, cond func(Wi
 		}
 		delay = min(delay*2, 100*time.Millisecond)
 	}
+}
+
+// InputEvent is one of sway's input events: a device added, removed or
+// changed.
+type InputEvent struct {
+	Change string `json:"change"` // added, removed, xkb_keymap, xkb_layout, ...
+	Input  struct {
+		Identifier string `json:"identifier"`
+		Type       string `json:"type"` // keyboard, pointer, ...
+	} `json:"input"`
+}
+
+// WatchInputs subscribes to sway's input events and calls f with each,
+// from a goroutine of its own, until stop is called or sway closes the
+// connection. The subscription is made under ctx's deadline (callTimeout
+// when it has none); the events then come on the same connection, as
+// long as it lasts. stop returns once f is no longer called.
+func (c *Client) WatchInputs(ctx context.Context, f func(InputEvent)) (stop func(), err error) {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, callTimeout)
+		defer cancel()
+	}
+	conn, err := c.dial(ctx)
+	if err != nil {
+		return nil, c.fail(ctx, err)
+	}
+	deadline, _ := ctx.Deadline()
+	_ = conn.SetDeadline(deadline)
+	var reply struct {
+		Success bool `json:"success"`
+	}
+	typ, body, err := uint32(0), []byte(nil), writeMsg(conn, msgSubscribe, `["input"]`)
+	if err == nil {
+		typ, body, err = c.readMsg(conn)
+	}
+	if err == nil && (typ != msgSubscribe || json.Unmarshal(body, &reply) != nil || !reply.Success) {
+		err = fmt.Errorf("sway: %s: the subscription to input events was refused (%s)", c.Socket, body)
+	}
+	if err != nil {
+		conn.Close()
+		return nil, c.fail(ctx, err)
+	}
+	_ = conn.SetDeadline(time.Time{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			typ, body, err := c.readMsg(conn)
+			if err != nil {
+				return
+			}
+			var ev InputEvent
+			if typ == eventInput && json.Unmarshal(body, &ev) == nil {
+				f(ev)
+			}
+		}
+	}()
+	return func() {
+		conn.Close()
+		<-done
+	}, nil
 }

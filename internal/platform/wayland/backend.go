@@ -44,8 +44,12 @@ func NewBackend(socket string, sw *sway.Client) *Backend {
 // keyboard (with a keymap) and pointer there, which stay until the
 // returned connection is closed: a sandbox's seat holds them for its
 // whole life, as a real desktop's has its keyboard and mouse
-// (sandbox.Options.Seat).
-func HoldDevices(ctx context.Context, socket string) (io.Closer, error) {
+// (sandbox.Options.Seat). With sway's IPC at swaySock, the keyboard is
+// made the seat's own again whenever another keyboard goes away
+// (ReclaimKeyboard): sway leaves a seat whose keyboard was removed (a
+// uiscope server's, gone with its process) without one, though it still
+// has keyboards.
+func HoldDevices(ctx context.Context, socket, swaySock string) (io.Closer, error) {
 	c, err := Dial(ctx, socket)
 	if err != nil {
 		return nil, err
@@ -54,7 +58,35 @@ func HoldDevices(ctx context.Context, socket string) (io.Closer, error) {
 		c.Close()
 		return nil, err
 	}
-	return c, nil
+	h := &heldDevices{c: c}
+	if swaySock != "" {
+		h.stop, err = sway.New(swaySock).WatchInputs(ctx, func(ev sway.InputEvent) {
+			if ev.Change == "removed" && ev.Input.Type == "keyboard" {
+				rctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
+				defer cancel()
+				_ = c.ReclaimKeyboard(rctx)
+			}
+		})
+		if err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
+	return h, nil
+}
+
+// heldDevices are HoldDevices' connection and its watch of sway's input
+// events.
+type heldDevices struct {
+	c    *Conn
+	stop func()
+}
+
+func (h *heldDevices) Close() error {
+	if h.stop != nil {
+		h.stop()
+	}
+	return h.c.Close()
 }
 
 // Close closes the connection, if any.

@@ -129,6 +129,30 @@ func (c *Conn) key(code uint32, down bool) error {
 	return c.send(newRequest(c.keyboard, 2).Uint(c.mods).Uint(0).Uint(0).Uint(0))
 }
 
+// ReclaimKeyboard makes this connection's keyboard the seat's again. Sway
+// takes the keyboard whose modifiers last changed as the seat's, and
+// leaves a seat whose keyboard went away (another client's virtual
+// keyboard, destroyed with its connection) without one while it still has
+// keyboards: a client that binds its keyboard then gets modifiers and no
+// keymap, and Chromium 156 reads its missing xkb state (SIGSEGV at start).
+// The modifiers change twice (Num Lock locked, then this keyboard's own
+// state again), so that sway sees a change each time.
+func (c *Conn) ReclaimKeyboard(ctx context.Context) error {
+	return c.do(ctx, "reclaiming the seat's keyboard", func() error {
+		if c.keyboard == 0 {
+			return nil
+		}
+		const numLock = 1 << 4 // Mod2
+		if err := c.send(newRequest(c.keyboard, 2).Uint(c.mods).Uint(0).Uint(numLock).Uint(0)); err != nil {
+			return err
+		}
+		if err := c.send(newRequest(c.keyboard, 2).Uint(c.mods).Uint(0).Uint(0).Uint(0)); err != nil {
+			return err
+		}
+		return c.roundtrip()
+	})
+}
+
 // withKeys runs fn, then releases every key fn left down, on every path.
 func (c *Conn) withKeys(fn func(press func(code uint32) error, release func(code uint32) error) error) (err error) {
 	var down []uint32
