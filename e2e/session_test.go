@@ -247,24 +247,8 @@ func TestWaylandWithoutSway(t *testing.T) {
 			t.Errorf("doctor does not say %q:\n%s", want, doc.stdout)
 		}
 	}
-	apps := runCLIEnv(t, env, 30*time.Second, "apps", "--json")
-	var listed struct {
-		Apps []core.AppSummary `json:"apps"`
-	}
-	if err := json.Unmarshal([]byte(apps.stdout), &listed); err != nil || apps.code != 0 {
-		t.Fatalf("apps --json: exit %d, %v\n%s%s", apps.code, err, apps.stdout, apps.stderr)
-	}
-	found := false
-	for _, a := range listed.Apps {
-		if a.Pid == app.Pid {
-			found = true
-			if len(a.Windows) != 0 || !strings.Contains(a.WindowsUnknown, "sway's IPC") {
-				t.Errorf("apps lists the fixture as %+v; want no windows and windowsUnknown saying why", a)
-			}
-		}
-	}
-	if !found {
-		t.Fatalf("apps does not list pid %d:\n%s", app.Pid, apps.stdout)
+	if a := listedApp(t, env, app.Pid); len(a.Windows) != 0 || !strings.Contains(a.WindowsUnknown, "sway's IPC") {
+		t.Errorf("apps lists the fixture as %+v; want no windows and windowsUnknown saying why", a)
 	}
 	// A SWAYSOCK left from a sway that is gone is said to be so.
 	stale := runCLIEnv(t, userSwayEnv(d, "SWAYSOCK="+t.TempDir()+"/sway-ipc.gone.sock"), 30*time.Second, "apps")
@@ -280,6 +264,14 @@ func TestWaylandWithoutSway(t *testing.T) {
 		b, _ := os.ReadFile(log)
 		return strings.Contains(string(b), "toggled Remember me True"), string(b)
 	})
+	// Its extents are its window's, whose place nobody said: unknown,
+	// never the window-relative ones as the screen's.
+	found := s.ok(t, "find_elements", map[string]any{"session": sess, "name": "Submit", "role": "push button"})
+	if els, _ := found["elements"].([]any); len(els) != 1 {
+		t.Fatalf("find Submit: %v", found)
+	} else if e, _ := els[0].(map[string]any); e["bounds"] != nil || e["boundsUnknown"] != true {
+		t.Errorf("Submit without sway's IPC: bounds %v, boundsUnknown %v; want none, unknown", e["bounds"], e["boundsUnknown"])
+	}
 	vol := findOne(t, s, sess, map[string]any{"name": "Volume", "role": "slider"})
 	for _, c := range []struct {
 		tool string
@@ -298,6 +290,62 @@ func TestWaylandWithoutSway(t *testing.T) {
 		if took := time.Since(start); took > 10*time.Second {
 			t.Errorf("%s took %v", c.tool, took)
 		}
+	}
+}
+
+// listedApp is pid as 'uiscope apps --json' lists it, run with env.
+func listedApp(t testing.TB, env []string, pid int) core.AppSummary {
+	t.Helper()
+	apps := runCLIEnv(t, env, 30*time.Second, "apps", "--json")
+	var listed struct {
+		Apps []core.AppSummary `json:"apps"`
+	}
+	if err := json.Unmarshal([]byte(apps.stdout), &listed); err != nil || apps.code != 0 {
+		t.Fatalf("apps --json: exit %d, %v\n%s%s", apps.code, err, apps.stdout, apps.stderr)
+	}
+	for _, a := range listed.Apps {
+		if a.Pid == pid {
+			return a
+		}
+	}
+	t.Fatalf("apps does not list pid %d:\n%s", pid, apps.stdout)
+	return core.AppSummary{}
+}
+
+// TestXwaylandWithoutSway: Xwayland in a compositor without sway's IPC
+// (the sandbox's sway with SWAYSOCK withheld, DISPLAY set): uiscope uses
+// X11, which sees X clients only. An X client is listed with its X
+// window and its elements placed at its own screen coordinates
+// (pyatspi); a Wayland client is listed with its windows unknown and its
+// elements without bounds, never its window-relative extents as the
+// screen's.
+func TestXwaylandWithoutSway(t *testing.T) {
+	d := testdesk.On(t, testdesk.Xwayland)
+	xc := d.Launch(t, "env", "GDK_BACKEND=x11", testdesk.Python, testdesk.Fixture("gtk3_fixture.py"))
+	native := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"))
+	env := userSwayEnv(d, "SWAYSOCK", "DISPLAY="+d.Display)
+	doc := runCLIEnv(t, env, 60*time.Second, "doctor")
+	if !strings.Contains(doc.stdout, "x11 through Xwayland") {
+		t.Errorf("doctor does not name x11 through Xwayland:\n%s", doc.stdout)
+	}
+	if a := listedApp(t, env, xc.Pid); len(a.Windows) != 1 || !strings.HasPrefix(a.Windows[0].Window, "0x") || a.WindowsUnknown != "" {
+		t.Errorf("apps lists the X client as %+v; want its X window", a)
+	}
+	if a := listedApp(t, env, native.Pid); len(a.Windows) != 0 || !strings.Contains(a.WindowsUnknown, "Xwayland") {
+		t.Errorf("apps lists the Wayland client as %+v; want no windows and windowsUnknown saying why", a)
+	}
+	s := startUserMCP(t, env)
+	want, _ := pyExtents(t, d, xc.Pid, "push button", "Submit")
+	sess := s.connect(t, map[string]any{"pid": xc.Pid})
+	if got := findOne(t, s, sess, map[string]any{"name": "Submit", "role": "push button"}); got.Bounds == nil || *got.Bounds != want {
+		t.Errorf("the X client's Submit: bounds %v, its own screen extents (pyatspi) %+v", got.Bounds, want)
+	}
+	sess = s.connect(t, map[string]any{"pid": native.Pid})
+	found := s.ok(t, "find_elements", map[string]any{"session": sess, "name": "Submit", "role": "push button"})
+	if els, _ := found["elements"].([]any); len(els) != 1 {
+		t.Fatalf("find Submit: %v", found)
+	} else if e, _ := els[0].(map[string]any); e["bounds"] != nil || e["boundsUnknown"] != true {
+		t.Errorf("the Wayland client's Submit: bounds %v, boundsUnknown %v; want none, unknown", e["bounds"], e["boundsUnknown"])
 	}
 }
 

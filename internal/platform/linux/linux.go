@@ -440,7 +440,16 @@ func (c conns) originFuncs(app platform.App) (origin, popup func(context.Context
 	if c.sway != nil {
 		return swayOrigins(c.sway, app.Pid)
 	}
-	if c.x == nil || !WindowRelative(app.Toolkit, app.ToolkitVersion) {
+	// In a Wayland session without sway's IPC every Wayland client's
+	// extents are its window's, whose place is not known: an element is
+	// placed only by an X window of its app (Xwayland's), else its
+	// bounds are unknown, never its window-relative ones as the screen's.
+	wl := os.Getenv("WAYLAND_DISPLAY") != ""
+	if wl && c.x == nil {
+		unknown := func(context.Context, *platform.Node) (int, int, bool) { return 0, 0, false }
+		return unknown, unknown
+	}
+	if c.x == nil || !wl && !WindowRelative(app.Toolkit, app.ToolkitVersion) {
 		return nil, nil
 	}
 	live := &liveWindows{x: c.x, pid: app.Pid}
