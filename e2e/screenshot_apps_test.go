@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"image"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -130,8 +131,19 @@ func checkMarksInside(t *testing.T, what string, out map[string]any, w xWin, mus
 // its items captures, as the screen shows it, and only the menu's entries
 // are marked; before, the main window behind it. The click that opens the
 // menu names its window in its effects.
-func TestScreenshotKWriteFileMenu(t *testing.T) {
-	d := testdesk.Shared(t)
+//
+// On sway the menu is an xdg_popup, drawn with the main window's view and
+// listed nowhere in sway's tree: its items are placed by that view (Qt
+// reports them relative to it), checked against the menu's pixels in
+// grim's captures, and a screenshot of an item or of the window shows
+// the menu as the screen does, marking its entries.
+func TestScreenshotKWriteFileMenu(t *testing.T) { testdesk.ForEach(t, testScreenshotKWriteFileMenu) }
+
+func testScreenshotKWriteFileMenu(t *testing.T, d *testdesk.Desk) {
+	if d.Sway != nil {
+		kwriteFileMenuSway(t, d)
+		return
+	}
 	xc := xclient(t, d)
 	app := d.Launch(t, append(freshHome(t), "kwrite")...)
 	s := startMCP(t, d, "", "--allow-input")
@@ -160,6 +172,64 @@ func TestScreenshotKWriteFileMenu(t *testing.T) {
 	checkMarksInside(t, "KWrite's File menu, annotated", out, popup, []string{"Save As...", "Save", "Open..."},
 		func(role, name string) bool { return strings.HasPrefix(role, "menu") || role == "separator" },
 		map[string]bool{"Edit": true, "View": true, "Settings": true, "Help": true})
+	s.ok(t, "press_key", map[string]any{"session": sess, "keys": "Escape"})
+}
+
+// kwriteFileMenuSway is TestScreenshotKWriteFileMenu on sway.
+func kwriteFileMenuSway(t *testing.T, d *testdesk.Desk) {
+	app := d.Launch(t, append(freshHome(t), "kwrite")...)
+	s := startMCP(t, d, "", "--allow-input")
+	sess := s.connect(t, map[string]any{"pid": app.Pid})
+	s.ok(t, "press_key", map[string]any{"session": sess, "keys": "Ctrl+N"})
+	s.ok(t, "wait_for", map[string]any{"session": sess, "role": "text", "states": []string{"editable", "focused"},
+		"until": "appears", "timeoutMs": 30000})
+	view := oneView(t, d, app.Pid)
+	before := asRGBA(grimRegion(t, d, view.content))
+	bar := findOne(t, s, sess, map[string]any{"role": "menu bar"})
+	file := findOne(t, s, sess, map[string]any{"within": bar.Ref, "name": "File", "nameMatch": "exact", "role": "menu item"})
+	s.ok(t, "click", map[string]any{"session": sess, "element": file.Ref})
+	item := showingItem(t, s, sess, map[string]any{"name": "Save As...", "nameMatch": "exact", "role": "menu item"})
+	// The menu on the screen: what changed below the menu bar since.
+	var menu image.Rectangle
+	until(t, "the menu drawn", func(context.Context) (bool, string) {
+		after := asRGBA(grimRegion(t, d, view.content))
+		below := image.Rect(0, file.Bounds.Y+file.Bounds.Height-view.content.Y, view.content.Width, view.content.Height)
+		menu = differ(before.SubImage(below).(*image.RGBA), after.SubImage(below).(*image.RGBA)).Add(image.Pt(view.content.X, view.content.Y))
+		return menu.Dx() > 100 && menu.Dy() > 100, fmt.Sprint(menu)
+	})
+	b := *item.Bounds
+	if !image.Rect(b.X, b.Y, b.X+b.Width, b.Y+b.Height).In(menu.Inset(-2)) || b.Width < menu.Dx()-20 {
+		t.Errorf("Save As... at %+v, but the menu's pixels are at %v", b, menu)
+	}
+	want := fmt.Sprintf("sway:%d", view.con)
+	out, img, _ := s.screenshot(t, map[string]any{"session": sess, "element": item.Ref, "annotate": false})
+	if shot := decode[shotResult](t, out); out["ok"] != true || shot.Window != want {
+		t.Fatalf("screenshot of Save As...: %v, want it in %s", out, want)
+	} else if share := sameShare(img, screenCapture(t, d, platform.Rect(shot.Bounds))); share < 0.97 {
+		t.Errorf("Save As... captured: only %.1f%% of its pixels are what grim shows at %+v", 100*share, shot.Bounds)
+	}
+	// The window, annotated: the menu's entries are marked where the
+	// menu is.
+	out, _, _ = s.screenshot(t, map[string]any{"session": sess})
+	shot := decode[shotResult](t, out)
+	marked := map[string]bool{}
+	for _, a := range shot.Annotations {
+		if !strings.HasPrefix(a.Role, "menu") || a.Role == "menu bar" {
+			continue
+		}
+		marked[a.Name] = true
+		at := image.Rect(a.Box.X, a.Box.Y, a.Box.X+a.Box.Width, a.Box.Y+a.Box.Height).Add(image.Pt(shot.Bounds.X, shot.Bounds.Y))
+		if a.Name == "Save As..." || a.Name == "Open..." {
+			if !at.In(menu.Inset(-2)) {
+				t.Errorf("mark %d (%s %q) at %v, outside the menu's pixels %v", a.Label, a.Role, a.Name, at, menu)
+			}
+		}
+	}
+	for _, name := range []string{"Save As...", "Save", "Open..."} {
+		if !marked[name] {
+			t.Errorf("%q is not marked: %+v", name, shot.Annotations)
+		}
+	}
 	s.ok(t, "press_key", map[string]any{"session": sess, "keys": "Escape"})
 }
 

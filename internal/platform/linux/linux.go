@@ -438,7 +438,7 @@ func WindowRelative(toolkit, version string) bool {
 // display when first needed and kept for that read only (geometry.go).
 func (c conns) originFuncs(app platform.App) (origin, popup func(context.Context, *platform.Node) (int, int, bool)) {
 	if c.sway != nil {
-		return swayOrigins(c.sway, app.Pid)
+		return swayOrigins(c.sway, app.Pid, c.screenExtents(app))
 	}
 	// In a Wayland session without sway's IPC every Wayland client's
 	// extents are its window's, whose place is not known: an element is

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/platform/atspi"
 	"github.com/uiscope/uiscope/internal/platform/sway"
 )
 
@@ -25,7 +26,8 @@ import (
 // and adds the origin of the sway window its top level is shown in, read
 // live for that read (swayOrigins). Popups (menus, popovers shown as
 // xdg_popup surfaces) are not in sway's tree: an element in one keeps no
-// bounds rather than the main window's.
+// bounds rather than the main window's, unless the read placed the view
+// it opened from (swayOrigins).
 
 // onSway reports whether the desktop's windows come from sway: a desktop
 // from Open that found sway answering, or a reconnecting one started with
@@ -218,6 +220,31 @@ func matchSway(wins []sway.Window, top *platform.Node) (w sway.Window, x, y int,
 	return fits[0].w, fits[0].x, fits[0].y, true
 }
 
+// swayPopup reports a top level that may be a popup surface: a role a
+// popup's has, with bounds (its size; a popup that is not shown has none).
+func swayPopup(top *platform.Node) bool {
+	return atspi.PopupRole(top.Role) && top.Bounds != nil && !top.Bounds.Empty()
+}
+
+// popupParent is the view an application's popups open from: its focused
+// view (a popup opens on the input its parent got, and sway keeps the
+// focus on the parent while it shows), else its one visible view.
+func popupParent(wins []sway.Window) (sway.Window, bool) {
+	var visible []sway.Window
+	for _, w := range wins {
+		if w.Focused {
+			return w, true
+		}
+		if w.Visible {
+			visible = append(visible, w)
+		}
+	}
+	if len(visible) == 1 {
+		return visible[0], true
+	}
+	return sway.Window{}, false
+}
+
 // swayUnknown is the error for a top level no view could be matched to.
 func swayUnknown(pid int, top *platform.Node, wins []sway.Window) error {
 	size := "no bounds"
@@ -237,20 +264,76 @@ func swayUnknown(pid int, top *platform.Node, wins []sway.Window) error {
 }
 
 // swayOrigins are originFuncs on sway: the process's views read once per
-// read, on first use; popups have no known place.
-func swayOrigins(sc *sway.Client, pid int) (origin, popup func(context.Context, *platform.Node) (int, int, bool)) {
+// read, on first use. A top level that no view shows but whose role a
+// popup's has (a menu, a combo box's list: an xdg_popup surface, which
+// sway's tree does not list) is placed by the view it opened from
+// (popupParent), at the origin the read found for that view's own top
+// level: GTK 3 and Qt 5 report a popup's extents relative to its parent
+// toplevel in screen coordinates (measured on sway 1.7: KWrite's File
+// menu and a GTK 3 combo box's list, against grim's capture), so this
+// holds for a read in screen coordinates (screen: Qt's,
+// atspi.TreeOptions.ScreenExtents); GTK 3's window coordinates of a popup
+// count from the popup's own surface, whose place no client can read, so
+// there a popup's elements keep no bounds. Without that origin (the popup read
+// first, or alone) a tiled view's content origin is its toplevel's (a
+// tiled client draws no shadow); a floating view's popup has no known
+// place.
+func swayOrigins(sc *sway.Client, pid int, screen bool) (origin, popup func(context.Context, *platform.Node) (int, int, bool)) {
 	var once sync.Once
 	var wins []sway.Window
 	var err error
+	var mu sync.Mutex
+	placed := map[int64][2]int{} // view -> origin of the top level it shows
+	// parentOrigin is where the toolkit's coordinates of the popups of the
+	// view they open from count from (mu held).
+	parentOrigin := func() (int, int, bool) {
+		if !screen {
+			return 0, 0, false
+		}
+		p, ok := popupParent(wins)
+		if !ok {
+			return 0, 0, false
+		}
+		if o, ok := placed[p.Con]; ok {
+			return o[0], o[1], true
+		}
+		if !p.Floating {
+			// A tiled view's client draws no shadow around it: its
+			// toplevel's origin is the content's.
+			return p.Bounds.X, p.Bounds.Y, true
+		}
+		return 0, 0, false
+	}
 	origin = func(ctx context.Context, top *platform.Node) (int, int, bool) {
 		once.Do(func() { wins, err = viewsOf(ctx, sc, pid) })
 		if err != nil {
 			return 0, 0, false
 		}
-		_, x, y, ok := matchSway(wins, top)
-		return x, y, ok
+		mu.Lock()
+		defer mu.Unlock()
+		w, x, y, ok := matchSway(wins, top)
+		if ok {
+			placed[w.Con] = [2]int{x, y}
+			return x, y, true
+		}
+		if !swayPopup(top) {
+			return 0, 0, false
+		}
+		return parentOrigin()
 	}
-	popup = func(context.Context, *platform.Node) (int, int, bool) { return 0, 0, false }
+	// A popup below a top level (Qt's menus, GTK 3's menus of a menu
+	// bar) counts from its parent toplevel as well: its place is that
+	// origin plus its own extents.
+	popup = func(ctx context.Context, n *platform.Node) (int, int, bool) {
+		once.Do(func() { wins, err = viewsOf(ctx, sc, pid) })
+		if err != nil || n.Bounds == nil {
+			return 0, 0, false
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		x, y, ok := parentOrigin()
+		return x + n.Bounds.X, y + n.Bounds.Y, ok
+	}
 	return origin, popup
 }
 
@@ -274,6 +357,11 @@ func (s swayWindows) Window(ctx context.Context, app platform.App, key string) (
 		return platform.Window{}, err
 	}
 	w, _, _, ok := matchSway(wins, top)
+	if !ok && swayPopup(top) {
+		// A popup is drawn with the view it opened from: a capture of
+		// that view shows it where it lies inside.
+		w, ok = popupParent(wins)
+	}
 	if !ok {
 		return platform.Window{}, swayUnknown(app.Pid, top, wins)
 	}
@@ -410,18 +498,31 @@ func (s swayWindows) WindowLayout(ctx context.Context, app platform.App, root *p
 	if root == nil {
 		return out, nil
 	}
+	var popups []*platform.Node
 	for _, top := range root.Children {
 		b := top.Bounds
 		if b == nil {
 			continue
 		}
+		shown := false
 		for _, w := range wins {
 			in := w.Bounds
 			m := in.X - b.X
 			if m >= 0 && m <= maxCSDBorder && in.Y-b.Y == m && b.Width-in.Width == 2*m && b.Height-in.Height == 2*m {
 				out.Shows[top.Key] = w.ID()
+				shown = true
 				break
 			}
+		}
+		if !shown && swayPopup(top) {
+			popups = append(popups, top)
+		}
+	}
+	// A popup is drawn with the view it opened from (sway lists no
+	// surface of its own for it): that view shows it.
+	if p, ok := popupParent(wins); ok {
+		for _, top := range popups {
+			out.Shows[top.Key] = p.ID()
 		}
 	}
 	return out, nil
