@@ -490,13 +490,21 @@ func TestVisualActTk(t *testing.T) {
 
 // TestVisualCLI: 'uiscope tree --visual' prints a Tk app's windows, as an
 // outline and as JSON, and scopes to a ref of its own numbering.
-func TestVisualCLI(t *testing.T) {
-	d := testdesk.Shared(t)
-	tk := d.LaunchX(t, testdesk.Python, testdesk.Fixture("tk_fixture.py"), "--title", "visual cli tk")
+//
+// On sway, where Tk has no backend, the GTK 3 fixture's view: no frame.
+func TestVisualCLI(t *testing.T) { testdesk.ForEach(t, testVisualCLI) }
+
+func testVisualCLI(t *testing.T, d *testdesk.Desk) {
+	var tk *testdesk.App
+	if d.Sway != nil {
+		tk = d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "visual cli tk")
+	} else {
+		tk = d.LaunchX(t, testdesk.Python, testdesk.Fixture("tk_fixture.py"), "--title", "visual cli tk")
+	}
 	pid := fmt.Sprint(tk.Pid)
 	r := runCLI(t, d, 30*time.Second, "tree", "--visual", "--pid", pid)
 	if r.code != 0 || !strings.Contains(r.stdout, `window "visual cli tk" [visual:e`) || !strings.Contains(r.stdout, " client") ||
-		!strings.Contains(r.stdout, " frame") || !strings.HasPrefix(r.stdout, "application ") {
+		strings.Contains(r.stdout, " frame") == (d.Sway != nil) || !strings.HasPrefix(r.stdout, "application ") {
 		t.Fatalf("tree --visual: exit %d\n%s\nstderr: %s", r.code, r.stdout, r.stderr)
 	}
 	j := runCLI(t, d, 30*time.Second, "tree", "--visual", "--pid", pid, "--format", "json")
@@ -526,8 +534,17 @@ func TestVisualCLI(t *testing.T) {
 // window of the app, in its visual tree at the top level; a click on it in
 // a visual session (no activation: a window manager never manages a menu)
 // chooses the item under the pointer, read back over AT-SPI.
-func TestVisualPopup(t *testing.T) {
-	d := testdesk.Shared(t)
+//
+// On sway the menu is an xdg_popup, which sway's tree does not list and no
+// other client may read: the visual tree holds the app's one view and
+// nothing else while the menu shows (grim sees it), as docs/api.md says.
+func TestVisualPopup(t *testing.T) { testdesk.ForEach(t, testVisualPopup) }
+
+func testVisualPopup(t *testing.T, d *testdesk.Desk) {
+	if d.Sway != nil {
+		visualPopupSway(t, d)
+		return
+	}
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "visual popup")
 	s := startMCP(t, d, "", "--allow-input")
 	a11y := s.connect(t, map[string]any{"pid": app.Pid})
@@ -569,6 +586,28 @@ func TestVisualPopup(t *testing.T) {
 		now := selected(ctx)
 		return now != before && now != "" && now != "[]", now
 	})
+}
+
+// visualPopupSway is TestVisualPopup on sway.
+func visualPopupSway(t *testing.T, d *testdesk.Desk) {
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "visual popup")
+	s := startMCP(t, d, "", "--allow-input")
+	a11y := s.connect(t, map[string]any{"pid": app.Pid})
+	vis := s.connect(t, map[string]any{"pid": app.Pid, "mode": "visual"})
+	view := oneView(t, d, app.Pid)
+	before := asRGBA(grimRegion(t, d, view.content))
+	combo := findKeyed(t, s, a11y, map[string]any{"name": "Color", "role": "combo box"})
+	s.ok(t, "click", map[string]any{"session": a11y, "element": combo.Ref})
+	until(t, "the combo's menu on the screen", func(context.Context) (bool, string) {
+		r := differ(before, asRGBA(grimRegion(t, d, view.content)))
+		return r.Dy() > 2*combo.Bounds.Height, fmt.Sprint(r)
+	})
+	root, _ := visualTree(t, s, map[string]any{"session": vis})
+	want := fmt.Sprintf("sway:%d", view.con)
+	if len(root.Children) != 1 || root.Children[0].Window != want || root.Children[0].ChildCount != 0 || root.Children[0].OverrideRedirect {
+		t.Errorf("with the menu open the visual tree's top levels are %+v; want the one view %s (sway lists no popup)", root.Children, want)
+	}
+	s.ok(t, "press_key", map[string]any{"session": a11y, "keys": "Escape"})
 }
 
 // TestVisualCorrelationOwnWindow: a button that has an X window of its
