@@ -43,6 +43,7 @@ import (
 	"github.com/jezek/xgb/xproto"
 
 	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/platform/watchdog"
 )
 
 // xgb logs connection chatter ("Could not get authority info") to stderr
@@ -77,8 +78,8 @@ type Conn struct {
 	// shots is what window capture remembers (capture.go).
 	shots captureState
 
-	display string   // as given to Open, for the watchdog
-	wd      watchdog // the child that releases what is held if this process dies (watchdog.go)
+	display string         // as given to Open, for the watchdog
+	wd      watchdog.Watch // the child that releases what is held if this process dies (watchdog.go)
 }
 
 // Open connects to display ("" means $DISPLAY), authenticating with the
