@@ -32,7 +32,8 @@ func openDesktop(ctx context.Context) (desk platform.Desktop, done func(), err e
 // desktops and buses that come late: it reconnects, and mirrors the trees
 // it can (linux.Desktop.Mirror).
 func serverDesktop() (desk platform.Desktop, done func()) {
-	x11.Watchdog.Command, x11.Watchdog.Log = watchdogCommand, os.Stderr
+	x11.Watchdog.Command, x11.Watchdog.Log = watchdogCommand(x11.WatchdogArg), os.Stderr
+	wayland.Watchdog.Command, wayland.Watchdog.Log = watchdogCommand(wayland.WatchdogArg), os.Stderr
 	d := linux.Reconnecting()
 	d.Mirror = true
 	return d.Platform(), func() { d.Close() }
@@ -46,23 +47,32 @@ func consentPrompter() security.Prompter { return linux.ConsentPrompter(pythonPa
 // PyGObject (a python3 earlier on PATH may not).
 const pythonPath = "/usr/bin/python3"
 
-// watchdogCommand re-executes this binary as the watchdog of a server's
-// held input (x11/watchdog.go): it outlives a killed server just long
+// watchdogCommand re-executes this binary, with the hidden argument arg,
+// as the watchdog of a server's held input (platform/watchdog) for a
+// display or compositor socket: it outlives a killed server just long
 // enough to release what that held. Its stdout is not the protocol's.
-func watchdogCommand(display string) *exec.Cmd {
-	exe, err := os.Executable()
-	if err != nil {
-		exe = "/proc/self/exe"
+func watchdogCommand(arg string) func(display string) *exec.Cmd {
+	return func(display string) *exec.Cmd {
+		exe, err := os.Executable()
+		if err != nil {
+			exe = "/proc/self/exe"
+		}
+		cmd := exec.Command(exe, arg, display)
+		cmd.Stderr = os.Stderr
+		return cmd
 	}
-	cmd := exec.Command(exe, x11.WatchdogArg, display)
-	cmd.Stderr = os.Stderr
-	return cmd
 }
 
-// hiddenMode runs a mode of the binary no user calls: the watchdog.
+// hiddenMode runs a mode of the binary no user calls: a watchdog.
 func hiddenMode(args []string) (int, bool) {
-	if len(args) == 2 && args[0] == x11.WatchdogArg {
+	if len(args) != 2 {
+		return 0, false
+	}
+	switch args[0] {
+	case x11.WatchdogArg:
 		return x11.RunWatchdog(os.Stdin, args[1]), true
+	case wayland.WatchdogArg:
+		return wayland.RunWatchdog(os.Stdin, args[1]), true
 	}
 	return 0, false
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/platform/watchdog"
 )
 
 // Errors of the connection.
@@ -72,6 +73,8 @@ type handler func(opcode uint16, a *args) error
 // events leaves it usable.
 type Conn struct {
 	sock *net.UnixConn
+	path string         // the socket dialled, for the watchdog (watchdog.go)
+	wd   watchdog.Watch // the child that releases what is held if this process dies
 
 	dead atomic.Bool // broken is set: Broken reads it without waiting for a call
 
@@ -97,6 +100,7 @@ type Conn struct {
 	ptr               image.Point
 	ptrKnown          bool     // ptr is where the virtual pointer last moved
 	heldButtons       []uint32 // buttons ButtonDown left down
+	watching          bool     // a watchdog's: its new pointer leaves the seat's buttons as they are
 	heldCodes         []uint32 // keys KeyDown left down,
 	heldSyms          []uint32 // and their keysyms, which every keymap keeps
 	toplevelMgr       ObjectID // zwlr_foreign_toplevel_manager_v1, bound on first use
@@ -138,6 +142,7 @@ func Dial(ctx context.Context, path string) (*Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("wayland: %s: %w", path, err)
 	}
+	c.path = path
 	return c, nil
 }
 
@@ -161,8 +166,9 @@ func newConn(ctx context.Context, sock *net.UnixConn) (*Conn, error) {
 }
 
 // Close closes the connection; objects the compositor holds for it go
-// with it.
+// with it, and its watchdog releases what is still held.
 func (c *Conn) Close() error {
+	defer c.wd.Close()
 	c.dlMu.Lock()
 	c.gen++
 	c.dlMu.Unlock()

@@ -21,7 +21,8 @@ import (
 //
 // No Wayland client can read the seat's button or key state, so a held
 // call's check is that the compositor has handled it (a round trip), and
-// nothing reports holds this process did not make (no HeldReader).
+// nothing reports holds this process did not make (no HeldReader). What a
+// killed process held its watchdog releases (watchdog.go).
 
 // checkHeldButton accepts the buttons that can be held: 1 (left), 2
 // (middle), 3 (right).
@@ -46,6 +47,7 @@ func (c *Conn) ButtonDown(ctx context.Context, x, y, button int) error {
 		if err := c.moveTo(x, y); err != nil {
 			return err
 		}
+		c.note("b", code, true) // before it goes down: see watchdog.go
 		if err := c.button(code, true); err != nil {
 			return err
 		}
@@ -71,7 +73,11 @@ func (c *Conn) ButtonUp(ctx context.Context, button int) error {
 			return err
 		}
 		c.heldButtons = slices.DeleteFunc(c.heldButtons, func(b uint32) bool { return b == code })
-		return c.roundtrip()
+		if err := c.roundtrip(); err != nil {
+			return err
+		}
+		c.note("b", code, false)
+		return nil
 	})
 }
 
@@ -132,6 +138,7 @@ func (c *Conn) KeyDown(ctx context.Context, ch platform.Chord) error {
 		if err != nil {
 			return err
 		}
+		c.note("k", code, true) // before it goes down: see watchdog.go
 		if err := c.key(code, true); err != nil {
 			return err
 		}
@@ -164,6 +171,10 @@ func (c *Conn) KeyUp(ctx context.Context, ch platform.Chord) error {
 			c.heldCodes = slices.Delete(c.heldCodes, i, i+1)
 			c.heldSyms = slices.Delete(c.heldSyms, i, i+1)
 		}
-		return c.roundtrip()
+		if err := c.roundtrip(); err != nil {
+			return err
+		}
+		c.note("k", code, false)
+		return nil
 	})
 }

@@ -351,7 +351,11 @@ func (c *Conn) ensurePointer() error {
 	// The compositor keeps a button pressed by a virtual pointer that went
 	// away (a uiscope killed during a drag) pressed for the seat: the
 	// client under it goes on dragging. A release from this pointer ends
-	// that; a button that is up is not affected.
+	// that; a button that is up is not affected. (A watchdog's pointer,
+	// made while its owner may be pressing, leaves them.)
+	if c.watching {
+		return nil
+	}
 	for _, b := range []int{1, 2, 3} {
 		if err := c.send(newRequest(p, 2).Uint(c.now()).Uint(buttonCodes[b]).Uint(0)); err != nil {
 			return err
