@@ -29,7 +29,12 @@ const swayUser = 65534
 // each has the whole output (as a maximized window would) and the focused
 // one is on top, rather than tiles squeezing apps below the size they ask
 // for. Dialogs float, as sway floats them anyway. Without a bar block no
-// swaybar runs.
+// swaybar runs. The chords a desktop binds that uiscope refuses to send
+// (Super+D, Alt+Tab, Ctrl+Alt+T, Ctrl+Alt+L, Ctrl+Alt+arrows, Alt with the
+// wheel) are bound as a user's sway binds them, to a workspace or window
+// switch, so that one that reached the compositor shows. (Sway names its
+// first workspace after the first workspace a binding names: Super+1's,
+// 1.)
 //
 // Xwayland lets in only its own uid's clients: when sway runs as another
 // uid than this process (root's sandbox), its first command lets this
@@ -39,7 +44,16 @@ func swayConfig(width, height int, xwayland bool, uid int) string {
 	if xwayland {
 		x = "force"
 	}
-	cfg := fmt.Sprintf("output HEADLESS-1 resolution %dx%d\nxwayland %s\nworkspace_layout tabbed\n", width, height, x)
+	cfg := fmt.Sprintf("output HEADLESS-1 resolution %dx%d\nxwayland %s\nworkspace_layout tabbed\n", width, height, x) +
+		"bindsym Mod4+1 workspace number 1\n" +
+		"bindsym Mod4+d workspace number 2\n" +
+		"bindsym Mod1+Tab focus right\n" +
+		"bindsym Ctrl+Mod1+t workspace number 2\n" +
+		"bindsym Ctrl+Mod1+l workspace number 2\n" +
+		"bindsym Ctrl+Mod1+Down workspace number 2\n" +
+		"bindsym Ctrl+Mod1+Up workspace number 2\n" +
+		"bindsym --whole-window Mod1+button4 workspace number 2\n" +
+		"bindsym --whole-window Mod1+button5 workspace number 2\n"
 	if xwayland && uid >= 0 {
 		cfg += fmt.Sprintf("exec xhost +si:localuser:#%d\n", uid)
 	}
