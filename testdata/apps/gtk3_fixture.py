@@ -43,6 +43,12 @@ Options:
                        takes the focus (NAME its accessible name), "dialog-open" and
                        "dialog-closed", "removed Remove me", "toggled Remember me True|False",
                        "scrolled Rows" (the --rows list's view moved)
+  --input-log FILE     append a line per input event the app gets, as it gets it: "press N" and
+                       "release N" (pointer button N), "key-press NAME" and "key-release NAME"
+                       (NAME the keyval's name), "mods M" when the keyboard's modifier state
+                       changes and after each key event (M its GdkModifierType mask; 0 is
+                       none held): the app's own
+                       account of what is held, where a Wayland client cannot read the seat
   --x X --y Y          window position (default 40, 40)
 """
 import argparse
@@ -53,7 +59,8 @@ import time
 import gi
 
 gi.require_version("Gtk", "3.0")
-from gi.repository import GLib, Gtk  # noqa: E402
+gi.require_version("Gdk", "3.0")
+from gi.repository import Gdk, GLib, Gtk  # noqa: E402
 
 SECRET = "hunter2-gtk-secret"
 
@@ -261,6 +268,33 @@ def build(args):
     return win
 
 
+def log_input(path):
+    """Log every button and key event and modifier change (--input-log)."""
+    out = open(path, "a", buffering=1)
+    kinds = {
+        Gdk.EventType.BUTTON_PRESS: "press", Gdk.EventType.BUTTON_RELEASE: "release",
+        Gdk.EventType.KEY_PRESS: "key-press", Gdk.EventType.KEY_RELEASE: "key-release",
+    }
+
+    keymap = Gdk.Keymap.get_for_display(Gdk.Display.get_default())
+
+    def mods(*_a):
+        out.write("mods %d\n" % int(keymap.get_modifier_state()))
+
+    def handle(event, _data):
+        kind = kinds.get(event.type)
+        if kind in ("press", "release"):
+            out.write("%s %d\n" % (kind, event.button.button))
+        elif kind is not None:
+            out.write("%s %s\n" % (kind, Gdk.keyval_name(event.key.keyval)))
+        Gtk.main_do_event(event)
+        if kind is not None and kind.startswith("key-"):
+            mods()  # a key event can change the state without state-changed
+
+    Gdk.Event.handler_set(handle, None)
+    keymap.connect("state-changed", mods)
+
+
 def main():
     p = argparse.ArgumentParser(description="uiscope GTK 3 fixture")
     p.add_argument("--title", default="uiscope GTK3 fixture")
@@ -277,6 +311,7 @@ def main():
     p.add_argument("--form", action="store_true")
     p.add_argument("--effects", action="store_true")
     p.add_argument("--log", metavar="FILE")
+    p.add_argument("--input-log", metavar="FILE")
     p.add_argument("--x", type=int, default=40)
     p.add_argument("--y", type=int, default=40)
     args = p.parse_args()
@@ -285,6 +320,8 @@ def main():
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     Gtk.init([sys.argv[0]])
+    if args.input_log:
+        log_input(args.input_log)
     build(args)
     Gtk.main()
 
