@@ -72,6 +72,25 @@ func (wd *Watch) Note(item string, down bool, command func() *exec.Cmd, log io.W
 	if !down || wd.failed {
 		return
 	}
+	wd.startOrSay(command, log)
+}
+
+// Start starts the child now, before anything is held, unless it runs
+// (or could not start, or the watch is closed): for a display where a
+// child's arrival mid-hold would disturb the hold. command and log are
+// as for Note.
+func (wd *Watch) Start(command func() *exec.Cmd, log io.Writer) {
+	wd.mu.Lock()
+	defer wd.mu.Unlock()
+	if wd.closed || wd.failed || wd.w != nil || command == nil {
+		return
+	}
+	wd.startOrSay(command, log)
+}
+
+// startOrSay starts the child, or says once on log why it could not.
+// Called with mu held.
+func (wd *Watch) startOrSay(command func() *exec.Cmd, log io.Writer) {
 	if err := wd.start(command()); err != nil {
 		wd.failed = true
 		if log != nil {

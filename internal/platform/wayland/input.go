@@ -73,7 +73,11 @@ func (c *Conn) EnsureDevices(ctx context.Context) error {
 		if err := c.ensurePointer(); err != nil {
 			return err
 		}
-		return c.roundtrip()
+		if err := c.roundtrip(); err != nil {
+			return err
+		}
+		c.startWatchdog()
+		return nil
 	})
 }
 

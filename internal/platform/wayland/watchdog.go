@@ -45,14 +45,25 @@ var Watchdog struct {
 // WatchdogArg is the hidden first argument that runs the watchdog.
 const WatchdogArg = "__wayland-release-watchdog"
 
+// watchdogCommand is the command of this connection's watchdog, nil for
+// none.
+func (c *Conn) watchdogCommand() func() *exec.Cmd {
+	if Watchdog.Command == nil || c.path == "" || c.watching {
+		return nil
+	}
+	return func() *exec.Cmd { return Watchdog.Command(c.path) }
+}
+
+// startWatchdog starts the watchdog when the connection makes its devices
+// (EnsureDevices), before anything is held: the child's own devices
+// arriving mid-drag made sway 1.7 refocus the app's keyboard, and GTK 3
+// dropped the drag.
+func (c *Conn) startWatchdog() { c.wd.Start(c.watchdogCommand(), Watchdog.Log) }
+
 // note tells the watchdog that a key ("k", its evdev code) or button
 // ("b", its evdev code) is going down, or was seen up.
 func (c *Conn) note(kind string, code uint32, down bool) {
-	var command func() *exec.Cmd
-	if Watchdog.Command != nil && c.path != "" {
-		command = func() *exec.Cmd { return Watchdog.Command(c.path) }
-	}
-	c.wd.Note(kind+" "+strconv.FormatUint(uint64(code), 10), down, command, Watchdog.Log)
+	c.wd.Note(kind+" "+strconv.FormatUint(uint64(code), 10), down, c.watchdogCommand(), Watchdog.Log)
 }
 
 // RunWatchdog is the watchdog process: it connects to the compositor at
