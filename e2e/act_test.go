@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os/exec"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -118,8 +119,9 @@ func hasName(n *platform.Node, name string) bool {
 	return false
 }
 
-func TestActGTK3(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestActGTK3(t *testing.T) { testdesk.ForEach(t, testActGTK3) }
+
+func testActGTK3(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "act gtk3")
 	s := startMCP(t, d, "", "--allow-input")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
@@ -225,8 +227,9 @@ func TestActGTK3(t *testing.T) {
 
 // TestActStaleAndRestarted: an element that went away, and an app that was
 // restarted, are refused — never acted on in their place.
-func TestActStaleAndRestarted(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestActStaleAndRestarted(t *testing.T) { testdesk.ForEach(t, testActStaleAndRestarted) }
+
+func testActStaleAndRestarted(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "act stale", "--delayed-dialog", "300")
 	s := startMCP(t, d, "", "--allow-input")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
@@ -261,8 +264,9 @@ func TestActStaleAndRestarted(t *testing.T) {
 
 // TestActGTK4: a button by action, text (SetTextContents or the typing
 // fallback) and a check box, which GTK 4.8 gives no actions, by pointer.
-func TestActGTK4(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestActGTK4(t *testing.T) { testdesk.ForEach(t, testActGTK4) }
+
+func testActGTK4(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk4_fixture.py"), "--title", "act gtk4")
 	s := startMCP(t, d, "", "--allow-input")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
@@ -300,8 +304,9 @@ func TestActGTK4(t *testing.T) {
 
 // TestActQt5: line edit, check box, and the combo box, which Qt lets no one
 // change through AT-SPI: focus it and press Down.
-func TestActQt5(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestActQt5(t *testing.T) { testdesk.ForEach(t, testActQt5) }
+
+func testActQt5(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("qt5_fixture.py"), "--title", "act qt5")
 	s := startMCP(t, d, "", "--allow-input")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
@@ -335,6 +340,8 @@ func TestActQt5(t *testing.T) {
 
 // TestActWithoutWindowManager: with no window manager the target window
 // cannot be brought to the front: typing is refused and nothing is typed.
+// X11 only: on Wayland the compositor is the window manager, and there
+// is no desktop without one.
 func TestActWithoutWindowManager(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -383,12 +390,19 @@ func TestActWithoutWindowManager(t *testing.T) {
 }
 
 // TestActWindowActions: minimize, restore, maximize and close through the
-// window manager, checked on the X server.
-func TestActWindowActions(t *testing.T) {
-	d := testdesk.Shared(t)
+// window manager, checked on the X server; on sway, which has no
+// minimize, minimize is refused (notSupported, saying why) and maximize
+// (fullscreen there), restore and close are checked in swaymsg's tree.
+func TestActWindowActions(t *testing.T) { testdesk.ForEach(t, testActWindowActions) }
+
+func testActWindowActions(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "act window")
 	s := startMCP(t, d, "", "--allow-input")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
+	if d.Sway != nil {
+		swayWindowActions(t, d, s, sess, app)
+		return
+	}
 	window := func(ctx context.Context) (platform.Window, bool) {
 		wins, err := d.X.TopLevels(ctx)
 		if err != nil {
@@ -418,6 +432,54 @@ func TestActWindowActions(t *testing.T) {
 		w, ok := window(ctx)
 		return ok && w.Bounds.Width > start.Bounds.Width && w.Bounds.Height > start.Bounds.Height, fmt.Sprintf("%+v", w)
 	})
+	closeWindow(t, s, sess, app)
+}
+
+// swayWindowActions is TestActWindowActions on sway, each state read in
+// swaymsg's tree: the app's one view, its fullscreen mode and the output
+// it fills.
+func swayWindowActions(t *testing.T, d *testdesk.Desk, s *mcpServer, sess string, app *testdesk.App) {
+	view := func() (swayNode, string) {
+		var vs []swayNode
+		swayWalk(swayTree(t, d), "", func(n swayNode, _ string) {
+			if n.Pid == app.Pid {
+				vs = append(vs, n)
+			}
+		})
+		if len(vs) != 1 {
+			return swayNode{}, fmt.Sprintf("%d views of pid %d", len(vs), app.Pid)
+		}
+		return vs[0], fmt.Sprintf("view %d: fullscreen mode %d, rect %+v", vs[0].ID, vs[0].FullscreenMode, vs[0].Rect)
+	}
+	start, _ := view()
+	out := s.fail(t, "window_action", map[string]any{"session": sess, "action": "minimize"}, "notSupported")
+	if msg, _ := out["error"].(string); !strings.Contains(msg, "sway has no minimize") {
+		t.Errorf("minimize on sway: the refusal does not say why: %q", msg)
+	}
+	if v, got := view(); v.ID != start.ID || v.FullscreenMode != start.FullscreenMode || v.ScratchpadState != start.ScratchpadState {
+		t.Errorf("a refused minimize changed the window: %s", got)
+	}
+	s.ok(t, "window_action", map[string]any{"session": sess, "action": "maximize"})
+	until(t, "the view fullscreen in sway's tree", func(context.Context) (bool, string) {
+		v, got := view()
+		return v.FullscreenMode == 1, got
+	})
+	s.ok(t, "window_action", map[string]any{"session": sess, "action": "restore"})
+	until(t, "the view out of fullscreen in sway's tree", func(context.Context) (bool, string) {
+		v, got := view()
+		return v.ID == start.ID && v.FullscreenMode == 0, got
+	})
+	closeWindow(t, s, sess, app)
+	until(t, "the view gone from sway's tree", func(context.Context) (bool, string) {
+		v, got := view()
+		return v.ID == 0, got
+	})
+}
+
+// closeWindow closes the session's window: the app exits, and the session
+// has lost it.
+func closeWindow(t *testing.T, s *mcpServer, sess string, app *testdesk.App) {
+	t.Helper()
 	s.ok(t, "window_action", map[string]any{"session": sess, "action": "close"})
 	select {
 	case <-app.Proc.Done():
@@ -429,8 +491,9 @@ func TestActWindowActions(t *testing.T) {
 
 // TestActOffscreen: a pointer action on an element that is not on the
 // screen (a list row scrolled out of view) is refused.
-func TestActOffscreen(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestActOffscreen(t *testing.T) { testdesk.ForEach(t, testActOffscreen) }
+
+func testActOffscreen(t *testing.T, d *testdesk.Desk) {
 	// 150 rows: a list walked whole, off-screen rows included (a longer
 	// one holds only the rows on screen, docs/api.md).
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "act offscreen", "--rows", "150")

@@ -14,10 +14,13 @@ import (
 )
 
 // The "no desktop chords" rule through a real `uiscope mcp --allow-input`
-// on openbox: every spelling of Super, the modifiers held with key_down,
-// and text typed while they are held. What the window manager did is read
-// from the X server by xprop, not from uiscope: _NET_SHOWING_DESKTOP
-// (openbox's Super+D) and _NET_ACTIVE_WINDOW (Alt+Tab).
+// on openbox and on sway: every spelling of Super, the modifiers held with
+// key_down, and text typed while they are held. What the window manager
+// did is read outside uiscope (deskState, focusedID): on X11 by xprop,
+// _NET_SHOWING_DESKTOP (openbox's Super+D) and _NET_ACTIVE_WINDOW
+// (Alt+Tab); on sway by swaymsg, its focused workspace and window (the
+// sandbox's sway binds the same chords to a workspace switch and a tab
+// switch, so that one reaching it shows).
 
 // rootProp is a root window property as xprop prints its value.
 func rootProp(t *testing.T, d *testdesk.Desk, name string) string {
@@ -63,24 +66,34 @@ var superSpellings = []string{
 }
 
 // TestDesktopKeysSuperSpellings: press_key and key_down refuse Super under
-// every name; the X server has no key down after, and openbox did not
-// show the desktop.
-func TestDesktopKeysSuperSpellings(t *testing.T) {
-	d := testdesk.Shared(t)
-	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "desktop keys super")
+// every name; no key is down after (on sway the app got no key at all),
+// and the window manager did not move the desktop.
+func TestDesktopKeysSuperSpellings(t *testing.T) { testdesk.ForEach(t, testDesktopKeysSuperSpellings) }
+
+func testDesktopKeysSuperSpellings(t *testing.T, d *testdesk.Desk) {
+	log := newFixtureLog(t)
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "desktop keys super", "--input-log", log.path)
 	s := startMCP(t, d, "", "--allow-input")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
+	desk := deskState(t, d)
+	restoreDeskAfter(t, d)
 	for _, keys := range superSpellings {
 		s.fail(t, "press_key", map[string]any{"session": sess, "keys": keys}, "invalidArgument")
 		if !strings.Contains(keys, "+") {
 			s.fail(t, "key_down", map[string]any{"session": sess, "key": keys}, "invalidArgument")
 		}
 	}
-	if k := keysDown(t, d); len(k) != 0 {
-		t.Errorf("after the refusals the X server reports keycodes %v down", k)
+	untilNothingHeld(t, d, log, "after the refusals")
+	if d.Sway != nil {
+		for _, l := range log.lines() {
+			if strings.HasPrefix(l, "key-") {
+				t.Errorf("a refused key reached the app: %q", log.lines())
+				break
+			}
+		}
 	}
-	if got := rootProp(t, d, "_NET_SHOWING_DESKTOP"); got != "0" {
-		t.Errorf("_NET_SHOWING_DESKTOP is %s after the refusals, want 0", got)
+	if got := deskState(t, d); got != desk {
+		t.Errorf("the desktop is at %s after the refusals, was at %s", got, desk)
 	}
 }
 
@@ -88,28 +101,28 @@ func TestDesktopKeysSuperSpellings(t *testing.T) {
 // and press_key d then sent Super+D, openbox's show-desktop. Meta is Super
 // now: holding it is refused, nothing stays down, and the d that follows
 // is a plain d.
-func TestDesktopKeysHeldMeta(t *testing.T) {
-	d := testdesk.Shared(t)
-	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "desktop keys meta")
+func TestDesktopKeysHeldMeta(t *testing.T) { testdesk.ForEach(t, testDesktopKeysHeldMeta) }
+
+func testDesktopKeysHeldMeta(t *testing.T, d *testdesk.Desk) {
+	log := newFixtureLog(t)
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "desktop keys meta", "--input-log", log.path)
 	s := startMCP(t, d, "", "--allow-input")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
-	win := activeWindow(t, d)
-	t.Cleanup(func() { desktopNotShown(t, d, win) })
-	if got := rootProp(t, d, "_NET_SHOWING_DESKTOP"); got != "0" {
-		t.Fatalf("_NET_SHOWING_DESKTOP is %s before the test", got)
+	desk := deskState(t, d)
+	restoreDeskAfter(t, d)
+	if d.X != nil && rootProp(t, d, "_NET_SHOWING_DESKTOP") != "0" {
+		t.Fatalf("openbox shows the desktop before the test")
 	}
 	out := s.call(t, "key_down", map[string]any{"session": sess, "key": "Meta"})
 	if out["ok"] != false || out["errorCode"] != "invalidArgument" {
 		t.Errorf("key_down Meta: %v, want refused with invalidArgument", out)
 		defer s.call(t, "key_up", map[string]any{"session": sess, "key": "Meta"})
 	}
-	if k := keysDown(t, d); len(k) != 0 {
-		t.Errorf("after key_down Meta the X server reports keycodes %v down", k)
-	}
+	untilNothingHeld(t, d, log, "after key_down Meta")
 	out = s.call(t, "press_key", map[string]any{"session": sess, "keys": "d"})
 	t.Logf("press_key d: %v", out)
-	if got := rootProp(t, d, "_NET_SHOWING_DESKTOP"); got != "0" {
-		t.Errorf("_NET_SHOWING_DESKTOP is %s after key_down Meta and press_key d: Super+D reached openbox", got)
+	if got := deskState(t, d); got != desk {
+		t.Errorf("the desktop is at %s after key_down Meta and press_key d, was at %s: Super+D reached the window manager", got, desk)
 	}
 }
 
@@ -136,25 +149,27 @@ func activeWindow(t *testing.T, d *testdesk.Desk) uint32 {
 // switched windows on Alt's release); with Ctrl and Alt held, "t" and "T"
 // were Ctrl+Alt+T. Each is refused, nothing is typed, and the active window
 // stays the app's.
-func TestDesktopKeysHeldTyping(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestDesktopKeysHeldTyping(t *testing.T) { testdesk.ForEach(t, testDesktopKeysHeldTyping) }
+
+func testDesktopKeysHeldTyping(t *testing.T, d *testdesk.Desk) {
 	// Another window for Alt+Tab to switch to.
 	d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "desktop keys other", "--x", "500")
-	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "desktop keys typing")
+	log := newFixtureLog(t)
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "desktop keys typing", "--input-log", log.path)
 	s := startMCP(t, d, "", "--allow-input")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
 	entry := findKeyed(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
 	s.ok(t, "set_value", map[string]any{"session": sess, "element": entry.Ref, "value": "start"})
 	s.ok(t, "key_down", map[string]any{"session": sess, "key": "Alt"})
-	win := activeWindow(t, d)
-	t.Cleanup(func() { desktopNotShown(t, d, win) })
+	win, desk := focusedID(t, d), deskState(t, d)
+	restoreDeskAfter(t, d)
 	for _, text := range []string{"\t", "a\tb"} {
 		s.fail(t, "type_text", map[string]any{"session": sess, "element": entry.Ref, "text": text}, "invalidArgument")
 	}
 	s.fail(t, "press_key", map[string]any{"session": sess, "keys": "Tab"}, "invalidArgument")
 	s.ok(t, "key_up", map[string]any{"session": sess, "key": "Alt"})
-	if got := activeWindow(t, d); got != win {
-		t.Errorf("the active window is %#x after Alt held and a typed Tab, was %#x: Alt+Tab reached openbox", got, win)
+	if got := focusedID(t, d); got != win {
+		t.Errorf("the active window is %s after Alt held and a typed Tab, was %s: Alt+Tab reached the window manager", got, win)
 	}
 
 	s.ok(t, "key_down", map[string]any{"session": sess, "key": "Ctrl"})
@@ -165,11 +180,12 @@ func TestDesktopKeysHeldTyping(t *testing.T) {
 	s.fail(t, "press_key", map[string]any{"session": sess, "keys": "Down"}, "invalidArgument")
 	s.ok(t, "key_up", map[string]any{"session": sess, "key": "Alt"})
 	s.ok(t, "key_up", map[string]any{"session": sess, "key": "Ctrl"})
-	if k := keysDown(t, d); len(k) != 0 {
-		t.Errorf("after key_up the X server reports keycodes %v down", k)
+	untilNothingHeld(t, d, log, "after key_up")
+	if got := focusedID(t, d); got != win {
+		t.Errorf("the active window is %s, was %s", got, win)
 	}
-	if got := activeWindow(t, d); got != win {
-		t.Errorf("the active window is %#x, was %#x", got, win)
+	if got := deskState(t, d); got != desk {
+		t.Errorf("the desktop is at %s, was at %s", got, desk)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -241,22 +257,16 @@ func TestBrowserHeldKeysRefused(t *testing.T) {
 // held button are refused and the workspace stays (before the fix the
 // wheel switched it); an action sends no pointer input and goes through;
 // with Shift held (a range selection) the pointer goes through.
-func TestDesktopKeysHeldPointer(t *testing.T) {
-	d := testdesk.Shared(t)
-	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "desktop keys pointer", "--rows", "30")
+func TestDesktopKeysHeldPointer(t *testing.T) { testdesk.ForEach(t, testDesktopKeysHeldPointer) }
+
+func testDesktopKeysHeldPointer(t *testing.T, d *testdesk.Desk) {
+	log := newFixtureLog(t)
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "desktop keys pointer", "--rows", "30", "--input-log", log.path)
 	s := startMCP(t, d, "", "--allow-input")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
 	row := findKeyed(t, s, sess, map[string]any{"name": "Row 2", "nameMatch": "exact", "role": "table cell"})
-	desk := rootProp(t, d, "_NET_CURRENT_DESKTOP")
-	t.Cleanup(func() {
-		if rootProp(t, d, "_NET_CURRENT_DESKTOP") != desk {
-			cmd := exec.Command("xdotool", "set_desktop", desk)
-			cmd.Env = d.Env()
-			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Errorf("xdotool set_desktop %s: %v: %s", desk, err, out)
-			}
-		}
-	})
+	desk := deskState(t, d)
+	restoreDeskAfter(t, d)
 	s.ok(t, "key_down", map[string]any{"session": sess, "key": "Alt"})
 	for _, c := range []struct {
 		tool string
@@ -269,10 +279,10 @@ func TestDesktopKeysHeldPointer(t *testing.T) {
 		if out["ok"] != false || out["errorCode"] != "invalidArgument" {
 			t.Errorf("%s with Alt held: %v, want refused with invalidArgument", c.tool, out)
 		}
-		if got := rootProp(t, d, "_NET_CURRENT_DESKTOP"); got != desk {
-			t.Fatalf("the workspace is %s after %s with Alt held, was %s: Alt with the pointer reached openbox", got, c.tool, desk)
+		if got := deskState(t, d); got != desk {
+			t.Fatalf("the desktop is at %s after %s with Alt held, was at %s: Alt with the pointer reached the window manager", got, c.tool, desk)
 		}
-		if b := buttonsDown(t, d); len(b) != 0 {
+		if b := heldNow(t, d, log).buttons; len(b) != 0 {
 			s.call(t, "release", map[string]any{"session": sess})
 		}
 	}

@@ -24,9 +24,10 @@ import (
 )
 
 // Held input through a real `uiscope mcp --allow-input`: a drag of a GTK 3
-// slider seen through the test's own AT-SPI reader, and the X server's own
-// state (QueryPointer) showing no button left down when the client dies
-// mid-hold.
+// slider seen through the test's own AT-SPI reader, and what is held read
+// outside uiscope (heldNow: the X server's own state on X11, the app's
+// account of its input on sway) showing no button left down when the
+// client dies mid-hold.
 
 // liveValue reads a Value element's current number from the app.
 func liveValue(ctx context.Context, d *testdesk.Desk, key string) (float64, string) {
@@ -63,9 +64,11 @@ func keysDown(t *testing.T, d *testdesk.Desk) []int {
 
 // TestHeldShiftRangeSelection: Shift held with key_down through a real
 // click selects the range of a multiple-selection list.
-func TestHeldShiftRangeSelection(t *testing.T) {
-	d := testdesk.Shared(t)
-	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "held range", "--rows", "6", "--multi")
+func TestHeldShiftRangeSelection(t *testing.T) { testdesk.ForEach(t, testHeldShiftRangeSelection) }
+
+func testHeldShiftRangeSelection(t *testing.T, d *testdesk.Desk) {
+	log := newFixtureLog(t)
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "held range", "--rows", "6", "--multi", "--input-log", log.path)
 	s := startMCP(t, d, "", "--allow-input")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
 	rows := map[int]elem{}
@@ -96,14 +99,14 @@ func TestHeldShiftRangeSelection(t *testing.T) {
 		got := fmt.Sprint(selected(ctx, rows[2]), selected(ctx, rows[3]), selected(ctx, rows[4]))
 		return got == "true true true", got
 	})
-	if k := keysDown(t, d); len(k) != 0 {
-		t.Errorf("after key_up the X server reports keycodes %v down", k)
-	}
+	untilNothingHeld(t, d, log, "after key_up")
 }
 
-func TestHeldDragGTK3Slider(t *testing.T) {
-	d := testdesk.Shared(t)
-	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "held drag")
+func TestHeldDragGTK3Slider(t *testing.T) { testdesk.ForEach(t, testHeldDragGTK3Slider) }
+
+func testHeldDragGTK3Slider(t *testing.T, d *testdesk.Desk) {
+	log := newFixtureLog(t)
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "held drag", "--input-log", log.path)
 	s := startMCP(t, d, "", "--allow-input")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
 	vol := findKeyed(t, s, sess, map[string]any{"name": "Volume", "role": "slider"})
@@ -122,9 +125,7 @@ func TestHeldDragGTK3Slider(t *testing.T) {
 	if held := decode[[]map[string]any](t, out["held"]); len(held) != 1 || held[0]["button"] != float64(1) {
 		t.Errorf("press: held %v, want button 1", out["held"])
 	}
-	if got := buttonsDown(t, d); !slices.Contains(got, 1) {
-		t.Fatalf("after press the X server reports buttons %v down, want 1", got)
-	}
+	untilHeld(t, d, log, "button 1 down after press", func(h heldInput) bool { return slices.Contains(h.buttons, 1) })
 	s.fail(t, "press", map[string]any{"session": sess, "x": x0, "y": y}, "holdConflict")
 	s.ok(t, "move", map[string]any{"session": sess, "x": b.X + b.Width*9/10, "y": y})
 	until(t, "slider follows the drag", func(ctx context.Context) (bool, string) {
@@ -135,9 +136,7 @@ func TestHeldDragGTK3Slider(t *testing.T) {
 	if held := decode[[]map[string]any](t, out["held"]); len(held) != 0 {
 		t.Errorf("release: still held %v", held)
 	}
-	if got := buttonsDown(t, d); len(got) != 0 {
-		t.Errorf("after release the X server reports buttons %v down", got)
-	}
+	untilHeld(t, d, log, "no button down after release", func(h heldInput) bool { return len(h.buttons) == 0 })
 	s.fail(t, "release", map[string]any{"session": sess}, "holdConflict")
 	s.fail(t, "move", map[string]any{"session": sess, "x": x0, "y": y}, "holdConflict")
 }
@@ -194,9 +193,11 @@ func holdClient(bin, pid string) int {
 	select {}
 }
 
-func TestHeldClientKilled(t *testing.T) {
-	d := testdesk.Shared(t)
-	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "held kill")
+func TestHeldClientKilled(t *testing.T) { testdesk.ForEach(t, testHeldClientKilled) }
+
+func testHeldClientKilled(t *testing.T, d *testdesk.Desk) {
+	log := newFixtureLog(t)
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "held kill", "--input-log", log.path)
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -228,39 +229,42 @@ func TestHeldClientKilled(t *testing.T) {
 		t.Fatalf("the client reported %q, not its hold", got)
 	}
 	t.Cleanup(func() { _ = syscall.Kill(serverPid, syscall.SIGKILL) })
-	if b := buttonsDown(t, d); !slices.Contains(b, 1) {
-		t.Fatalf("while the client holds, the X server reports buttons %v down, want 1", b)
-	}
-	if k := keysDown(t, d); len(k) == 0 {
-		t.Fatal("while the client holds Shift, the X server reports no key down")
-	}
+	untilHeld(t, d, log, "button 1 and Shift down while the client holds them", buttonAndShift)
 	if err := client.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	untilNothingDown(t, d, "once the client is gone")
+	untilNothingHeld(t, d, log, "once the client is gone")
 	until(t, "the orphaned server exits", func(context.Context) (bool, string) {
 		return syscall.Kill(serverPid, 0) != nil, "still running"
 	})
 }
 
+// buttonAndShift reports whether button 1 and Shift are down.
+func buttonAndShift(h heldInput) bool {
+	return slices.Contains(h.buttons, 1) && (len(h.keys) > 0 || h.mods != 0)
+}
+
 // TestHeldServerTerminated: SIGTERM to the server mid-hold releases the
 // button and the key before it exits.
-func TestHeldServerTerminated(t *testing.T) {
-	d := testdesk.Shared(t)
-	cmd := holdVolumeAndShift(t, d, "held term")
+func TestHeldServerTerminated(t *testing.T) { testdesk.ForEach(t, testHeldServerTerminated) }
+
+func testHeldServerTerminated(t *testing.T, d *testdesk.Desk) {
+	cmd, log := holdVolumeAndShift(t, d, "held term")
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	untilNothingDown(t, d, "once the server is terminated")
+	untilNothingHeld(t, d, log, "once the server is terminated")
 }
 
 // holdVolumeAndShift starts `uiscope mcp --allow-input` on a GTK 3 fixture
 // titled title, presses the fixture's Volume slider (button 1 down) and
-// holds Shift through it, and checks that the X server reports both down.
-// It returns the server's command, for the test to end the server.
-func holdVolumeAndShift(t *testing.T, d *testdesk.Desk, title string) *exec.Cmd {
+// holds Shift through it, and checks that both are down (heldNow). It
+// returns the server's command, for the test to end the server, and the
+// app's input log.
+func holdVolumeAndShift(t *testing.T, d *testdesk.Desk, title string) (*exec.Cmd, fixtureLog) {
 	t.Helper()
-	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", title)
+	log := newFixtureLog(t)
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", title, "--input-log", log.path)
 	cmd := exec.Command(uiscopeBin, "mcp", "--allow-input")
 	cmd.Env = d.Env()
 	s := startMCPCmd(t, cmd)
@@ -268,18 +272,6 @@ func holdVolumeAndShift(t *testing.T, d *testdesk.Desk, title string) *exec.Cmd 
 	vol := findKeyed(t, s, sess, map[string]any{"name": "Volume", "role": "slider"})
 	s.ok(t, "press", map[string]any{"session": sess, "element": vol.Ref})
 	s.ok(t, "key_down", map[string]any{"session": sess, "key": "Shift"})
-	if b, k := buttonsDown(t, d), keysDown(t, d); !slices.Contains(b, 1) || len(k) == 0 {
-		t.Fatalf("while held the X server reports buttons %v, keycodes %v down", b, k)
-	}
-	return cmd
-}
-
-// untilNothingDown waits until the X server reports no button and no key
-// down; when names the moment in a failure.
-func untilNothingDown(t *testing.T, d *testdesk.Desk, when string) {
-	t.Helper()
-	until(t, "no button or key down "+when, func(context.Context) (bool, string) {
-		b, k := buttonsDown(t, d), keysDown(t, d)
-		return len(b) == 0 && len(k) == 0, fmt.Sprintf("buttons %v, keycodes %v", b, k)
-	})
+	untilHeld(t, d, log, "button 1 and Shift down while held", buttonAndShift)
+	return cmd, log
 }
