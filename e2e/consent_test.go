@@ -56,8 +56,14 @@ func (s consentServer) callAsync(name string, args map[string]any) <-chan map[st
 	return ch
 }
 
-// dialogs are the server's children: its consent dialogs.
-func (s consentServer) dialogs() []int { return procinfo.Children(s.pid) }
+// dialogs are the server's children but its held input's watchdog (on
+// sway one runs from the start): its consent dialogs.
+func (s consentServer) dialogs() []int {
+	return slices.DeleteFunc(procinfo.Children(s.pid), func(pid int) bool {
+		cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		return strings.Contains(string(cmd), "-release-watchdog")
+	})
+}
 
 // consentDialog is the dialog as the test reads it through its own
 // AT-SPI connection: its pid and its buttons' centres.
@@ -67,8 +73,17 @@ type consentDialog struct {
 	text    []string
 }
 
-// activeOf reports whether the active window belongs to pid.
-func activeOf(ctx context.Context, d *testdesk.Desk, pid int) (bool, string) {
+// activeOf reports whether the active window belongs to pid: X11's
+// active window, or the view sway has focused (swaymsg's tree).
+func activeOf(ctx context.Context, t *testing.T, d *testdesk.Desk, pid int) (bool, string) {
+	if d.Sway != nil {
+		for _, v := range swayViews(t, d, pid) {
+			if v.focused {
+				return true, ""
+			}
+		}
+		return false, "the dialog does not have the focus yet (swaymsg's tree)"
+	}
 	active, err := d.X.ActiveWindow(ctx)
 	if err != nil {
 		return false, "reading the active window: " + err.Error()
@@ -104,11 +119,22 @@ func (s consentServer) waitDialog(t *testing.T, d *testdesk.Desk) consentDialog 
 				last = err.Error()
 				continue
 			}
+			// On sway GTK 3 gives window-relative extents: the screen
+			// position is where swaymsg has the dialog's window.
+			var origin platform.Rect
+			if d.Sway != nil {
+				views := swayViews(t, d, pid)
+				if len(views) != 1 {
+					last = fmt.Sprintf("%d sway windows", len(views))
+					continue
+				}
+				origin = views[0].content
+			}
 			dlg := consentDialog{pid: pid, buttons: map[string][2]int{}}
 			var walk func(n *platform.Node)
 			walk = func(n *platform.Node) {
 				if n.Role.String() == "push button" && n.Bounds != nil && !n.Bounds.Empty() && n.States.Has(platform.StateShowing) {
-					dlg.buttons[n.Name] = [2]int{n.Bounds.X + n.Bounds.Width/2, n.Bounds.Y + n.Bounds.Height/2}
+					dlg.buttons[n.Name] = [2]int{origin.X + n.Bounds.X + n.Bounds.Width/2, origin.Y + n.Bounds.Y + n.Bounds.Height/2}
 				}
 				if n.Role.String() == "label" {
 					dlg.text = append(dlg.text, n.Name)
@@ -125,7 +151,7 @@ func (s consentServer) waitDialog(t *testing.T, d *testdesk.Desk) consentDialog 
 			// The window manager gives a new window the focus a moment
 			// after it maps: input a test sends before then would lose
 			// the focus to the dialog part way.
-			if active, why := activeOf(ctx, d, pid); !active {
+			if active, why := activeOf(ctx, t, d, pid); !active {
 				last = why
 				continue
 			}
@@ -137,18 +163,14 @@ func (s consentServer) waitDialog(t *testing.T, d *testdesk.Desk) consentDialog 
 	return consentDialog{}
 }
 
-// press clicks a dialog button with the test's own X input.
+// press clicks a dialog button with the test's own input (handClick).
 func (dlg consentDialog) press(t *testing.T, d *testdesk.Desk, name string) {
 	t.Helper()
 	at, ok := dlg.buttons[name]
 	if !ok {
 		t.Fatalf("the dialog has no %q button: %v", name, dlg.buttons)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := d.X.Click(ctx, at[0], at[1], 1, 1); err != nil {
-		t.Fatal(err)
-	}
+	handClick(t, d, at[0], at[1])
 }
 
 // answer presses a button of the server's consent dialog and presses it
@@ -195,10 +217,11 @@ func wantFailure(t *testing.T, what string, out map[string]any, code string) {
 
 // TestConsentDenied: two requests at once share one dialog, which is
 // neither listed nor connectable meanwhile; Deny (pressed by the test's
-// own X input) refuses both, and later requests are refused without a
+// own input, a user's hand) refuses both, and later requests are refused without a
 // dialog.
-func TestConsentDenied(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestConsentDenied(t *testing.T) { testdesk.ForEach(t, testConsentDenied) }
+
+func testConsentDenied(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "consent denied")
 	s := startConsent(t, d, "--allow-input")
 	first := s.callAsync("connect", map[string]any{"pid": app.Pid})
@@ -232,8 +255,9 @@ func TestConsentDenied(t *testing.T) {
 // TestConsentApproved: "Allow reading" grants reading and never acting
 // (refused without a new dialog); "Allow reading and acting" on another
 // process grants both.
-func TestConsentApproved(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestConsentApproved(t *testing.T) { testdesk.ForEach(t, testConsentApproved) }
+
+func testConsentApproved(t *testing.T, d *testdesk.Desk) {
 	readOnly := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "consent read")
 	acted := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "consent act")
 	s := startConsent(t, d, "--allow-input")
@@ -285,8 +309,9 @@ func TestConsentApproved(t *testing.T) {
 // TestConsentTimeoutAndExit: no answer in time refuses (retryable) and a
 // later request asks again; a target that exits while asked is refused and
 // its dialog closed.
-func TestConsentTimeoutAndExit(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestConsentTimeoutAndExit(t *testing.T) { testdesk.ForEach(t, testConsentTimeoutAndExit) }
+
+func testConsentTimeoutAndExit(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "consent timeout")
 	s := startConsent(t, d, "--consent-timeout", "2s")
 	for range 2 {
@@ -326,11 +351,13 @@ func TestConsentTimeoutAndExit(t *testing.T) {
 // TestConsentHTTPPerToken: over HTTP, a dialog's identity line says the
 // client came with the server's token and its client key; while one
 // client's dialog waits, another, already granted client's typing goes on
-// (the input lock is not held while the user decides); a Deny holds for
+// (the input lock is not held while the user decides), and her press on
+// the dialog's Allow button is refused; a Deny holds for
 // every client of the token: another client key and a 2025 MCP session are
 // refused without a dialog of their own.
-func TestConsentHTTPPerToken(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestConsentHTTPPerToken(t *testing.T) { testdesk.ForEach(t, testConsentHTTPPerToken) }
+
+func testConsentHTTPPerToken(t *testing.T, d *testdesk.Desk) {
 	asked := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "consent http asked")
 	acted := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "consent http acted")
 	p := startHTTP(t, d, "--consent", "prompt", "--allow-input", "--consent-timeout", "40s")
@@ -364,6 +391,22 @@ func TestConsentHTTPPerToken(t *testing.T) {
 		got := liveText(ctx, d, entry.Key)
 		return got == "typed while asked", got
 	})
+	// Alice, who may act, cannot answer for Bob's user: a press at the
+	// place of the dialog's Allow button is refused (the dialog is on top
+	// there, not her window), and the dialog still waits.
+	allow := dlg.buttons["Allow reading and acting"]
+	if out := alice.call(t, "press", map[string]any{"session": sess, "x": allow[0], "y": allow[1]}); out["ok"] != false || out["errorCode"] != "covered" {
+		t.Errorf("alice's press on the consent dialog's Allow button: %v; want refused, covered", out)
+		alice.call(t, "release", map[string]any{"session": sess})
+	}
+	select {
+	case out := <-denied:
+		t.Fatalf("bob's request was answered while the user had not: %v", out)
+	case <-time.After(500 * time.Millisecond):
+	}
+	if !slices.Contains(bob.dialogs(), dlg.pid) {
+		t.Fatalf("the consent dialog closed after alice's press on it")
+	}
 	bob.answer(t, d, dlg, "Deny")
 	wantFailure(t, "bob's request, denied", <-denied, "consentDenied")
 	bob.waitNoDialog(t)

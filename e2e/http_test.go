@@ -38,12 +38,17 @@ type httpProc struct {
 
 // startHTTP runs `uiscope mcp --http 127.0.0.1:0 args...` in the desktop
 // with a fresh XDG_RUNTIME_DIR and waits for its discovery file. It is
-// stopped (SIGTERM) when the test ends.
+// stopped (SIGTERM) when the test ends. On sway the compositor's socket,
+// which WAYLAND_DISPLAY names inside the desktop's runtime dir, is given
+// by its path.
 func startHTTP(t testing.TB, d *testdesk.Desk, args ...string) *httpProc {
 	t.Helper()
 	rt := t.TempDir()
 	cmd := exec.Command(uiscopeBin, append([]string{"mcp", "--http", "127.0.0.1:0"}, args...)...)
 	cmd.Env = append(d.Env(), "XDG_RUNTIME_DIR="+rt)
+	if d.Sway != nil {
+		cmd.Env = append(cmd.Env, "WAYLAND_DISPLAY="+filepath.Join(d.RuntimeDir, d.WaylandDisplay))
+	}
 	p := &httpProc{cmd: cmd, stderr: &syncBuffer{}, exited: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {

@@ -16,7 +16,10 @@ import (
 // the range and the text in it, without the entry's states and whole text
 // before and after; the entry's own selection, read over AT-SPI, is it.
 func TestSelectTextAnswersSelection(t *testing.T) {
-	d := testdesk.Shared(t)
+	testdesk.ForEach(t, testSelectTextAnswersSelection)
+}
+
+func testSelectTextAnswersSelection(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "select text")
 	s := startMCP(t, d, "", "--allow-input")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
