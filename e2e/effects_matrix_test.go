@@ -16,7 +16,7 @@ import (
 // effects say that a dialog opened, that it closed, where the focus went
 // and that the element acted on is gone, and the other acting tools answer
 // effects that claim nothing that did not happen. Each effect is checked
-// outside uiscope: xdotool's view of the app's windows, the fixture's (or
+// outside uiscope: xdotool's (or swaymsg's) view of the app's windows, the fixture's (or
 // the page's) own account of its focus, of what it removed and of what it
 // did.
 
@@ -97,11 +97,11 @@ func (m *matrixApp) opens(t *testing.T, tool, opener, title, role, focus string,
 	if prefix {
 		pattern += ".*"
 	}
-	until(t, fmt.Sprintf("X shows the window %q, active", title), func(context.Context) (bool, string) {
-		wins := visibleWindows(t, m.d, m.app.Pid, pattern)
-		active := activeWindow(t, m.d)
-		return len(wins) == 1 && (!ok || fmt.Sprintf("%#x", parseWindow(wins[0])) == w.Window) && parseWindow(wins[0]) == active,
-			fmt.Sprintf("%v, effects name %q, the active window is %#x", wins, w.Window, active)
+	until(t, fmt.Sprintf("the desktop shows the window %q, active", title), func(context.Context) (bool, string) {
+		wins := shownWindows(t, m.d, m.app.Pid, pattern)
+		active := focusedID(t, m.d)
+		return len(wins) == 1 && (!ok || wins[0] == w.Window) && wins[0] == active,
+			fmt.Sprintf("%v, effects name %q, the active window is %s", wins, w.Window, active)
 	})
 	if f := a.Effects.Focus; f == nil || f.Name != focus {
 		t.Errorf("%s %s: effects.focus %+v; want the dialog's %q", tool, opener, f, focus)
@@ -136,8 +136,8 @@ func (m *matrixApp) closed(t *testing.T, what string, a actEffects, id, title st
 	if prefix {
 		pattern += ".*"
 	}
-	until(t, fmt.Sprintf("X no longer shows %q", title), func(context.Context) (bool, string) {
-		wins := visibleWindows(t, m.d, m.app.Pid, pattern)
+	until(t, fmt.Sprintf("the desktop no longer shows %q", title), func(context.Context) (bool, string) {
+		wins := shownWindows(t, m.d, m.app.Pid, pattern)
 		return len(wins) == 0, fmt.Sprint(wins)
 	})
 }

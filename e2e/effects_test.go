@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -106,7 +107,7 @@ func visibleWindows(t *testing.T, d *testdesk.Desk, pid int, title string) []str
 func oneDialog(t *testing.T, d *testdesk.Desk, pid int, log, title string, n int) {
 	t.Helper()
 	until(t, fmt.Sprintf("one %q dialog, exec'd %d times", title, n), func(context.Context) (bool, string) {
-		wins, execs := visibleWindows(t, d, pid, title), logCount(t, log, "exec "+title)
+		wins, execs := shownWindows(t, d, pid, regexp.QuoteMeta(title)), logCount(t, log, "exec "+title)
 		return len(wins) == 1 && execs == n, fmt.Sprintf("%d windows %v, exec'd %d times", len(wins), wins, execs)
 	})
 	if got := logCount(t, log, "exec "+title); got != n {
@@ -120,8 +121,9 @@ func oneDialog(t *testing.T, d *testdesk.Desk, pid int, log, title string, n int
 // the dialog that opened, and the dialog opened once; a button that runs
 // exec() after its reply is verified. Keys without an element name the
 // dialog they went to.
-func TestEffectsQtModalDialogs(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestEffectsQtModalDialogs(t *testing.T) { testdesk.ForEach(t, testEffectsQtModalDialogs) }
+
+func testEffectsQtModalDialogs(t *testing.T, d *testdesk.Desk) {
 	log := filepath.Join(t.TempDir(), "events.log")
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("qt5_dialogs.py"), "--log", log)
 	s := startMCP(t, d, "", "--allow-input")
@@ -224,8 +226,9 @@ func TestEffectsQtModalDialogs(t *testing.T) {
 // evaluates and clears (SpeedCrunch) is checked up to the Enter and then
 // answered as delivered, unverified, with what the field holds: never
 // noEffect, which would make an agent enter it twice.
-func TestEffectsQtSubmittingField(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestEffectsQtSubmittingField(t *testing.T) { testdesk.ForEach(t, testEffectsQtSubmittingField) }
+
+func testEffectsQtSubmittingField(t *testing.T, d *testdesk.Desk) {
 	log := filepath.Join(t.TempDir(), "events.log")
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("qt5_dialogs.py"), "--log", log)
 	s := startMCP(t, d, "", "--allow-input")
@@ -261,8 +264,9 @@ func TestEffectsQtSubmittingField(t *testing.T) {
 // there answers once what it may have changed holds still. "Replace All"
 // replaces three words one after another from 150 ms after the click; the
 // click's answer comes after the last, read outside uiscope.
-func TestEffectsGTK4Settle(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestEffectsGTK4Settle(t *testing.T) { testdesk.ForEach(t, testEffectsGTK4Settle) }
+
+func testEffectsGTK4Settle(t *testing.T, d *testdesk.Desk) {
 	log := filepath.Join(t.TempDir(), "events.log")
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk4_fixture.py"), "--replace", "--log", log)
 	s := startMCP(t, d, "", "--allow-input")

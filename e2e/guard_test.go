@@ -32,8 +32,9 @@ func toolNames(t *testing.T, s *mcpServer) []string {
 // TestGuardInteractOnly: `--allow-input=interact` acts on a real GTK 3 app
 // by pointer and semantic actions and has no way to type: the keyboard
 // tools are not listed, and a set_value stays semantic.
-func TestGuardInteractOnly(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestGuardInteractOnly(t *testing.T) { testdesk.ForEach(t, testGuardInteractOnly) }
+
+func testGuardInteractOnly(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "guard interact")
 	s := startMCP(t, d, "", "--allow-input=interact")
 	names := toolNames(t, s)
@@ -62,8 +63,9 @@ func TestGuardInteractOnly(t *testing.T) {
 
 // TestGuardRateLimit: past --rate-limit a real server refuses with
 // rateLimited and retryAfterMs, and serves the other classes on.
-func TestGuardRateLimit(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestGuardRateLimit(t *testing.T) { testdesk.ForEach(t, testGuardRateLimit) }
+
+func testGuardRateLimit(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "guard rate")
 	s := startMCP(t, d, "", "--strict", "--rate-limit", "discovery=3/min")
 	s.ok(t, "list_apps", nil)
@@ -92,8 +94,9 @@ func TestGuardRateLimit(t *testing.T) {
 // TestGuardAuditNoSecret: a session that types a secret and sets a
 // password leaves lines that say who did what to which process instance,
 // with the log 0600, and not a trace of the secret, the field or the UI.
-func TestGuardAuditNoSecret(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestGuardAuditNoSecret(t *testing.T) { testdesk.ForEach(t, testGuardAuditNoSecret) }
+
+func testGuardAuditNoSecret(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "guard audit window")
 	path := filepath.Join(t.TempDir(), "audit.jsonl")
 	s := startMCP(t, d, "", "--allow-input", "--audit-log", path)
@@ -168,8 +171,9 @@ func TestGuardAuditNoSecret(t *testing.T) {
 
 // TestGuardAllowlist: with --apps a real server lists and connects only
 // the executables it names.
-func TestGuardAllowlist(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestGuardAllowlist(t *testing.T) { testdesk.ForEach(t, testGuardAllowlist) }
+
+func testGuardAllowlist(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "guard allowlist")
 	s := startMCP(t, d, "", "--apps", "mousepad,/nonexistent/*")
 	apps := s.ok(t, "list_apps", nil)
@@ -189,8 +193,9 @@ func TestGuardAllowlist(t *testing.T) {
 // TestGuardPidReuse: the fixture is killed and a new one started under the
 // very same pid; the old session answers ownershipLost, never the new
 // process's tree, and a new connect reads the new one.
-func TestGuardPidReuse(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestGuardPidReuse(t *testing.T) { testdesk.ForEach(t, testGuardPidReuse) }
+
+func testGuardPidReuse(t *testing.T, d *testdesk.Desk) {
 	argv := []string{testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "guard pid reuse"}
 	old := d.Launch(t, argv...)
 	s := startMCP(t, d, "")

@@ -41,8 +41,9 @@ type stepsRun struct {
 // TestStepsMousepadSaveAs: mousepad (GTK 3) saves through its Save As
 // dialog in one run_steps call — the file name set, Save clicked, the
 // dialog waited out — and the file is on disk.
-func TestStepsMousepadSaveAs(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestStepsMousepadSaveAs(t *testing.T) { testdesk.ForEach(t, testStepsMousepadSaveAs) }
+
+func testStepsMousepadSaveAs(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, append(freshHome(t), "mousepad")...)
 	s := startMCP(t, d, "", "--allow-input")
 	defer s.logCost(t, "mousepad run_steps")
@@ -99,8 +100,9 @@ func copyArgs(m map[string]any) map[string]any {
 // session's ref at its seventh step, and one with an acting step on a
 // read-only server, run nothing. The fixture's fields are read outside
 // uiscope; the planted password never shows in an answer.
-func TestStepsGTK3Fixture(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestStepsGTK3Fixture(t *testing.T) { testdesk.ForEach(t, testStepsGTK3Fixture) }
+
+func testStepsGTK3Fixture(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "steps gtk3")
 	s := startMCP(t, d, "", "--allow-input")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
@@ -263,8 +265,9 @@ func TestStepsGTK3Fixture(t *testing.T) {
 // minute the third acting step is refused and the run stops there (the
 // field holds the second value, read outside uiscope), and the log has a
 // record per step besides the run's, with none of the values set.
-func TestStepsRateLimitAndAudit(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestStepsRateLimitAndAudit(t *testing.T) { testdesk.ForEach(t, testStepsRateLimitAndAudit) }
+
+func testStepsRateLimitAndAudit(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "steps rate")
 	path := filepath.Join(t.TempDir(), "audit.jsonl")
 	s := startMCP(t, d, "", "--allow-input", "--rate-limit", "actions=2/min", "--audit-log", path)
