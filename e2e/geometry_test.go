@@ -19,6 +19,7 @@ import (
 	"github.com/jezek/xgb/xproto"
 
 	"github.com/uiscope/uiscope/internal/platform"
+	"github.com/uiscope/uiscope/internal/platform/atspi"
 	"github.com/uiscope/uiscope/internal/testdesk"
 )
 
@@ -420,8 +421,19 @@ func checkShotWindow(t *testing.T, out map[string]any, img *image.RGBA, w xWin) 
 // open GTK 3 combo box is captured in the menu's own window (an
 // override-redirect popup), as the screen shows it, not from the main
 // window behind it.
-func TestScreenshotGTK3Menu(t *testing.T) {
-	d := testdesk.Shared(t)
+//
+// On sway the menu is an xdg_popup, drawn with the main window's view and
+// listed nowhere in sway's tree: its items are placed by that view (GTK 3
+// reports them relative to it in screen coordinates), a pointer click at
+// an item's centre chooses it, and its capture is the main window's view
+// cropped to the item, as grim shows it.
+func TestScreenshotGTK3Menu(t *testing.T) { testdesk.ForEach(t, testScreenshotGTK3Menu) }
+
+func testScreenshotGTK3Menu(t *testing.T, d *testdesk.Desk) {
+	if d.Sway != nil {
+		screenshotGTK3MenuSway(t, d)
+		return
+	}
 	xc := xclient(t, d)
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "shot gtk3 menu")
 	s := startMCP(t, d, "", "--allow-input")
@@ -449,6 +461,40 @@ func TestScreenshotGTK3Menu(t *testing.T) {
 		t.Errorf("captured window %s: attributes %+v %v, want the menu's override-redirect popup", shot.Window, a, err)
 	}
 	s.ok(t, "press_key", map[string]any{"session": sess, "keys": "Escape"})
+}
+
+// screenshotGTK3MenuSway is TestScreenshotGTK3Menu on sway.
+func screenshotGTK3MenuSway(t *testing.T, d *testdesk.Desk) {
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "shot gtk3 menu")
+	s := startMCP(t, d, "", "--allow-input")
+	sess := s.connect(t, map[string]any{"pid": app.Pid})
+	view := oneView(t, d, app.Pid)
+	combo := findKeyed(t, s, sess, map[string]any{"name": "Color", "role": "combo box"})
+	s.ok(t, "click", map[string]any{"session": sess, "element": combo.Ref})
+	item := showingItem(t, s, sess, map[string]any{"name": "Blue", "nameMatch": "exact", "role": "menu item"})
+	out, img, _ := s.screenshot(t, map[string]any{"session": sess, "element": item.Ref, "annotate": false})
+	shot := decode[shotResult](t, out)
+	if want := fmt.Sprintf("sway:%d", view.con); out["ok"] != true || shot.Window != want || platform.Rect(shot.Bounds) != *item.Bounds {
+		t.Fatalf("screenshot of the menu item at %+v: %v, want it captured in %s", *item.Bounds, out, want)
+	}
+	if share := sameShare(img, screenCapture(t, d, *item.Bounds)); share < 0.97 {
+		t.Errorf("the menu item captured: only %.1f%% of its pixels are what grim shows at %+v", 100*share, *item.Bounds)
+	}
+	// The item is where its bounds say: a click at its centre chooses it.
+	x, y := centre(*item.Bounds)
+	s.ok(t, "press", map[string]any{"session": sess, "x": x, "y": y})
+	s.ok(t, "release", map[string]any{"session": sess})
+	until(t, "Blue chosen by a click at its centre", func(ctx context.Context) (bool, string) {
+		sel, err := d.A11y.SelectedChildren(ctx, combo.Key)
+		if err != nil || len(sel) != 1 {
+			return false, fmt.Sprint(sel, err)
+		}
+		det, err := d.A11y.Element(ctx, sel[0], atspi.ElementOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		return det.Node.Name == "Blue", det.Node.Name
+	})
 }
 
 func mustParseID(t *testing.T, s string) uint32 {

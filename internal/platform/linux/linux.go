@@ -416,9 +416,18 @@ func (c conns) menuPopups(app platform.App) func(context.Context) []platform.Rec
 func isQt(app platform.App) bool { return strings.EqualFold(app.Toolkit, "qt") }
 
 // screenExtents reports whether a read of app asks for screen coordinates
-// though it shifts them by a window origin: Qt on sway, whose window
-// coordinates are wrong there (atspi.TreeOptions.ScreenExtents).
-func (c conns) screenExtents(app platform.App) bool { return c.sway != nil && isQt(app) }
+// though it shifts them by a window origin (atspi.TreeOptions
+// .ScreenExtents): on sway, Qt, whose window coordinates are wrong there,
+// and GTK 3, whose screen coordinates there count from its toplevel's
+// corner for a popup's elements too (its window coordinates count from
+// the popup's own surface, which no client can place); for a toplevel's
+// own elements the two are the same.
+func (c conns) screenExtents(app platform.App) bool { return c.sway != nil && screenOnSway(app) }
+
+// screenOnSway reports a toolkit read in screen coordinates on sway.
+func screenOnSway(app platform.App) bool {
+	return isQt(app) || strings.EqualFold(app.Toolkit, "gtk") && strings.HasPrefix(app.ToolkitVersion, "3.")
+}
 
 func isGTK4(app platform.App) bool {
 	return strings.EqualFold(app.Toolkit, "gtk") && strings.HasPrefix(app.ToolkitVersion, "4.")

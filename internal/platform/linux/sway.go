@@ -271,10 +271,10 @@ func swayUnknown(pid int, top *platform.Node, wins []sway.Window) error {
 // level: GTK 3 and Qt 5 report a popup's extents relative to its parent
 // toplevel in screen coordinates (measured on sway 1.7: KWrite's File
 // menu and a GTK 3 combo box's list, against grim's capture), so this
-// holds for a read in screen coordinates (screen: Qt's,
-// atspi.TreeOptions.ScreenExtents); GTK 3's window coordinates of a popup
-// count from the popup's own surface, whose place no client can read, so
-// there a popup's elements keep no bounds. Without that origin (the popup read
+// holds for a read in screen coordinates (screen: Qt's and GTK 3's,
+// atspi.TreeOptions.ScreenExtents); window coordinates of a popup count
+// from the popup's own surface, whose place no client can read, so there
+// (GTK 4) a popup's elements keep no bounds. Without that origin (the popup read
 // first, or alone) a tiled view's content origin is its toplevel's (a
 // tiled client draws no shadow); a floating view's popup has no known
 // place.
@@ -348,7 +348,7 @@ func (s swayWindows) Window(ctx context.Context, app platform.App, key string) (
 	if err != nil {
 		return platform.Window{}, err
 	}
-	top, err := a.TopLevel(ctx, key, !isQt(app)) // atspi.TreeOptions.ScreenExtents
+	top, err := a.TopLevel(ctx, key, !screenOnSway(app)) // atspi.TreeOptions.ScreenExtents
 	if err != nil {
 		return platform.Window{}, err
 	}
