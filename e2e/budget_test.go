@@ -21,9 +21,12 @@ import (
 // upper levels of the tree (breadth-first), and says where to read on: the
 // ref it names, passed as element, shows what was left out.
 func TestTreeBudgetWidgetFactories(t *testing.T) {
+	testdesk.ForEach(t, testTreeBudgetWidgetFactories)
+}
+
+func testTreeBudgetWidgetFactories(t *testing.T, d *testdesk.Desk) {
 	for _, name := range []string{"gtk3-widget-factory", "gtk4-widget-factory"} {
 		t.Run(name, func(t *testing.T) {
-			d := testdesk.Shared(t)
 			app := d.Launch(t, name)
 			s := startMCP(t, d, "")
 			sess := s.connect(t, map[string]any{"pid": app.Pid})

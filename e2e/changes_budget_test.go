@@ -19,7 +19,10 @@ import (
 // read at the same time shows it; a later change then comes as a small
 // patch of its own.
 func TestTreeChangesPagedWidgetFactory(t *testing.T) {
-	d := testdesk.Shared(t)
+	testdesk.ForEach(t, testTreeChangesPagedWidgetFactory)
+}
+
+func testTreeChangesPagedWidgetFactory(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, "gtk4-widget-factory")
 	s := startMCP(t, d, "", "--allow-input")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})

@@ -36,8 +36,9 @@ func isChurn(e event) bool {
 // answer (the queue starts at connect); types keeps only the types named;
 // the state churn of the hamburger menu's unnamed containers is left out
 // and counted unless churn is asked for.
-func TestEventsFromConnectGedit(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestEventsFromConnectGedit(t *testing.T) { testdesk.ForEach(t, testEventsFromConnectGedit) }
+
+func testEventsFromConnectGedit(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, append(freshHome(t), "gedit", "--new-window")...)
 	s := startMCP(t, d, "", "--allow-input")
 	defer s.logCost(t, "gedit events")
@@ -106,8 +107,9 @@ func TestEventsFromConnectGedit(t *testing.T) {
 // TestEventsAndTextFrozen: on a frozen (SIGSTOP) app, get_events answers
 // within its deadline with what the queue holds and says the app did not
 // answer, and a text search holds its timeoutMs.
-func TestEventsAndTextFrozen(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestEventsAndTextFrozen(t *testing.T) { testdesk.ForEach(t, testEventsAndTextFrozen) }
+
+func testEventsAndTextFrozen(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "events frozen")
 	s := startMCP(t, d, "")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})

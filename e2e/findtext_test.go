@@ -59,8 +59,9 @@ func TestFindTextBrowser(t *testing.T) {
 // TestFindTextGTKTextView: a text search finds gedit's document (a GTK 3
 // text view) by a word past the 200 characters its value holds, and
 // wait_for waits for text typed at its end.
-func TestFindTextGTKTextView(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestFindTextGTKTextView(t *testing.T) { testdesk.ForEach(t, testFindTextGTKTextView) }
+
+func testFindTextGTKTextView(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, append(freshHome(t), "gedit", "--new-window")...)
 	s := startMCP(t, d, "", "--allow-input")
 	defer s.logCost(t, "gedit: find by text")

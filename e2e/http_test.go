@@ -153,8 +153,9 @@ func (p *httpProc) post(t testing.TB, edit func(*http.Request)) int {
 }
 
 // The gate in front of the MCP endpoint, and the discovery file's life.
-func TestHTTPGate(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestHTTPGate(t *testing.T) { testdesk.ForEach(t, testHTTPGate) }
+
+func testHTTPGate(t *testing.T, d *testdesk.Desk) {
 	for _, sig := range []os.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			p := startHTTP(t, d)
@@ -218,8 +219,9 @@ func TestHTTPGate(t *testing.T) {
 }
 
 // Addresses beyond loopback are refused unless asked for by name.
-func TestHTTPBind(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestHTTPBind(t *testing.T) { testdesk.ForEach(t, testHTTPBind) }
+
+func testHTTPBind(t *testing.T, d *testdesk.Desk) {
 	for _, addr := range []string{"0.0.0.0:0", ":0", "[::]:0"} {
 		r := runCLI(t, d, 60*time.Second, "mcp", "--http", addr)
 		if r.code != 2 || !strings.Contains(r.stderr, "--http-unsafe-bind") || r.stdout != "" {
@@ -265,8 +267,9 @@ var sessionIDForm = regexp.MustCompile(`^s[a-z2-7]{26}$`)
 // each speaks. (2025 clients are told apart by their MCP session, 2026
 // clients, which have none, by their bearer identity: the token and a
 // client key each chose: docs/security.md, "Clients, sessions and HTTP".)
-func TestHTTPErasAndIsolation(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestHTTPErasAndIsolation(t *testing.T) { testdesk.ForEach(t, testHTTPErasAndIsolation) }
+
+func testHTTPErasAndIsolation(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "uiscope http eras")
 	p := startHTTP(t, d)
 	clients := map[string]*mcpServer{
@@ -321,8 +324,9 @@ func TestHTTPErasAndIsolation(t *testing.T) {
 
 // Over stdio, one client per process: its ids are random all the same,
 // so nothing can be learnt or guessed from them.
-func TestStdioSessionIDsRandom(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestStdioSessionIDsRandom(t *testing.T) { testdesk.ForEach(t, testStdioSessionIDsRandom) }
+
+func testStdioSessionIDsRandom(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "uiscope stdio ids")
 	s := startMCP(t, d, "")
 	a := s.connect(t, map[string]any{"pid": app.Pid})
@@ -355,9 +359,10 @@ var loadCalls = []struct {
 // five apps, 2,000 tool calls in all: every call answers, none fails but
 // for a deliberate rate limit, and all within a bound. p50 and p99 are
 // logged.
-func TestHTTPLoad(t *testing.T) {
+func TestHTTPLoad(t *testing.T) { testdesk.ForEach(t, testHTTPLoad) }
+
+func testHTTPLoad(t *testing.T, d *testdesk.Desk) {
 	const clientsN, appsN, calls = 20, 5, 2000
-	d := testdesk.Shared(t)
 	var apps []*testdesk.App
 	for i := range appsN {
 		apps = append(apps, d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", fmt.Sprint("uiscope load ", i)))

@@ -5,6 +5,7 @@ package e2e
 import (
 	"context"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -41,8 +42,15 @@ func matchRules(t *testing.T, bus *dbusx.Conn) int {
 // can be counted) over the real desktop, each cycle a new MCP client in
 // one of the two eras; half end with unsubscribe and disconnect, half with
 // the client's transport closing under an open subscription.
-func TestLiveLeak(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestLiveLeak(t *testing.T) { testdesk.ForEach(t, testLiveLeak) }
+
+// leakMu runs the desktops' leak tests one after the other: the goroutines
+// counted are the whole process's.
+var leakMu sync.Mutex
+
+func testLiveLeak(t *testing.T, d *testdesk.Desk) {
+	leakMu.Lock()
+	defer leakMu.Unlock()
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "live leak", "--timer-label", "100")
 	ctx := context.Background()
 	a11y, err := atspi.Dial(ctx, d.A11y.Address, d.A11y.Source)
@@ -50,7 +58,7 @@ func TestLiveLeak(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a11y.Close()
-	sessions := core.NewSessions((&linux.Desktop{A11y: a11y, X: d.X, Mirror: true}).Platform())
+	sessions := core.NewSessions((&linux.Desktop{A11y: a11y, X: d.X, Sway: d.Sway, Mirror: true}).Platform())
 	srv := mcpserver.New(mcpserver.Config{}, sessions)
 	probe, err := dbusx.Connect(ctx, d.A11y.Address)
 	if err != nil {

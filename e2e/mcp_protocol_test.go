@@ -99,8 +99,9 @@ func (r *rawMCP) next(t *testing.T) map[string]any {
 // TestMCPMalformedLine: a line that is not JSON-RPC is answered with a
 // JSON-RPC error and the server keeps serving (before, the first such line
 // ended the process: "stdout closed").
-func TestMCPMalformedLine(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestMCPMalformedLine(t *testing.T) { testdesk.ForEach(t, testMCPMalformedLine) }
+
+func testMCPMalformedLine(t *testing.T, d *testdesk.Desk) {
 	s := startRawMCP(t, d)
 	s.send(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
 	if m := s.next(t); m["id"] != float64(1) || m["result"] == nil {
@@ -155,8 +156,9 @@ func jsonNumber(i int) string {
 // over many matches of an app that freezes (SIGSTOP) while the wait reads
 // them, returns by its one deadline. Before, each match was read with the
 // handler's context, up to 3 s each: 150 matches, minutes.
-func TestMCPWaitForFrozenApp(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestMCPWaitForFrozenApp(t *testing.T) { testdesk.ForEach(t, testMCPWaitForFrozenApp) }
+
+func testMCPWaitForFrozenApp(t *testing.T, d *testdesk.Desk) {
 	// A ticking label keeps the app reporting changes, so the wait polls
 	// back to back and is reading matches live most of the time. It starts
 	// once the app has been read (SIGUSR2).
@@ -195,8 +197,9 @@ func TestMCPWaitForFrozenApp(t *testing.T) {
 // arguments with invalidArgument data naming the argument (before, the
 // SDK's bare isError text), and quotes huge input short (before, an 8 MiB
 // name came back whole, twice: a 16.7 MB answer).
-func TestMCPArgumentErrors(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestMCPArgumentErrors(t *testing.T) { testdesk.ForEach(t, testMCPArgumentErrors) }
+
+func testMCPArgumentErrors(t *testing.T, d *testdesk.Desk) {
 	s := startMCP(t, d, "")
 	for _, c := range []struct {
 		tool, arg string

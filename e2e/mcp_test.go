@@ -394,8 +394,9 @@ func mcpWorkflow(t *testing.T, s *mcpServer, a mcpApp, app *testdesk.App) {
 
 // TestMCPWaitFor: wait_for against a delayed dialog, a ticking label, an
 // absent element, a state, and a condition that never holds.
-func TestMCPWaitFor(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestMCPWaitFor(t *testing.T) { testdesk.ForEach(t, testMCPWaitFor) }
+
+func testMCPWaitFor(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--delayed-dialog", "1500", "--timer-label", "300")
 	for _, era := range mcpEras {
 		t.Run(era.name, func(t *testing.T) {
@@ -463,8 +464,9 @@ func TestMCPWaitFor(t *testing.T) {
 
 // TestMCPAmbiguousConnect: a name two apps share is refused with
 // candidates; a title picks one.
-func TestMCPAmbiguousConnect(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestMCPAmbiguousConnect(t *testing.T) { testdesk.ForEach(t, testMCPAmbiguousConnect) }
+
+func testMCPAmbiguousConnect(t *testing.T, d *testdesk.Desk) {
 	tag := strconv.Itoa(os.Getpid())
 	titles := []string{"uiscope ambiguity one " + tag, "uiscope ambiguity two " + tag}
 	var apps []*testdesk.App
@@ -486,7 +488,7 @@ func TestMCPAmbiguousConnect(t *testing.T) {
 			}
 			seen := map[int]string{}
 			for _, c := range cands {
-				if c.Pid == 0 || !strings.HasPrefix(c.Window, "0x") || c.Title == "" {
+				if c.Pid == 0 || !isWindowOf(t, d, c.Window, c.Pid) || c.Title == "" {
 					t.Errorf("candidate lacks pid, window or title: %+v", c)
 				}
 				seen[c.Pid] = c.Title
@@ -506,10 +508,27 @@ func TestMCPAmbiguousConnect(t *testing.T) {
 	}
 }
 
+// isWindowOf says whether id names a window of pid: on sway one of its
+// views as swaymsg lists them; on X11 an X window id (uiscope's own
+// matching of X windows is checked elsewhere).
+func isWindowOf(t testing.TB, d *testdesk.Desk, id string, pid int) bool {
+	t.Helper()
+	if d.Sway == nil {
+		return strings.HasPrefix(id, "0x")
+	}
+	for _, v := range swayViews(t, d, pid) {
+		if id == "sway:"+strconv.FormatInt(v.con, 10) {
+			return true
+		}
+	}
+	return false
+}
+
 // TestMCPOwnershipLost: a session whose app exited says so, and the server
 // goes on serving other sessions.
-func TestMCPOwnershipLost(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestMCPOwnershipLost(t *testing.T) { testdesk.ForEach(t, testMCPOwnershipLost) }
+
+func testMCPOwnershipLost(t *testing.T, d *testdesk.Desk) {
 	other := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "uiscope survivor")
 	for _, era := range mcpEras {
 		t.Run(era.name, func(t *testing.T) {
@@ -539,8 +558,9 @@ func TestMCPOwnershipLost(t *testing.T) {
 
 // TestMCPBadInput: arguments an agent gets wrong, a frozen target and a
 // target that exits mid-call; the server answers throughout.
-func TestMCPBadInput(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestMCPBadInput(t *testing.T) { testdesk.ForEach(t, testMCPBadInput) }
+
+func testMCPBadInput(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"))
 	for _, era := range mcpEras {
 		t.Run(era.name, func(t *testing.T) {
@@ -568,8 +588,9 @@ func TestMCPBadInput(t *testing.T) {
 
 // TestMCPFrozenTarget: a walk of an app stopped with SIGSTOP returns by its
 // deadline, and the app reads again once continued.
-func TestMCPFrozenTarget(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestMCPFrozenTarget(t *testing.T) { testdesk.ForEach(t, testMCPFrozenTarget) }
+
+func testMCPFrozenTarget(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"))
 	s := startMCP(t, d, "")
 	session := s.connect(t, map[string]any{"pid": app.Pid})
@@ -604,8 +625,9 @@ func TestMCPFrozenTarget(t *testing.T) {
 
 // TestMCPTargetExitsMidCall: an app killed while its tree is read gives a
 // clear answer, never a hang, and the server goes on.
-func TestMCPTargetExitsMidCall(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestMCPTargetExitsMidCall(t *testing.T) { testdesk.ForEach(t, testMCPTargetExitsMidCall) }
+
+func testMCPTargetExitsMidCall(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--rows", "3000")
 	s := startMCP(t, d, "")
 	session := s.connect(t, map[string]any{"pid": app.Pid})
@@ -646,8 +668,9 @@ func TestMCPTargetExitsMidCall(t *testing.T) {
 }
 
 // TestMCPConcurrentSessions: two trees read at once, on two apps.
-func TestMCPConcurrentSessions(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestMCPConcurrentSessions(t *testing.T) { testdesk.ForEach(t, testMCPConcurrentSessions) }
+
+func testMCPConcurrentSessions(t *testing.T, d *testdesk.Desk) {
 	apps := []*testdesk.App{
 		d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "uiscope concurrent"),
 		d.Launch(t, testdesk.Python, testdesk.Fixture("qt5_fixture.py")),
@@ -693,8 +716,9 @@ func TestMCPConcurrentSessions(t *testing.T) {
 
 // TestMCPStdoutIsJSONRPC drives `uiscope mcp` over plain pipes: every line
 // it writes to stdout is a JSON-RPC message, and it exits when stdin closes.
-func TestMCPStdoutIsJSONRPC(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestMCPStdoutIsJSONRPC(t *testing.T) { testdesk.ForEach(t, testMCPStdoutIsJSONRPC) }
+
+func testMCPStdoutIsJSONRPC(t *testing.T, d *testdesk.Desk) {
 	cmd := exec.Command(uiscopeBin, "mcp")
 	cmd.Env = d.Env()
 	stdin, err := cmd.StdinPipe()
@@ -826,8 +850,9 @@ func TestMCPStdoutIsJSONRPC(t *testing.T) {
 
 // TestMCPInputGate: without --allow-input nothing destructive is listed and
 // an interaction tool cannot be called.
-func TestMCPInputGate(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestMCPInputGate(t *testing.T) { testdesk.ForEach(t, testMCPInputGate) }
+
+func testMCPInputGate(t *testing.T, d *testdesk.Desk) {
 	for _, era := range mcpEras {
 		t.Run(era.name, func(t *testing.T) {
 			s := startMCP(t, d, era.version)

@@ -34,8 +34,9 @@ func treeLines(e *elem) []string {
 
 // TestMCPMirrorGTK3: a session's repeated reads of a GTK 3 app come from the
 // mirror, show what the agent changed, and equal what a fresh process reads.
-func TestMCPMirrorGTK3(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestMCPMirrorGTK3(t *testing.T) { testdesk.ForEach(t, testMCPMirrorGTK3) }
+
+func testMCPMirrorGTK3(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "mirror gtk3")
 	s := startMCP(t, d, "", "--allow-input")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})

@@ -87,8 +87,9 @@ func appDetails(t *testing.T, d *testdesk.Desk, key string) *platform.Details {
 	return det
 }
 
-func TestEditablePropertiesGTK3(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestEditablePropertiesGTK3(t *testing.T) { testdesk.ForEach(t, testEditablePropertiesGTK3) }
+
+func testEditablePropertiesGTK3(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "props gtk3", "--lockable", "--rows", "3")
 	s := startMCP(t, d, "", "--allow-input")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
@@ -279,8 +280,9 @@ func TestEditablePropertiesGTK3(t *testing.T) {
 	})
 }
 
-func TestEditablePropertiesGTK4(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestEditablePropertiesGTK4(t *testing.T) { testdesk.ForEach(t, testEditablePropertiesGTK4) }
+
+func testEditablePropertiesGTK4(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk4_fixture.py"), "--title", "props gtk4")
 	s := startMCP(t, d, "", "--allow-input")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
@@ -309,8 +311,9 @@ func TestEditablePropertiesGTK4(t *testing.T) {
 	}
 }
 
-func TestEditablePropertiesQt5(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestEditablePropertiesQt5(t *testing.T) { testdesk.ForEach(t, testEditablePropertiesQt5) }
+
+func testEditablePropertiesQt5(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("qt5_fixture.py"), "--title", "props qt5")
 	s := startMCP(t, d, "", "--allow-input")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
