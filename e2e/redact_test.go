@@ -46,8 +46,9 @@ var redactCases = []redactCase{
 // never hold for the right guess (it would be an oracle). Every hidden
 // field is marked redacted in JSON; select_text on one does not tell its
 // length.
-func TestRedactionHolds(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestRedactionHolds(t *testing.T) { testdesk.ForEach(t, testRedactionHolds) }
+
+func testRedactionHolds(t *testing.T, d *testdesk.Desk) {
 	for _, tc := range redactCases {
 		t.Run(tc.fixture, func(t *testing.T) {
 			app := d.Launch(t, testdesk.Python, testdesk.Fixture(tc.fixture), "--form", "--title", "redact "+tc.fixture)
@@ -179,8 +180,9 @@ func TestRedactionHolds(t *testing.T) {
 
 // TestRedactionHoldsCLI is the same sweep through the CLI: tree (both
 // formats), find, and props of every editable field.
-func TestRedactionHoldsCLI(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestRedactionHoldsCLI(t *testing.T) { testdesk.ForEach(t, testRedactionHoldsCLI) }
+
+func testRedactionHoldsCLI(t *testing.T, d *testdesk.Desk) {
 	for _, tc := range redactCases {
 		t.Run(tc.fixture, func(t *testing.T) {
 			app := d.Launch(t, testdesk.Python, testdesk.Fixture(tc.fixture), "--title", "redact cli "+tc.fixture)

@@ -70,8 +70,9 @@ func disjoint(t *testing.T, what string, a, b []*elem) {
 	}
 }
 
-func TestRefsAcrossSessions(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestRefsAcrossSessions(t *testing.T) { testdesk.ForEach(t, testRefsAcrossSessions) }
+
+func testRefsAcrossSessions(t *testing.T, d *testdesk.Desk) {
 	// Two instances of one fixture: the same tree shape, so that a number
 	// reused by position would name the same kind of element in the other.
 	appA := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "refs A")
@@ -134,7 +135,10 @@ func TestRefsAcrossSessions(t *testing.T) {
 // within, get_a11y_tree element) of an element still there succeeds after
 // an element before it in the tree disappeared.
 func TestRefsScopedAfterEarlierElementGoes(t *testing.T) {
-	d := testdesk.Shared(t)
+	testdesk.ForEach(t, testRefsScopedAfterEarlierElementGoes)
+}
+
+func testRefsScopedAfterEarlierElementGoes(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "refs scoped", "--removable-label")
 	s := startMCP(t, d, "")
 	session := s.connect(t, map[string]any{"pid": app.Pid})
@@ -167,8 +171,9 @@ func TestRefsScopedAfterEarlierElementGoes(t *testing.T) {
 
 // TestRefsReadLockDeadline: a read queued behind another read of the same
 // frozen app keeps its own deadline instead of waiting for the other's.
-func TestRefsReadLockDeadline(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestRefsReadLockDeadline(t *testing.T) { testdesk.ForEach(t, testRefsReadLockDeadline) }
+
+func testRefsReadLockDeadline(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "refs lock")
 	s := startMCP(t, d, "")
 	session := s.connect(t, map[string]any{"pid": app.Pid})
@@ -241,8 +246,9 @@ func TestRefsReadLockDeadline(t *testing.T) {
 
 // TestRefsSessionCap: a real server holds at most 64 sessions; the next
 // connect says what to do, and a disconnect makes room.
-func TestRefsSessionCap(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestRefsSessionCap(t *testing.T) { testdesk.ForEach(t, testRefsSessionCap) }
+
+func testRefsSessionCap(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "refs cap")
 	s := startMCP(t, d, "")
 	var sessions []string
