@@ -64,8 +64,9 @@ var valueCases = []valueCase{
 // a combo box's chosen item, a table cell's text), in JSON and in the
 // outline; get_element_properties reads the text area in full (Qt); no
 // redacted field has a value, and no secret shows anywhere.
-func TestValuesInTree(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestValuesInTree(t *testing.T) { testdesk.ForEach(t, testValuesInTree) }
+
+func testValuesInTree(t *testing.T, d *testdesk.Desk) {
 	for _, tc := range valueCases {
 		t.Run(tc.fixture, func(t *testing.T) {
 			app := d.Launch(t, testdesk.Python, testdesk.Fixture(tc.fixture), "--form", "--title", "values "+tc.fixture)
@@ -226,8 +227,9 @@ func TestValuesInBrowsers(t *testing.T) {
 // TestValueChangesGTK3: an MCP session's tree changes carry a value set
 // by set_value (an entry's text, a spin button's number) as a changed
 // field "value" with old and new; the password field set too never shows.
-func TestValueChangesGTK3(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestValueChangesGTK3(t *testing.T) { testdesk.ForEach(t, testValueChangesGTK3) }
+
+func testValueChangesGTK3(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--form", "--title", "value changes")
 	s := startMCP(t, d, "", "--allow-input")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
