@@ -31,6 +31,8 @@ package atspi
 // and its range says that more comes before or after (flowsBeyond).
 
 import (
+	"slices"
+
 	"github.com/godbus/dbus/v5"
 
 	"github.com/uiscope/uiscope/internal/platform"
@@ -268,7 +270,7 @@ func (w *walker) visibleChildren(wn *walkNode) ([]objRef, *platform.ChildRange) 
 		// last row), the lines below find the cells.
 		corners := [][2]int32{{int32(area.X + 1), int32(area.Y + 1)}, {int32(area.X + area.Width - 2), int32(area.Y + area.Height - 2)}}
 		if kids := w.childrenOf(wn, w.hits(wn, corners)); len(kids) == 2 {
-			if refs, rng, ok := w.visibleCells(wn, kids, true); ok {
+			if refs, rng, _, ok := w.visibleCells(wn, kids, true); ok {
 				return refs, rng
 			}
 		}
@@ -279,7 +281,12 @@ func (w *walker) visibleChildren(wn *walkNode) ([]objRef, *platform.ChildRange) 
 		return none()
 	}
 	if isTable {
-		if refs, rng, ok := w.visibleCells(wn, kids, false); ok {
+		if refs, rng, hit, ok := w.visibleCells(wn, kids, false); ok {
+			if more := w.columnLine(wn, area, kids, hit); len(more) > 0 {
+				if refs2, rng2, _, ok := w.visibleCells(wn, append(kids, more...), false); ok {
+					return refs2, rng2
+				}
+			}
 			return refs, rng
 		}
 	}
@@ -303,6 +310,54 @@ func (w *walker) visibleChildren(wn *walkNode) ([]objRef, *platform.ChildRange) 
 	refs := w.childrenAt(wn, first, last)
 	count := len(refs)
 	return refs, &platform.ChildRange{First: &first, Count: &count}
+}
+
+// columnLine hit-tests a vertical line through a column of cells the
+// probes found, when none of the lines already probed runs through it: a
+// table whose columns end short of its view's middle (a few narrow columns
+// in a wide window) is otherwise crossed top to bottom only by its row
+// headers and the empty space beside the columns, and the rows between the
+// horizontal lines go unseen. It returns the children hit that are not
+// among kids.
+func (w *walker) columnLine(wn *walkNode, area platform.Rect, kids, cells []objRef) []objRef {
+	b := w.c.newBatch(w.ctx)
+	rects := make([]*platform.Rect, len(cells))
+	for i, k := range cells {
+		b.extents(k.Bus, k.Path, w.opts.coord(), func(r *platform.Rect) { rects[i] = r })
+		w.stats.Calls++
+	}
+	b.wait()
+	b.close()
+	pts := probePoints(area)
+	lines := []int{int(pts[0][0]), area.X + area.Width/2, area.X + area.Width - 2}
+	x := -1
+	for _, r := range rects {
+		if r == nil || r.Empty() {
+			continue
+		}
+		if slices.ContainsFunc(lines, func(l int) bool { return r.X <= l && l < r.X+r.Width }) {
+			return nil // a line runs through a column of cells
+		}
+		if c := r.X + r.Width/2; c > area.X && c < area.X+area.Width && (x < 0 || c < x) {
+			x = c
+		}
+	}
+	if x < 0 {
+		return nil
+	}
+	var line [][2]int32
+	for _, p := range pts {
+		if int(p[0]) == lines[0] {
+			line = append(line, [2]int32{int32(x), p[1]})
+		}
+	}
+	var more []objRef
+	for _, k := range w.childrenOf(wn, w.hits(wn, line)) {
+		if !slices.Contains(kids, k) {
+			more = append(more, k)
+		}
+	}
+	return more
 }
 
 // childrenAt reads the container's children first..last by index, in
@@ -335,9 +390,9 @@ func nonNull(refs []objRef) []objRef {
 
 // visibleCells maps the table cells hit to their rows and columns and
 // reads every cell of the rows and columns seen, the visible columns'
-// headers first. ok is false when no hit maps to a cell, or with all when
-// one does not.
-func (w *walker) visibleCells(wn *walkNode, kids []objRef, all bool) ([]objRef, *platform.ChildRange, bool) {
+// headers first; hit is the kids that are cells. ok is false when no hit
+// maps to a cell, or with all when one does not.
+func (w *walker) visibleCells(wn *walkNode, kids []objRef, all bool) (refs []objRef, rng *platform.ChildRange, hit []objRef, ok bool) {
 	bus, path := wn.ref.Bus, wn.ref.Path
 	idx := w.indexes(kids)
 	rows := make([]int, len(idx))
@@ -381,10 +436,11 @@ func (w *walker) visibleCells(wn *walkNode, kids []objRef, all bool) ([]objRef, 
 		r, c := rows[i], cols[i]
 		if r < 0 || c < 0 {
 			if all {
-				return nil, nil, false
+				return nil, nil, nil, false
 			}
 			continue // a header, or not a cell
 		}
+		hit = append(hit, kids[i])
 		if r0 < 0 || r < r0 {
 			r0 = r
 		}
@@ -399,7 +455,7 @@ func (w *walker) visibleCells(wn *walkNode, kids []objRef, all bool) ([]objRef, 
 		}
 	}
 	if r0 < 0 {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	width := c1 - c0 + 1
 	if maxRows := maxVisibleChildren / width; r1-r0+1 > maxRows {
@@ -435,14 +491,14 @@ func (w *walker) visibleCells(wn *walkNode, kids []objRef, all bool) ([]objRef, 
 	if len(headers) > 0 {
 		headers = w.childrenOf(wn, headers)
 	}
-	rng := &platform.ChildRange{Rows: &[2]int{r0, r1}, Columns: &[2]int{c0, c1}}
+	rng = &platform.ChildRange{Rows: &[2]int{r0, r1}, Columns: &[2]int{c0, c1}}
 	if nRows >= 0 {
 		rng.RowCount = &nRows
 	}
 	if nCols >= 0 {
 		rng.ColumnCount = &nCols
 	}
-	return append(headers, nonNull(cells)...), rng, true
+	return append(headers, nonNull(cells)...), rng, hit, true
 }
 
 // flowsBeyond checks, for containers that manage their descendants and were
