@@ -307,7 +307,10 @@ func (c *Conn) topNode(ctx context.Context, ref objRef, windowRelative bool) *pl
 // has extents, with those extents (nil when there is none).
 func (c *Conn) placing(ctx context.Context, bus string, path dbus.ObjectPath, popups bool) (top, popup *platform.Node, err error) {
 	cur := objRef{bus, path}
-	for range 256 {
+	// fromSelf: popup is the element itself, which a menu bar's menu is
+	// not (it is drawn in the bar): its parent's role decides, read next.
+	fromSelf := false
+	for i := range 256 {
 		var parent objRef
 		var perr error
 		var role uint32
@@ -321,7 +324,7 @@ func (c *Conn) placing(ctx context.Context, bus string, path dbus.ObjectPath, po
 				}
 			}
 		}, ifaceAccessible, "Parent")
-		if popups && popup == nil {
+		if popups && (popup == nil || fromSelf) {
 			b.add(cur.Bus, cur.Path, ifaceAccessible+".GetRole", func(call *dbus.Call) {
 				if call.Err != nil || call.Store(&role) != nil {
 					role = 0
@@ -337,11 +340,18 @@ func (c *Conn) placing(ctx context.Context, bus string, path dbus.ObjectPath, po
 		if parent.null() {
 			return nil, nil, platform.ErrElementGone
 		}
+		if fromSelf {
+			fromSelf = false
+			if platform.Role(role).String() == "menu bar" {
+				popup = nil
+			}
+		}
 		if parent.Path == rootPath {
 			return c.topNode(ctx, cur, true), popup, nil
 		}
 		if popup == nil && PopupRole(platform.Role(role)) && ext != nil && !ext.Empty() {
 			popup = &platform.Node{Key: cur.key(), Role: platform.Role(role), Bounds: ext}
+			fromSelf = i == 0
 		}
 		cur = parent
 	}

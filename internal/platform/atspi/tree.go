@@ -731,12 +731,19 @@ func place(ctx context.Context, root *platform.Node, opts TreeOptions) {
 	for _, top := range root.Children {
 		var win origin
 		seen := false
-		var visit func(n *platform.Node, popup *origin)
-		visit = func(n *platform.Node, popup *origin) {
+		// inBar: n is a menu bar's child.
+		var visit func(n *platform.Node, popup *origin, inBar bool)
+		visit = func(n *platform.Node, popup *origin, inBar bool) {
+			kids := popup
 			if n.Bounds != nil {
 				if opts.PopupOrigin != nil && n != top && PopupRole(n.Role) {
 					x, y, ok := opts.PopupOrigin(ctx, n)
-					popup = &origin{x - n.Bounds.X, y - n.Bounds.Y, ok}
+					kids = &origin{x - n.Bounds.X, y - n.Bounds.Y, ok}
+					if !inBar {
+						// A menu bar's menu is drawn in the bar, in the
+						// top level's window; its items, in the popup.
+						popup = kids
+					}
 				}
 				o := popup
 				if o == nil {
@@ -754,10 +761,10 @@ func place(ctx context.Context, root *platform.Node, opts TreeOptions) {
 				}
 			}
 			for _, k := range n.Children {
-				visit(k, popup)
+				visit(k, kids, n.Role.String() == "menu bar")
 			}
 		}
-		visit(top, nil)
+		visit(top, nil, false)
 	}
 }
 
