@@ -100,8 +100,9 @@ func (task agentTask) ways() []agentWay {
 // agentTasks are the tasks of the benchmark.
 var agentTasks = []agentTask{geditTask, gteTask, mousepadTask, kwriteTask, writerTask, evinceTask, calcTask, speedcrunchTask, todoTask}
 
-func TestAgentTasks(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestAgentTasks(t *testing.T) { testdesk.ForEach(t, testAgentTasks) }
+
+func testAgentTasks(t *testing.T, d *testdesk.Desk) {
 	for _, task := range agentTasks {
 		t.Run(task.name, func(t *testing.T) {
 			var costs []taskCost

@@ -28,7 +28,7 @@ func gimp(t *testing.T, d *testdesk.Desk, accessible bool, env ...string) *testd
 // Through MCP: its menus are in the tree, File ▸ New… opens its dialog,
 // and the dialog's OK makes an image, as the window's X title says.
 func TestGTK2GIMP(t *testing.T) {
-	d := testdesk.Shared(t)
+	d := testdesk.Shared(t) // X11 only: GIMP 2.10 is GTK 2, which has no Wayland backend
 	app := gimp(t, d, true)
 	s := startMCP(t, d, "", "--allow-input")
 	defer s.logCost(t, "gimp")
@@ -46,7 +46,7 @@ func gimpNewImage(t *testing.T, d *testdesk.Desk, s *mcpServer, sess string, app
 	ok := findOne(t, s, sess, map[string]any{"within": dialog.Ref, "name": "OK", "nameMatch": "exact", "role": "push button"})
 	s.ok(t, "click", map[string]any{"session": sess, "element": ok.Ref})
 	until(t, "GIMP's window shows a new image", func(ctx context.Context) (bool, string) {
-		titles := pidTitles(ctx, d, app.Pid)
+		titles := pidTitles(t, ctx, d, app.Pid)
 		for _, title := range titles {
 			if strings.Contains(title, "Untitled") {
 				return true, ""
@@ -60,7 +60,7 @@ func gimpNewImage(t *testing.T, d *testdesk.Desk, s *mcpServer, sess string, app
 // accessibility modules is refused with what to do, in words an agent can
 // act on (it has no terminal for 'uiscope doctor').
 func TestGTK2NotAccessibleSaysWhy(t *testing.T) {
-	d := testdesk.Shared(t)
+	d := testdesk.Shared(t) // X11 only: GIMP 2.10 is GTK 2, which has no Wayland backend
 	app := gimp(t, d, false, "GTK_MODULES=")
 	s := startMCP(t, d, "")
 	out := s.fail(t, "connect", map[string]any{"pid": app.Pid}, "notAccessible")
@@ -74,8 +74,16 @@ func TestGTK2NotAccessibleSaysWhy(t *testing.T) {
 	s.connect(t, map[string]any{"pid": app.Pid, "mode": "visual"})
 }
 
-// pidTitles lists the titles of pid's mapped top-level X windows.
-func pidTitles(ctx context.Context, d *testdesk.Desk, pid int) []string {
+// pidTitles lists the titles of pid's mapped top-level windows: X's, or
+// on sway the views swaymsg reports.
+func pidTitles(t testing.TB, ctx context.Context, d *testdesk.Desk, pid int) []string {
+	if d.Sway != nil {
+		var titles []string
+		for _, v := range swayViews(t, d, pid) {
+			titles = append(titles, v.title)
+		}
+		return titles
+	}
 	wins, err := d.X.TopLevels(ctx)
 	if err != nil {
 		return []string{err.Error()}
@@ -95,7 +103,7 @@ func pidTitles(ctx context.Context, d *testdesk.Desk, pid int) []string {
 // is closed, shows them once it opens, inside the menu window the X server
 // has mapped, and leaves them out again once it closes.
 func TestVisibleViewGTK2Menu(t *testing.T) {
-	d := testdesk.Shared(t)
+	d := testdesk.Shared(t) // X11 only: GIMP 2.10 is GTK 2, which has no Wayland backend
 	app := gimp(t, d, true)
 	s := startMCP(t, d, "", "--allow-input")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
