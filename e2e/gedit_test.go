@@ -14,7 +14,10 @@ import (
 // type a third, close the document, answer its "Save changes?" question
 // with Save, and find all three on disk.
 func TestTaskGeditSaveAndSaveChanges(t *testing.T) {
-	d := testdesk.Shared(t)
+	testdesk.ForEach(t, testTaskGeditSaveAndSaveChanges)
+}
+
+func testTaskGeditSaveAndSaveChanges(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, append(freshHome(t), "gedit", "--new-window")...)
 	s := startMCP(t, d, "", "--allow-input")
 	defer s.logCost(t, "gedit")

@@ -18,7 +18,10 @@ import (
 // the replaced text, read outside uiscope right after the answer (on
 // 218b5ae it answered in 214 ms, the old text still there).
 func TestEffectsTextEditorReplaceAll(t *testing.T) {
-	d := testdesk.Shared(t)
+	testdesk.ForEach(t, testEffectsTextEditorReplaceAll)
+}
+
+func testEffectsTextEditorReplaceAll(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, append(freshHome(t), "gnome-text-editor", "--standalone")...)
 	s := startMCP(t, d, "", "--allow-input")
 	defer s.logCost(t, "gnome-text-editor replace all")

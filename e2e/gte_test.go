@@ -14,8 +14,9 @@ import (
 // connect, with its own origin: GTK 4 gives window-relative extents), and
 // find exactly them on disk. The dialog's button is named "_Save Save"
 // (GTK 4.8 doubles mnemonic labels); a search for "Save" finds it.
-func TestTaskTextEditorSaveAs(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestTaskTextEditorSaveAs(t *testing.T) { testdesk.ForEach(t, testTaskTextEditorSaveAs) }
+
+func testTaskTextEditorSaveAs(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, append(freshHome(t), "gnome-text-editor", "--standalone")...)
 	s := startMCP(t, d, "", "--allow-input")
 	defer s.logCost(t, "gnome-text-editor")

@@ -17,8 +17,9 @@ import (
 // item's action only once the dialog closes, so the click is answered by
 // its effect (the dialog opened), not a timeout an agent would retry. One
 // dialog opens; the file on disk holds exactly the lines.
-func TestTaskKWriteSaveAs(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestTaskKWriteSaveAs(t *testing.T) { testdesk.ForEach(t, testTaskKWriteSaveAs) }
+
+func testTaskKWriteSaveAs(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, append(freshHome(t), "kwrite")...)
 	s := startMCP(t, d, "", "--allow-input")
 	defer s.logCost(t, "kwrite")
@@ -51,7 +52,7 @@ func TestTaskKWriteSaveAs(t *testing.T) {
 	s.ok(t, "press_key", map[string]any{"session": sess, "element": name.Ref, "keys": "Enter"})
 	fileHolds(t, path, lines+"\n")
 	until(t, "KWrite's title names the file", func(ctx context.Context) (bool, string) {
-		titles := pidTitles(ctx, d, app.Pid)
+		titles := pidTitles(t, ctx, d, app.Pid)
 		for _, title := range titles {
 			if title == "Save File" {
 				return false, fmt.Sprintf("a Save File window is still open: %q", titles)

@@ -116,8 +116,9 @@ func minimalPDF(lines []string) []byte {
 // TestTaskEvincePageText: open a PDF generated here in Evince and find the
 // page's text through find_elements, the page's value holding the lines
 // put in the PDF.
-func TestTaskEvincePageText(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestTaskEvincePageText(t *testing.T) { testdesk.ForEach(t, testTaskEvincePageText) }
+
+func testTaskEvincePageText(t *testing.T, d *testdesk.Desk) {
 	lines := []string{"Quarterly report page", "Revenue grew by nine percent"}
 	path := filepath.Join(t.TempDir(), "report.pdf")
 	if err := os.WriteFile(path, minimalPDF(lines), 0o600); err != nil {

@@ -16,8 +16,9 @@ import (
 // the Enter and answered ok (what the Enter did is no failure: an agent
 // told "noEffect" retries and enters it twice); the history, read outside
 // uiscope, holds the result once.
-func TestTaskSpeedCrunch(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestTaskSpeedCrunch(t *testing.T) { testdesk.ForEach(t, testTaskSpeedCrunch) }
+
+func testTaskSpeedCrunch(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, append(freshHome(t), "speedcrunch")...)
 	s := startMCP(t, d, "", "--allow-input")
 	defer s.logCost(t, "speedcrunch")

@@ -23,7 +23,7 @@ func swingFixture(t *testing.T, d *testdesk.Desk) *testdesk.App {
 // the header read last); a header, which the wrapper gives a height of 0,
 // can be clicked.
 func TestSwingTable(t *testing.T) {
-	d := testdesk.Shared(t)
+	d := testdesk.Shared(t) // X11 only: Java Swing (AWT) draws through X11, with no Wayland backend
 	app := swingFixture(t, d)
 	s := startMCP(t, d, "", "--allow-input")
 	defer s.logCost(t, "swing-table")
@@ -56,7 +56,7 @@ func TestSwingTable(t *testing.T) {
 // the app's own JFileChooser (File ▸ Save As…), and find exactly them on
 // disk.
 func TestTaskSwingSaveAs(t *testing.T) {
-	d := testdesk.Shared(t)
+	d := testdesk.Shared(t) // X11 only: Java Swing (AWT) draws through X11, with no Wayland backend
 	app := swingFixture(t, d)
 	s := startMCP(t, d, "", "--allow-input")
 	defer s.logCost(t, "swing-save-as")

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -71,10 +72,21 @@ func saveAs(t *testing.T, s *mcpServer, sess, path string, withElement bool) {
 }
 
 // saveIn saves through a file dialog that has a Save button: path into
-// its editable text, then a click on Save.
+// its name field, then a click on Save. The name field is the editable
+// text that has the focus when there is one: GTK 4's file chooser also
+// holds its Other Locations page's server address, which comes first in
+// its tree on Wayland, where the name field is in the header bar.
 func saveIn(t *testing.T, s *mcpServer, sess string, dialog elem, path string) {
 	t.Helper()
-	name := findOne(t, s, sess, map[string]any{"within": dialog.Ref, "role": "text", "states": []string{"editable"}})
+	out := s.ok(t, "find_elements", map[string]any{"session": sess, "within": dialog.Ref, "role": "text", "states": []string{"editable"}})
+	texts := decode[[]elem](t, out["elements"])
+	if len(texts) == 0 {
+		t.Fatalf("no editable text in the dialog %s: %v", dialog.Ref, out)
+	}
+	name := texts[0]
+	if i := slices.IndexFunc(texts, func(e elem) bool { return slices.Contains(e.States, "focused") }); i >= 0 {
+		name = texts[i]
+	}
 	s.ok(t, "set_value", map[string]any{"session": sess, "element": name.Ref, "value": path})
 	save := findOne(t, s, sess, map[string]any{"within": dialog.Ref, "name": "Save", "nameMatch": "exact", "role": "push button"})
 	s.ok(t, "click", map[string]any{"session": sess, "element": save.Ref})
@@ -83,8 +95,9 @@ func saveIn(t *testing.T, s *mcpServer, sess string, dialog elem, path string) {
 // TestTaskMousepadSaveAs: type two lines into mousepad, save them through
 // its own Save As dialog twice (Enter to the name field, then Enter to
 // wherever the focus is), and find exactly those lines on disk each time.
-func TestTaskMousepadSaveAs(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestTaskMousepadSaveAs(t *testing.T) { testdesk.ForEach(t, testTaskMousepadSaveAs) }
+
+func testTaskMousepadSaveAs(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, append(freshHome(t), "mousepad")...)
 	s := startMCP(t, d, "", "--allow-input")
 	defer s.logCost(t, "mousepad")
@@ -192,8 +205,9 @@ func TestTaskFirefoxForm(t *testing.T) {
 // TestTaskConcurrentTyping: two sessions of one server type into two apps
 // at the same time. Each entry ends up with exactly its own text: the
 // server never lets one call's keys land in the other's window.
-func TestTaskConcurrentTyping(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestTaskConcurrentTyping(t *testing.T) { testdesk.ForEach(t, testTaskConcurrentTyping) }
+
+func testTaskConcurrentTyping(t *testing.T, d *testdesk.Desk) {
 	a := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "typing A")
 	b := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "typing B")
 	s := startMCP(t, d, "", "--allow-input")
@@ -237,8 +251,9 @@ func TestTaskConcurrentTyping(t *testing.T) {
 // TestTaskDesktopKeysRefused: chords the window manager acts on (lock the
 // screen, switch windows, open a terminal, change the virtual terminal)
 // are refused without --allow-desktop-keys, and nothing changes focus.
-func TestTaskDesktopKeysRefused(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestTaskDesktopKeysRefused(t *testing.T) { testdesk.ForEach(t, testTaskDesktopKeysRefused) }
+
+func testTaskDesktopKeysRefused(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "desktop keys")
 	s := startMCP(t, d, "", "--allow-input")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})

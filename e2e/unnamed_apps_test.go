@@ -21,8 +21,9 @@ import (
 // TestTaskZenityForm: fill a zenity form (text, password, combo box) and
 // press OK; zenity prints what it got, which must be exactly what was set,
 // and the password never shows in uiscope's answers.
-func TestTaskZenityForm(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestTaskZenityForm(t *testing.T) { testdesk.ForEach(t, testTaskZenityForm) }
+
+func testTaskZenityForm(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, "zenity", "--forms", "--title", "Sign up", "--text", "Your account",
 		"--add-entry", "Name", "--add-password", "Password", "--add-combo", "Plan", "--combo-values", "Free|Pro|Team")
 	s := startMCP(t, d, "", "--allow-input")
@@ -61,7 +62,7 @@ func TestTaskZenityForm(t *testing.T) {
 // session keys typed into its window run a shell command, whose file is
 // the oracle.
 func TestTaskXtermVisual(t *testing.T) {
-	d := testdesk.Shared(t)
+	d := testdesk.Shared(t) // X11 only: xterm is an X client, with no Wayland backend
 	dir := t.TempDir()
 	app := d.LaunchX(t, "xterm", "-title", "uiscope xterm", "-e", "sh")
 	s := startMCP(t, d, "", "--allow-input")
@@ -77,8 +78,9 @@ func TestTaskXtermVisual(t *testing.T) {
 
 // TestTaskCalculator: GNOME Calculator 43 (GTK 4, libadwaita): 12×7 by its
 // buttons; its own display, read outside uiscope, shows 84.
-func TestTaskCalculator(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestTaskCalculator(t *testing.T) { testdesk.ForEach(t, testTaskCalculator) }
+
+func testTaskCalculator(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, append(freshHome(t), "gnome-calculator")...)
 	s := startMCP(t, d, "", "--allow-input")
 	defer s.logCost(t, "calculator")

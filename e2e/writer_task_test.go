@@ -64,8 +64,9 @@ func saveAsIn(t *testing.T, s *mcpServer, sess, title, path string) {
 // (the keys go to the paragraph that holds the caret, a descendant), save
 // them through Writer's own Save As dialog (the GTK file chooser), and
 // find exactly those paragraphs in the .odt on disk.
-func TestTaskWriterSaveAs(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestTaskWriterSaveAs(t *testing.T) { testdesk.ForEach(t, testTaskWriterSaveAs) }
+
+func testTaskWriterSaveAs(t *testing.T, d *testdesk.Desk) {
 	app := launchWriter(t, d, []string{""})
 	s := startMCP(t, d, "", "--allow-input")
 	defer s.logCost(t, "Writer: type two paragraphs, Save As .odt")
