@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,8 +23,23 @@ import (
 // with when comm is cut at 15 bytes), and after a click on the ID header
 // the IDs read are in order.
 func TestTaskSystemMonitorProcesses(t *testing.T) {
-	d := testdesk.Shared(t)
-	app := d.Launch(t, append(freshHome(t), "gnome-system-monitor")...)
+	testdesk.ForEach(t, testTaskSystemMonitorProcesses)
+}
+
+func testTaskSystemMonitorProcesses(t *testing.T, d *testdesk.Desk) {
+	// The process view refreshes every 100 s, not 3: the launch waits
+	// for the tree to hold still, and on a busy machine a table of
+	// processes a screen high (sway's window is the output's size) changes
+	// from one refresh to the next. Sorting takes no refresh.
+	argv := freshHome(t)
+	keyfile := filepath.Join(strings.TrimPrefix(argv[1], "HOME="), ".config", "glib-2.0", "settings", "keyfile")
+	if err := os.MkdirAll(filepath.Dir(keyfile), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyfile, []byte("[org/gnome/gnome-system-monitor]\nupdate-interval=100000\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	app := d.Launch(t, append(argv, "GSETTINGS_BACKEND=keyfile", "gnome-system-monitor")...)
 	s := startMCP(t, d, "", "--allow-input")
 	defer s.logCost(t, "system-monitor")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
@@ -41,6 +57,7 @@ func TestTaskSystemMonitorProcesses(t *testing.T) {
 		t.Fatalf("column headers %q: no Process Name or ID", headers)
 	}
 	checked := 0
+	procName := "" // the name of the first row whose process the kernel knows
 	for i, row := range rows {
 		if row[id] == nil || row[name] == nil {
 			t.Fatalf("row %d: %v", i, deref(row))
@@ -60,6 +77,9 @@ func TestTaskSystemMonitorProcesses(t *testing.T) {
 		if got == "" || !strings.HasPrefix(got, want) {
 			t.Errorf("row %d (ID %s): Process Name %q; the kernel says %q", i, *row[id], got, want)
 		}
+		if checked == 0 {
+			procName = got
+		}
 		checked++
 	}
 	if checked == 0 {
@@ -78,7 +98,7 @@ func TestTaskSystemMonitorProcesses(t *testing.T) {
 			valued[*c.Value] = true
 		}
 	}
-	if procName := *rows[0][name]; !valued[procName] {
+	if !valued[procName] {
 		t.Errorf("no Process Name cell in the tree holds %q as its value (%d cells with renderers valued)", procName, len(valued))
 	}
 
