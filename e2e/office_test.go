@@ -243,8 +243,9 @@ func calcGrid(t *testing.T, s *mcpServer, session string) (*elem, map[string]any
 // and reports 2^31-1 children, holds the cells on screen — every row
 // shown, not the first thousand cells by index along row 1 — and says
 // that it is partial, in the JSON and in the outline.
-func TestCalcVisibleCells(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestCalcVisibleCells(t *testing.T) { testdesk.ForEach(t, testCalcVisibleCells) }
+
+func testCalcVisibleCells(t *testing.T, d *testdesk.Desk) {
 	data := sheetData(200)
 	app := launchCalc(t, d, data)
 	s := startMCP(t, d, "", "--allow-input")
@@ -338,8 +339,9 @@ func TestCalcVisibleCells(t *testing.T) {
 // screen and no others; the tree says that the document goes on after
 // them, and once the view is at the end, that it goes on before them. The
 // session's reads agree with fresh ones.
-func TestWriterVisibleParagraphs(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestWriterVisibleParagraphs(t *testing.T) { testdesk.ForEach(t, testWriterVisibleParagraphs) }
+
+func testWriterVisibleParagraphs(t *testing.T, d *testdesk.Desk) {
 	const total = 300
 	var paras []string
 	for i := 1; i <= total; i++ {

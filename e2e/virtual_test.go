@@ -141,8 +141,9 @@ func checkRows(t *testing.T, v partialView, cellRole, prefix string, total int) 
 // rows on screen with the Table range, in the JSON; after the list is
 // scrolled the session's read (its mirror) holds the rows then on screen,
 // as a fresh read does.
-func TestGTK3LongListVisibleRows(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestGTK3LongListVisibleRows(t *testing.T) { testdesk.ForEach(t, testGTK3LongListVisibleRows) }
+
+func testGTK3LongListVisibleRows(t *testing.T, d *testdesk.Desk) {
 	const rows = 3000
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "long list", "--rows", strconv.Itoa(rows))
 	s := startMCP(t, d, "", "--allow-input")
@@ -166,8 +167,9 @@ func TestGTK3LongListVisibleRows(t *testing.T) {
 // TestQt5ItemViewsVisibleRows: a Qt 5 table and list of 3,000 rows (Qt
 // marks neither as managing its descendants: the count decides) hold the
 // rows on screen.
-func TestQt5ItemViewsVisibleRows(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestQt5ItemViewsVisibleRows(t *testing.T) { testdesk.ForEach(t, testQt5ItemViewsVisibleRows) }
+
+func testQt5ItemViewsVisibleRows(t *testing.T, d *testdesk.Desk) {
 	const rows = 3000
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("qt5_fixture.py"), "--title", "long views", "--rows", strconv.Itoa(rows))
 	s := startMCP(t, d, "", "--allow-input")

@@ -24,9 +24,17 @@ func visibleTree(t *testing.T, s *mcpServer, session string) *elem {
 	return decode[*elem](t, out["root"])
 }
 
-// appWindow is the app's mapped, managed X window, as the X server has it
-// now: what a screenshot of the app shows.
-func appWindow(ctx context.Context, d *testdesk.Desk, pid int) (platform.Window, bool) {
+// appWindow is the app's mapped, managed window, as the X server (or
+// swaymsg, on sway: the one view's content) has it now: what a screenshot
+// of the app shows.
+func appWindow(t testing.TB, ctx context.Context, d *testdesk.Desk, pid int) (platform.Window, bool) {
+	if d.Sway != nil {
+		views := swayViews(t, d, pid)
+		if len(views) != 1 {
+			return platform.Window{}, false
+		}
+		return platform.Window{Title: views[0].title, Bounds: views[0].content, Mapped: true}, true
+	}
 	wins, err := d.X.TopLevels(ctx)
 	if err != nil {
 		return platform.Window{}, false
@@ -67,14 +75,15 @@ func named(root *elem, role, name string) *elem {
 // view is there, and the items of its closed main menu (a popover, whose
 // items the control view lists) are not; opened, the menu's items are in
 // the view, inside the window; closed again, they are gone.
-func TestVisibleViewGedit(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestVisibleViewGedit(t *testing.T) { testdesk.ForEach(t, testVisibleViewGedit) }
+
+func testVisibleViewGedit(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, append(freshHome(t), "gedit", "--new-window")...)
 	s := startMCP(t, d, "", "--allow-input")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
-	win, ok := appWindow(context.Background(), d, app.Pid)
+	win, ok := appWindow(t, context.Background(), d, app.Pid)
 	if !ok {
-		t.Fatal("gedit has no mapped X window")
+		t.Fatal("gedit has no mapped window")
 	}
 
 	control := decode[*elem](t, s.ok(t, "get_a11y_tree", map[string]any{"session": sess, "view": "control", "format": "json", "maxBytes": 10000000})["root"])
@@ -132,8 +141,9 @@ func TestVisibleViewGedit(t *testing.T) {
 // TestElementKeysOnlyWhenAsked: the tree, find_elements, wait_for and
 // hit_test give elements without their durable keys, and with them when
 // fields asks; each key given is the element's own, as AT-SPI reads it.
-func TestElementKeysOnlyWhenAsked(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestElementKeysOnlyWhenAsked(t *testing.T) { testdesk.ForEach(t, testElementKeysOnlyWhenAsked) }
+
+func testElementKeysOnlyWhenAsked(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"))
 	s := startMCP(t, d, "")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
@@ -202,14 +212,15 @@ func TestElementKeysOnlyWhenAsked(t *testing.T) {
 // visible view holds the document and its paragraphs within the default
 // budget, uncut, and everything in it lies in the window the X server
 // shows.
-func TestVisibleViewWriter(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestVisibleViewWriter(t *testing.T) { testdesk.ForEach(t, testVisibleViewWriter) }
+
+func testVisibleViewWriter(t *testing.T, d *testdesk.Desk) {
 	app := launchWriter(t, d, []string{"A paragraph on screen, for the visible view.", "And a second one."})
 	s := startMCP(t, d, "")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
 	var win platform.Rect
 	until(t, "Writer's window mapped", func(ctx context.Context) (bool, string) {
-		w, ok := appWindow(ctx, d, app.Pid)
+		w, ok := appWindow(t, ctx, d, app.Pid)
 		win = w.Bounds
 		return ok, "no mapped window"
 	})
