@@ -9,11 +9,13 @@ import (
 	"image"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/uiscope/uiscope/internal/core"
+	"github.com/uiscope/uiscope/internal/platform"
 	"github.com/uiscope/uiscope/internal/testdesk"
 )
 
@@ -231,14 +233,17 @@ func TestXwaylandClients(t *testing.T) {
 
 // TestWaylandWithoutSway: a Wayland session whose compositor has no sway
 // IPC (the sandbox's sway with SWAYSOCK withheld) is named as such, never
-// answered as if its apps had no windows nor left hanging: list_apps says
-// their windows are unknown, doctor names the desktop and what the
-// compositor offers, semantic actions work, and what needs a window's
-// place fails at once saying why.
+// answered as if its apps had no windows nor left hanging: list_apps gives
+// an app the window the compositor lists (zwlr_foreign_toplevel) that its
+// title tells is the app's, with no place, and says windows are unknown
+// where titles do not tell them apart; doctor names the desktop and what
+// the compositor offers; semantic actions work, elements have no bounds,
+// and what needs a window's place fails at once saying why.
 func TestWaylandWithoutSway(t *testing.T) {
 	d := testdesk.On(t, "sway")
 	log := t.TempDir() + "/events.log"
-	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--log", log)
+	title := fmt.Sprintf("no sway IPC %d", os.Getpid())
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--log", log, "--title", title)
 	env := userSwayEnv(d, "SWAYSOCK")
 
 	doc := runCLIEnv(t, env, 60*time.Second, "doctor")
@@ -247,14 +252,31 @@ func TestWaylandWithoutSway(t *testing.T) {
 			t.Errorf("doctor does not say %q:\n%s", want, doc.stdout)
 		}
 	}
-	if a := listedApp(t, env, app.Pid); len(a.Windows) != 0 || !strings.Contains(a.WindowsUnknown, "sway's IPC") {
-		t.Errorf("apps lists the fixture as %+v; want no windows and windowsUnknown saying why", a)
+	// Its window, as the compositor lists it to any client (no pid, no
+	// place), told to be the app's by its title.
+	view := oneView(t, d, app.Pid)
+	a := listedApp(t, env, app.Pid)
+	if len(a.Windows) != 1 || a.WindowsUnknown != "" {
+		t.Fatalf("apps lists the fixture as %+v; want its one window", a)
+	}
+	w := a.Windows[0]
+	if !strings.HasPrefix(w.Window, "toplevel:") || w.Title != view.title || !w.BoundsUnknown || w.Bounds != (platform.Rect{}) || slices.Contains(w.States, "active") != view.focused {
+		t.Errorf("the fixture's window %+v; swaymsg says %q, focused %v; want a toplevel with no place", w, view.title, view.focused)
 	}
 	// A SWAYSOCK left from a sway that is gone is said to be so.
-	stale := runCLIEnv(t, userSwayEnv(d, "SWAYSOCK="+t.TempDir()+"/sway-ipc.gone.sock"), 30*time.Second, "apps")
-	if stale.code != 0 || !strings.Contains(stale.stderr, "sway IPC (SWAYSOCK) does not answer") || !strings.Contains(stale.stdout, "(unknown)") {
-		t.Errorf("apps with a stale SWAYSOCK: exit %d\n%s%s", stale.code, stale.stdout, stale.stderr)
+	stale := runCLIEnv(t, userSwayEnv(d, "SWAYSOCK="+t.TempDir()+"/sway-ipc.gone.sock"), 30*time.Second, "doctor")
+	if !strings.Contains(stale.stdout, "SWAYSOCK does not answer") {
+		t.Errorf("doctor with a stale SWAYSOCK:\n%s", stale.stdout)
 	}
+	// Two apps with windows of one title: neither window is told apart,
+	// so neither app gets one.
+	twin := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", title)
+	for _, pid := range []int{app.Pid, twin.Pid} {
+		if a := listedApp(t, env, pid); len(a.Windows) != 0 || !strings.Contains(a.WindowsUnknown, "sway's IPC") {
+			t.Errorf("apps lists pid %d, one of two with windows titled alike, as %+v; want no windows and windowsUnknown", pid, a)
+		}
+	}
+	twin.Proc.Stop()
 
 	s := startUserMCP(t, env)
 	sess := s.connect(t, map[string]any{"pid": app.Pid})

@@ -67,6 +67,10 @@ func runApps(ctx context.Context, c *cli, args []string) error {
 			if i > 0 {
 				fmt.Fprintf(c.stdout, "\n%-53s", "")
 			}
+			if w.BoundsUnknown {
+				fmt.Fprintf(c.stdout, " %s %q (place unknown)", w.Window, w.Title)
+				continue
+			}
 			fmt.Fprintf(c.stdout, " %s %q %dx%d+%d+%d", w.Window, w.Title, w.Bounds.Width, w.Bounds.Height, w.Bounds.X, w.Bounds.Y)
 		}
 		if a.WindowsUnknown != "" {

@@ -69,6 +69,34 @@ type Window struct {
 	// override-redirect window: a menu, a tooltip, a GTK 4 popover),
 	// which cannot be activated.
 	Popup bool `json:"popup,omitempty"`
+	// BoundsUnknown: the window's place is not known (a compositor that
+	// lists windows without geometry); Bounds is zero and means nothing.
+	BoundsUnknown bool `json:"boundsUnknown,omitempty"`
+	// States are what such a compositor says of the window.
+	States WindowStates `json:"-"`
+}
+
+// WindowStates are the states a compositor that lists windows without
+// geometry reports (zwlr_foreign_toplevel_handle_v1's).
+type WindowStates uint8
+
+// The window states.
+const (
+	WindowActive WindowStates = 1 << iota
+	WindowMaximized
+	WindowMinimized
+	WindowFullscreen
+)
+
+// Names lists the states set, as the API shows them.
+func (s WindowStates) Names() []string {
+	var out []string
+	for i, n := range []string{"active", "maximized", "minimized", "fullscreen"} {
+		if s&(1<<i) != 0 {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // WindowID names a native top-level window: an X window id on Linux, a
@@ -98,10 +126,35 @@ func (id WindowID) SwayCon() (int64, bool) {
 	return int64(uint32(id)), true
 }
 
+// toplevelHigh is the high 32 bits of a WindowID that names a window a
+// Wayland compositor lists (zwlr_foreign_toplevel_management_v1).
+const toplevelHigh = 0x746c // "tl"
+
+// ToplevelWindowID is the id of a compositor's toplevel handle (a
+// protocol object id, which names the window for as long as the
+// connection that listed it lasts).
+func ToplevelWindowID(handle uint32) WindowID {
+	if handle == 0 {
+		return 0
+	}
+	return WindowID(toplevelHigh<<32 | uint64(handle))
+}
+
+// Toplevel returns the toplevel handle the window id names.
+func (id WindowID) Toplevel() (uint32, bool) {
+	if uint64(id)>>32 != toplevelHigh || uint32(id) == 0 {
+		return 0, false
+	}
+	return uint32(id), true
+}
+
 // String formats the id as the API shows it.
 func (id WindowID) String() string {
 	if con, ok := id.SwayCon(); ok {
 		return "sway:" + strconv.FormatInt(con, 10)
+	}
+	if h, ok := id.Toplevel(); ok {
+		return "toplevel:" + strconv.FormatUint(uint64(h), 10)
 	}
 	return fmt.Sprintf("0x%x", uint64(id))
 }
@@ -117,9 +170,16 @@ func ParseWindowID(s string) (WindowID, error) {
 		}
 		return 0, fmt.Errorf("window %s is not a sway window id (like sway:42)", quote.Short(s))
 	}
+	if rest, ok := strings.CutPrefix(s, "toplevel:"); ok {
+		h, err := strconv.ParseUint(rest, 10, 32)
+		if id := ToplevelWindowID(uint32(h)); err == nil && id != 0 {
+			return id, nil
+		}
+		return 0, fmt.Errorf("window %s is not a toplevel window id (like toplevel:4278190080)", quote.Short(s))
+	}
 	v, err := strconv.ParseUint(s, 0, 64)
 	if err != nil || v == 0 {
-		return 0, fmt.Errorf("window %s is not a window id (like 0x1a00003, or sway:42 on sway)", quote.Short(s))
+		return 0, fmt.Errorf("window %s is not a window id (0x1a00003, sway:42)", quote.Short(s))
 	}
 	return WindowID(v), nil
 }

@@ -8,7 +8,7 @@ import (
 // FuzzParseWindowID: window ids parse or fail clearly, round-trip through
 // String, and an error never echoes a long argument whole.
 func FuzzParseWindowID(f *testing.F) {
-	for _, s := range []string{"0x1a00003", "12345", "0", "-1", "0xzz", "", " 0x10 ", "0xffffffffffffffff", "sway:42", "sway:0", "sway:-1", "sway:4294967296", "0x737700000005", strings.Repeat("9", 200)} {
+	for _, s := range []string{"0x1a00003", "12345", "0", "-1", "0xzz", "", " 0x10 ", "0xffffffffffffffff", "sway:42", "sway:0", "sway:-1", "sway:4294967296", "0x737700000005", "toplevel:4278190080", "toplevel:0", "toplevel:4294967296", "0x746cff000000", strings.Repeat("9", 200)} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -53,5 +53,29 @@ func TestSwayWindowID(t *testing.T) {
 		if _, err := ParseWindowID(bad); err == nil {
 			t.Errorf("ParseWindowID(%q) succeeded", bad)
 		}
+	}
+}
+
+func TestToplevelWindowID(t *testing.T) {
+	id := ToplevelWindowID(0xff000003)
+	if got := id.String(); got != "toplevel:4278190083" {
+		t.Errorf("String = %q, want toplevel:4278190083", got)
+	}
+	if back, err := ParseWindowID("toplevel:4278190083"); err != nil || back != id {
+		t.Errorf("ParseWindowID(toplevel:4278190083) = %v, %v", back, err)
+	}
+	if h, ok := id.Toplevel(); !ok || h != 0xff000003 {
+		t.Errorf("Toplevel = %d, %v", h, ok)
+	}
+	if _, ok := SwayWindowID(3).Toplevel(); ok {
+		t.Error("a sway container is a toplevel")
+	}
+	for _, bad := range []string{"toplevel:", "toplevel:0", "toplevel:x", "toplevel:4294967296"} {
+		if _, err := ParseWindowID(bad); err == nil {
+			t.Errorf("ParseWindowID(%q) succeeded", bad)
+		}
+	}
+	if got := (WindowActive | WindowFullscreen).Names(); strings.Join(got, ",") != "active,fullscreen" {
+		t.Errorf("Names = %v", got)
 	}
 }

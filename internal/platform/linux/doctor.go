@@ -127,7 +127,7 @@ func (d *Desktop) diagnoseDesktop() Finding {
 			why = "SWAYSOCK does not answer: " + d.SwayErr.Error()
 		}
 		return warn(topic, "run uiscope in sway (SWAYSOCK set), or in 'uiscope sandbox --desktop sway'; meanwhile read trees and act semantically (click, set_value, set_text)",
-			"Wayland compositor without sway IPC (WAYLAND_DISPLAY=%s; %s): trees and semantic actions work; windows, pointer and keyboard input and screenshots do not", wl, why)
+			"Wayland compositor without sway IPC (WAYLAND_DISPLAY=%s; %s): trees and semantic actions work; windows are listed without a place, where their titles tell whose they are (zwlr_foreign_toplevel_management_v1); pointer and keyboard input and screenshots do not work", wl, why)
 	}
 	msg := "none: neither DISPLAY nor WAYLAND_DISPLAY is set"
 	if d.SwayErr != nil && os.Getenv("SWAYSOCK") != "" {

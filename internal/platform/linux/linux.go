@@ -55,6 +55,11 @@ type Desktop struct {
 
 	reconnect bool
 	mu        sync.Mutex // guards the connections of a reconnecting desktop
+
+	// tl lists a Wayland compositor's windows where it has no sway IPC
+	// (toplevel.go); guarded by tlMu.
+	tl   *wayland.Conn
+	tlMu sync.Mutex
 }
 
 var (
@@ -212,6 +217,12 @@ func (d *Desktop) closeConns() {
 		d.Wayland.Close()
 		d.Wayland = nil
 	}
+	d.tlMu.Lock()
+	if d.tl != nil {
+		d.tl.Close()
+		d.tl = nil
+	}
+	d.tlMu.Unlock()
 }
 
 // Apps lists applications: those registered on the accessibility bus, and
@@ -277,6 +288,9 @@ func (d *Desktop) Apps(ctx context.Context) ([]platform.App, error) {
 			a := get(w.Pid)
 			a.Windows = append(a.Windows, w)
 		}
+	}
+	if c.sway == nil && c.x == nil && c.a11y != nil && os.Getenv("WAYLAND_DISPLAY") != "" {
+		d.toplevelApps(ctx, c, byPid)
 	}
 	apps := make([]platform.App, 0, len(order))
 	sort.Ints(order)

@@ -77,7 +77,7 @@ func windowsUnknown(c conns) string {
 	if os.Getenv("SWAYSOCK") != "" {
 		return "a Wayland compositor whose sway IPC (SWAYSOCK) does not answer: windows are not known"
 	}
-	return "a Wayland compositor without sway's IPC (SWAYSOCK unset): windows are not known"
+	return "a Wayland compositor without sway's IPC (SWAYSOCK unset): windows are not known (of the windows it lists without pids, none could be told to be this app's alone)"
 }
 
 // errNoSway is the error of a window call on sway without its IPC.
