@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/uiscope/uiscope/internal/testdesk"
 )
 
 // BenchmarkGeometryGTK4 measures what live geometry costs the reads that
@@ -18,7 +20,7 @@ import (
 //
 //	go test -run '^$' -bench GeometryGTK4 -benchtime 30x ./e2e/
 func BenchmarkGeometryGTK4(b *testing.B) {
-	g := openGTK4Dialog(b, "bench geometry")
+	g := openGTK4Dialog(b, testdesk.Shared(b), "bench geometry")
 	s, sess := g.s, g.early
 	keep := findOne(b, s, sess, map[string]any{"name": "Keep format", "role": "push button"})
 	timed := func(tool string, args map[string]any) time.Duration {

@@ -206,16 +206,41 @@ type gtk4Dialogs struct {
 	wins  map[string]xWin // by title
 }
 
-func openGTK4Dialog(t testing.TB, title string) *gtk4Dialogs {
+// On sway the dialog floats over the main window's tab (sway floats
+// dialogs); it is moved from where sway centred it, and g.wins stays
+// empty: sway's views are read where needed (swayWidgetRects).
+func openGTK4Dialog(t testing.TB, d *testdesk.Desk, title string) *gtk4Dialogs {
 	t.Helper()
-	g := &gtk4Dialogs{d: testdesk.Shared(t), log: newFixtureLog(t), title: title}
-	g.xc = xclient(t, g.d)
+	g := &gtk4Dialogs{d: d, log: newFixtureLog(t), title: title}
 	g.app = g.d.Launch(t, testdesk.Python, testdesk.Fixture("gtk4_dialogs.py"), "--title", title, "--log", g.log.path)
 	g.s = startMCP(t, g.d, "", "--allow-input")
 	g.early = g.s.connect(t, map[string]any{"pid": g.app.Pid})
 	opener := findOne(t, g.s, g.early, map[string]any{"name": "Open dialog", "role": "push button"})
 	g.s.ok(t, "click", map[string]any{"session": g.early, "element": opener.Ref})
 	g.log.await(t, "dialog-open", 1)
+	if d.Sway != nil {
+		var dlg swayView
+		until(t, "the dialog's sway window", func(context.Context) (bool, string) {
+			for _, v := range swayViews(t, d, g.app.Pid) {
+				if v.title == gtk4DialogTitle {
+					dlg = v
+					return true, ""
+				}
+			}
+			return false, "no view titled " + gtk4DialogTitle
+		})
+		swayRun(t, d, fmt.Sprintf("[con_id=%d] move position 60 90", dlg.con))
+		until(t, "the dialog moved", func(context.Context) (bool, string) {
+			for _, v := range swayViews(t, d, g.app.Pid) {
+				if v.con == dlg.con {
+					return v.content.X < 120 && v.content.Y < 160, fmt.Sprint(v.content)
+				}
+			}
+			return false, "the dialog is gone"
+		})
+		return g
+	}
+	g.xc = xclient(t, g.d)
 	main := findXWindow(t, g.d, g.xc, g.app.Pid, title)
 	dlg := findXWindow(t, g.d, g.xc, g.app.Pid, gtk4DialogTitle)
 	x, y := awayFrom(main.rect, dlg.rect.Width, dlg.rect.Height)
@@ -227,6 +252,9 @@ func openGTK4Dialog(t testing.TB, title string) *gtk4Dialogs {
 // rects is widgetRects of the fixture's windows.
 func (g *gtk4Dialogs) rects(t *testing.T) map[string]platform.Rect {
 	t.Helper()
+	if g.d.Sway != nil {
+		return swayWidgetRects(t, g.d, g.app, g.log)
+	}
 	return widgetRects(t, g.app, g.log, g.wins)
 }
 
@@ -234,7 +262,11 @@ func (g *gtk4Dialogs) rects(t *testing.T) map[string]platform.Rect {
 // after connect, then moved, gets its own window's origin (not the main
 // window's) in find_elements, hit_test and a pointer click.
 func TestGeometryGTK4DialogAfterConnect(t *testing.T) {
-	g := openGTK4Dialog(t, "geom gtk4 dialog")
+	testdesk.ForEach(t, testGeometryGTK4DialogAfterConnect)
+}
+
+func testGeometryGTK4DialogAfterConnect(t *testing.T, d *testdesk.Desk) {
+	g := openGTK4Dialog(t, d, "geom gtk4 dialog")
 	s, early := g.s, g.early
 	rects := g.rects(t)
 	fresh := s.connect(t, map[string]any{"pid": g.app.Pid})
@@ -264,8 +296,10 @@ func TestGeometryGTK4DialogAfterConnect(t *testing.T) {
 // TestGeometryGTK4RenamedWindow: the reverse of the test above. A session
 // opened while the main window and a dialog were both there keeps the
 // main window's place once the main window's title changes.
-func TestGeometryGTK4RenamedWindow(t *testing.T) {
-	g := openGTK4Dialog(t, "geom gtk4 rename")
+func TestGeometryGTK4RenamedWindow(t *testing.T) { testdesk.ForEach(t, testGeometryGTK4RenamedWindow) }
+
+func testGeometryGTK4RenamedWindow(t *testing.T, d *testdesk.Desk) {
+	g := openGTK4Dialog(t, d, "geom gtk4 rename")
 	s := g.s
 	both := s.connect(t, map[string]any{"pid": g.app.Pid})
 	if err := syscall.Kill(g.app.Pid, syscall.SIGUSR2); err != nil {
@@ -273,7 +307,9 @@ func TestGeometryGTK4RenamedWindow(t *testing.T) {
 	}
 	g.log.await(t, "renamed", 1)
 	renamed := g.title + " (renamed)"
-	g.wins[renamed] = findXWindow(t, g.d, g.xc, g.app.Pid, renamed)
+	if d.X != nil {
+		g.wins[renamed] = findXWindow(t, g.d, g.xc, g.app.Pid, renamed)
+	}
 	rects := g.rects(t)
 	a := findOne(t, s, both, map[string]any{"name": "Main option", "role": "check box"})
 	b := findOne(t, s, s.connect(t, map[string]any{"pid": g.app.Pid}), map[string]any{"name": "Main option", "role": "check box"})
@@ -358,8 +394,21 @@ func checkShot(t *testing.T, xc *xgb.Conn, what string, out map[string]any, img 
 // the screen shows it; screenshot {window} captures the dialog and marks
 // only its elements; the main window's capture marks none of the
 // dialog's, even where the dialog lies over it.
+//
+// On sway the dialog floats over the main window's tab: the dialog and its
+// button are captured as grim shows them, the dialog's capture marks its
+// own elements only, and the main window's is refused (covered, naming
+// the dialog), the screen showing the dialog over it.
 func TestScreenshotGTK4DialogAfterConnect(t *testing.T) {
-	g := openGTK4Dialog(t, "shot gtk4 dialog")
+	testdesk.ForEach(t, testScreenshotGTK4DialogAfterConnect)
+}
+
+func testScreenshotGTK4DialogAfterConnect(t *testing.T, d *testdesk.Desk) {
+	g := openGTK4Dialog(t, d, "shot gtk4 dialog")
+	if d.Sway != nil {
+		screenshotGTK4DialogSway(t, g)
+		return
+	}
 	s, sess := g.s, g.early
 	dlg := g.wins[gtk4DialogTitle]
 	keep := findOne(t, s, sess, map[string]any{"name": "Keep format", "role": "push button"})
@@ -399,6 +448,56 @@ func TestScreenshotGTK4DialogAfterConnect(t *testing.T) {
 	}
 	if !marked["Main option"] {
 		t.Errorf("the main window's capture does not mark its check box: %v", out["annotations"])
+	}
+}
+
+// screenshotGTK4DialogSway is TestScreenshotGTK4DialogAfterConnect on
+// sway.
+func screenshotGTK4DialogSway(t *testing.T, g *gtk4Dialogs) {
+	s, sess, d := g.s, g.early, g.d
+	var dlg, main swayView
+	for _, v := range swayViews(t, d, g.app.Pid) {
+		switch v.title {
+		case gtk4DialogTitle:
+			dlg = v
+		case g.title:
+			main = v
+		}
+	}
+	dlgID := fmt.Sprintf("sway:%d", dlg.con)
+	keep := findOne(t, s, sess, map[string]any{"name": "Keep format", "role": "push button"})
+	out, img, _ := s.screenshot(t, map[string]any{"session": sess, "element": keep.Ref, "annotate": false})
+	shot := decode[shotResult](t, out)
+	if out["ok"] != true || shot.Window != dlgID {
+		t.Fatalf("the dialog's button: %v, want it captured in %s", out, dlgID)
+	}
+	if share := sameShare(img, screenCapture(t, d, platform.Rect(shot.Bounds))); share < 0.97 {
+		t.Errorf("the dialog's button: only %.1f%% of its pixels are what grim shows at %+v", 100*share, shot.Bounds)
+	}
+	out, img, _ = s.screenshot(t, map[string]any{"session": sess, "window": dlgID})
+	shot = decode[shotResult](t, out)
+	if out["ok"] != true || shot.Window != dlgID || platform.Rect(shot.Bounds) != dlg.content {
+		t.Fatalf("the dialog's window: %v, sway has it at %+v", out, dlg.content)
+	}
+	if img.Rect.Dx() != dlg.content.Width || img.Rect.Dy() != dlg.content.Height {
+		t.Errorf("the dialog's image %v, sway has it %+v", img.Rect, dlg.content)
+	}
+	mainOnly := map[string]bool{"Open dialog": true, "Menu": true, "Main option": true, "Main status": true, g.title: true}
+	marked := map[string]bool{}
+	for _, a := range shot.Annotations {
+		marked[a.Name] = true
+		if mainOnly[a.Name] {
+			t.Errorf("the dialog's capture marks the main window's %s %q", a.Role, a.Name)
+		}
+	}
+	if !marked["Keep format"] || !marked["Dialog option"] {
+		t.Errorf("the dialog's capture does not mark its buttons: %+v", shot.Annotations)
+	}
+	// The main window, under the floating dialog: refused, naming it.
+	out, _, _ = s.screenshot(t, map[string]any{"session": sess})
+	msg, _ := out["error"].(string)
+	if out["errorCode"] != "covered" || !strings.Contains(msg, dlgID) {
+		t.Errorf("the main window %s under the dialog: %v, want covered naming %s", fmt.Sprintf("sway:%d", main.con), out, dlgID)
 	}
 }
 
@@ -522,7 +621,7 @@ func xWindowGone(t *testing.T, d *testdesk.Desk, pid int, title string) {
 // the window the element is in (the dialog), with window the window
 // given; the main window stays, as X says.
 func TestWindowActionDialog(t *testing.T) {
-	g := openGTK4Dialog(t, "winact gtk4")
+	g := openGTK4Dialog(t, testdesk.Shared(t), "winact gtk4")
 	s, sess := g.s, g.early
 	keep := findOne(t, s, sess, map[string]any{"name": "Keep format", "role": "push button"})
 	out := s.ok(t, "window_action", map[string]any{"session": sess, "element": keep.Ref, "action": "close"})
