@@ -655,9 +655,12 @@ func TestWindowActionDialog(t *testing.T) {
 // "Save changes?" alert (accessible name "Question", no X title, its
 // extents the window manager's frame) is captured in the alert's own
 // window, as the screen shows it; before, the main window's white page.
-func TestScreenshotGeditAlert(t *testing.T) {
-	d := testdesk.Shared(t)
-	xc := xclient(t, d)
+//
+// On sway the alert floats over the main window's tab, a view of its own
+// (swaymsg lists it): captured there as grim shows it.
+func TestScreenshotGeditAlert(t *testing.T) { testdesk.ForEach(t, testScreenshotGeditAlert) }
+
+func testScreenshotGeditAlert(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, append(freshHome(t), "gedit", "--new-window")...)
 	s := startMCP(t, d, "", "--allow-input")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
@@ -666,6 +669,35 @@ func TestScreenshotGeditAlert(t *testing.T) {
 	s.ok(t, "press_key", map[string]any{"session": sess, "keys": "Ctrl+W"})
 	alert := appears(t, s, sess, "the Save changes question", map[string]any{"role": "alert"})
 	btn := findOne(t, s, sess, map[string]any{"within": alert.Ref, "name": "Cancel", "nameMatch": "exact", "role": "push button"})
+	if d.Sway != nil {
+		// The alert's view: the one of gedit's views not titled as a
+		// document ("*Untitled Document 1 - gedit").
+		var view swayView
+		until(t, "gedit's alert view", func(context.Context) (bool, string) {
+			vs := swayViews(t, d, app.Pid)
+			for _, v := range vs {
+				if !strings.Contains(v.title, "gedit") {
+					view = v
+					return true, ""
+				}
+			}
+			return false, fmt.Sprintf("%+v", vs)
+		})
+		want := fmt.Sprintf("sway:%d", view.con)
+		for _, c := range []struct{ what, ref string }{{"gedit's alert button", btn.Ref}, {"gedit's alert", alert.Ref}} {
+			out, img, _ := s.screenshot(t, map[string]any{"session": sess, "element": c.ref, "annotate": false})
+			shot := decode[shotResult](t, out)
+			if out["ok"] != true || shot.Window != want {
+				t.Fatalf("%s: %v, want it captured in the alert's view %s", c.what, out, want)
+			}
+			if share := sameShare(img, screenCapture(t, d, platform.Rect(shot.Bounds))); share < 0.97 {
+				t.Errorf("%s: only %.1f%% of its pixels are what grim shows at %+v", c.what, 100*share, shot.Bounds)
+			}
+		}
+		s.ok(t, "click", map[string]any{"session": sess, "element": btn.Ref})
+		return
+	}
+	xc := xclient(t, d)
 	// The alert's X window, as X says: the one mapped window of gedit's
 	// that is not the main one (title "*Untitled Document 1 - gedit").
 	var alertWin xproto.Window
@@ -747,9 +779,12 @@ func TestGeometryGTK4Popover(t *testing.T) {
 // widgets, neither active: no window can be told for either, so their
 // elements have no bounds (boundsUnknown) and a pointer click on one is
 // windowUnknown, nothing clicked; never another window's origin.
-func TestGeometryGTK4TwinDialogs(t *testing.T) {
-	d := testdesk.Shared(t)
-	xc := xclient(t, d)
+//
+// On sway the twins float over the main window's tab, which gets the
+// focus (swaymsg): sway's views tell them apart no better.
+func TestGeometryGTK4TwinDialogs(t *testing.T) { testdesk.ForEach(t, testGeometryGTK4TwinDialogs) }
+
+func testGeometryGTK4TwinDialogs(t *testing.T, d *testdesk.Desk) {
 	log := newFixtureLog(t)
 	const title = "geom gtk4 twins"
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk4_dialogs.py"), "--title", title, "--twin", "--log", log.path)
@@ -758,12 +793,35 @@ func TestGeometryGTK4TwinDialogs(t *testing.T) {
 	opener := findOne(t, s, sess, map[string]any{"name": "Open dialog", "role": "push button"})
 	s.ok(t, "click", map[string]any{"session": sess, "element": opener.Ref})
 	log.await(t, "dialog-open", 1)
-	main := findXWindow(t, d, xc, app.Pid, title)
 	// The main window active, as a user clicking it makes it.
-	cmd := exec.Command("xdotool", "windowactivate", "--sync", strconv.Itoa(int(main.id)))
-	cmd.Env = d.Env()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("xdotool windowactivate: %v %s", err, out)
+	if d.Sway != nil {
+		var main swayView
+		until(t, "the main window and two dialogs in sway's tree", func(context.Context) (bool, string) {
+			vs := swayViews(t, d, app.Pid)
+			for _, v := range vs {
+				if v.title == title {
+					main = v
+				}
+			}
+			return len(vs) == 3 && main.con != 0, fmt.Sprintf("%+v", vs)
+		})
+		swayRun(t, d, fmt.Sprintf("[con_id=%d] focus", main.con))
+		until(t, "the main window focused", func(context.Context) (bool, string) {
+			for _, v := range swayViews(t, d, app.Pid) {
+				if v.con == main.con {
+					return v.focused, "not focused"
+				}
+			}
+			return false, "gone"
+		})
+	} else {
+		xc := xclient(t, d)
+		main := findXWindow(t, d, xc, app.Pid, title)
+		cmd := exec.Command("xdotool", "windowactivate", "--sync", strconv.Itoa(int(main.id)))
+		cmd.Env = d.Env()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("xdotool windowactivate: %v %s", err, out)
+		}
 	}
 	var opts []elem
 	until(t, "both dialogs' check boxes", func(context.Context) (bool, string) {
