@@ -293,8 +293,9 @@ func waitTicks(t testing.TB, log string, from, k int) int {
 // TestLiveTimerLabel: subscribe, let the fixture's own 500 ms timer change
 // its label, receive resources/updated, read back exactly that change;
 // unsubscribing stops the notifications; disconnect removes the resource.
-func TestLiveTimerLabel(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestLiveTimerLabel(t *testing.T) { testdesk.ForEach(t, testLiveTimerLabel) }
+
+func testLiveTimerLabel(t *testing.T, d *testdesk.Desk) {
 	log := filepath.Join(t.TempDir(), "ticks")
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "live ticks", "--timer-label", "500", "--tick-log", log)
 	for _, era := range mcpEras {
@@ -347,8 +348,9 @@ func contains(list []string, s string) bool {
 // TestLiveDialog: opening a dialog in gtk3-widget-factory (its About
 // button) arrives as one added dialog under the application with its
 // subtree; closing it as its removal.
-func TestLiveDialog(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestLiveDialog(t *testing.T) { testdesk.ForEach(t, testLiveDialog) }
+
+func testLiveDialog(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, "gtk3-widget-factory")
 	for _, era := range mcpEras {
 		t.Run(era.name, func(t *testing.T) {
@@ -411,8 +413,9 @@ func TestLiveDialog(t *testing.T) {
 // TestLiveTenSessions: ten sessions on two ticking apps, all subscribed at
 // once, each receive their own patches: their own app's label, from their
 // own snapshot on.
-func TestLiveTenSessions(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestLiveTenSessions(t *testing.T) { testdesk.ForEach(t, testLiveTenSessions) }
+
+func testLiveTenSessions(t *testing.T, d *testdesk.Desk) {
 	apps := []*testdesk.App{
 		d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "live ten A", "--timer-label", "500"),
 		d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "live ten B", "--timer-label", "700", "--x", "400"),
@@ -466,6 +469,10 @@ func TestLiveTenSessions(t *testing.T) {
 // TestLiveOverflow: more pending events than the cap (10,000) turn into a
 // snapshot: 5,001 labels renamed twice while nobody reads.
 func TestLiveOverflow(t *testing.T) {
+	// X11 only for now, not for a reason of X11's: GTK 3's cache call for
+	// the 5,001 labels takes longer than a call may (3 s) on a loaded
+	// machine, and the launch never sees the tree; two at once would not
+	// pass in CI.
 	d := testdesk.Shared(t)
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "live overflow", "--many-labels", "5001")
 	s := startLiveMCP(t, d, "2025-11-25")
@@ -503,8 +510,9 @@ func TestLiveOverflow(t *testing.T) {
 // TestLiveWatchCLI: `uiscope watch` prints a snapshot and then the label's
 // ticks, as JSON lines and with --outline; Ctrl+C ends it with 0, the
 // application's exit with 1.
-func TestLiveWatchCLI(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestLiveWatchCLI(t *testing.T) { testdesk.ForEach(t, testLiveWatchCLI) }
+
+func testLiveWatchCLI(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "live watch", "--timer-label", "300")
 	start := func(args ...string) (*exec.Cmd, *bufio.Scanner, *syncBuffer) {
 		cmd := exec.Command(uiscopeBin, append([]string{"watch", "--pid", strconv.Itoa(app.Pid)}, args...)...)
@@ -594,8 +602,9 @@ type liveEvent struct {
 // TestLiveEvents: get_events tells what happened since the last call in
 // gtk3-widget-factory: the About dialog opened and closed (with its title),
 // the focus moved to the entry the focus tool focused.
-func TestLiveEvents(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestLiveEvents(t *testing.T) { testdesk.ForEach(t, testLiveEvents) }
+
+func testLiveEvents(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, "gtk3-widget-factory")
 	s := startLiveMCP(t, d, "", "--allow-input")
 	session := s.connect(t, map[string]any{"pid": app.Pid})

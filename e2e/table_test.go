@@ -70,8 +70,9 @@ func readAll(t *testing.T, s *mcpServer, session, table string, rows, columns [2
 // and huge arguments are refused as data; a ref from another session is
 // refused; two sessions read at once; a SIGSTOPped Calc is answered by the
 // deadline, and reads again once continued.
-func TestReadTableCalc(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestReadTableCalc(t *testing.T) { testdesk.ForEach(t, testReadTableCalc) }
+
+func testReadTableCalc(t *testing.T, d *testdesk.Desk) {
 	data := sheetData(300)
 	app := launchCalc(t, d, data)
 	s := startMCP(t, d, "")
@@ -228,8 +229,9 @@ func deref(row []*string) []string {
 // TestReadTableGTK3TreeView: a GTK 3 tree view of 2,500 rows is read far
 // below what it shows, with its column header; the password field is no
 // table, and its secret is not in the answer.
-func TestReadTableGTK3TreeView(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestReadTableGTK3TreeView(t *testing.T) { testdesk.ForEach(t, testReadTableGTK3TreeView) }
+
+func testReadTableGTK3TreeView(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--rows", "2500", "--title", "uiscope read_table")
 	s := startMCP(t, d, "")
 	session := s.connect(t, map[string]any{"pid": app.Pid})
@@ -258,8 +260,9 @@ func TestReadTableGTK3TreeView(t *testing.T) {
 // shows, with its headers; a cell longer than the cap comes cut at 200
 // characters and says so (Qt answers a GetText whose end is past the
 // character count with "", so the end is picked from the count).
-func TestReadTableQt5(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestReadTableQt5(t *testing.T) { testdesk.ForEach(t, testReadTableQt5) }
+
+func testReadTableQt5(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("qt5_table.py"), "--rows", "3000")
 	s := startMCP(t, d, "")
 	session := s.connect(t, map[string]any{"pid": app.Pid})
