@@ -44,6 +44,9 @@ func testEffectsTextEditorReplaceAll(t *testing.T, d *testdesk.Desk) {
 	if got := liveText(ctx, d, doc.Key); got != "1 two 1 two 1" {
 		t.Errorf("right after the click on Replace All answered, the document holds %q; want every \"one\" replaced", got)
 	}
+	if got := pyProbe(t, d, app.Pid, "text", "EditorSourceView", "text"); got != "1 two 1 two 1" {
+		t.Errorf("pyatspi reads the document as %q; want every \"one\" replaced", got)
+	}
 }
 
 func fmtStates(st []string) string { return "[" + strings.Join(st, " ") + "]" }

@@ -33,4 +33,9 @@ func testTaskSpeedCrunch(t *testing.T, d *testdesk.Desk) {
 		got := liveText(ctx, d, history.Key)
 		return strings.Count(got, "12*7") == 1 && strings.Contains(got, "84"), fmt.Sprintf("%q", got)
 	})
+	// pyatspi, in a process of its own, reads the same history (the first
+	// text without a name: the history comes before the field).
+	if got := pyProbe(t, d, app.Pid, "text", "", "text"); strings.Count(got, "12*7") != 1 || !strings.Contains(got, "84") {
+		t.Errorf("pyatspi reads SpeedCrunch's history as %q; want 12*7 = 84 once", got)
+	}
 }

@@ -94,4 +94,7 @@ func testTaskCalculator(t *testing.T, d *testdesk.Desk) {
 		got := liveText(ctx, d, display.Key)
 		return strings.TrimSpace(got) == "84", fmt.Sprintf("%q", got)
 	})
+	if got := pyProbe(t, d, app.Pid, "text", "GtkSourceView", "text"); strings.TrimSpace(got) != "84" {
+		t.Errorf("pyatspi reads the calculator's display as %q; want 84", got)
+	}
 }
