@@ -294,6 +294,9 @@ func swayOrigins(sc *sway.Client, pid int, screen bool) (origin, popup func(cont
 		if !ok {
 			return 0, 0, false
 		}
+		if p.Shell == "xwayland" {
+			return 0, 0, true // as above: an X client's screen coordinates
+		}
 		if o, ok := placed[p.Con]; ok {
 			return o[0], o[1], true
 		}
@@ -312,6 +315,11 @@ func swayOrigins(sc *sway.Client, pid int, screen bool) (origin, popup func(cont
 		mu.Lock()
 		defer mu.Unlock()
 		w, x, y, ok := matchSway(wins, top)
+		if ok && screen && w.Shell == "xwayland" {
+			// An X client's screen coordinates are its X screen's,
+			// which Xwayland lays out as sway does: already placed.
+			x, y = 0, 0
+		}
 		if ok {
 			placed[w.Con] = [2]int{x, y}
 			return x, y, true
