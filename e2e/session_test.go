@@ -294,6 +294,21 @@ func TestWaylandWithoutSway(t *testing.T) {
 	} else if e, _ := els[0].(map[string]any); e["bounds"] != nil || e["boundsUnknown"] != true {
 		t.Errorf("Submit without sway's IPC: bounds %v, boundsUnknown %v; want none, unknown", e["bounds"], e["boundsUnknown"])
 	}
+	// Window actions by request to the compositor, read back from its
+	// list and checked in sway's tree.
+	other := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", title+" (other)")
+	osess := s.connect(t, map[string]any{"pid": other.Pid})
+	out := s.call(t, "window_action", map[string]any{"session": sess, "action": "maximize"})
+	if out["ok"] != false || out["errorCode"] != "noEffect" {
+		t.Errorf("maximize: %v; want noEffect (sway does nothing on a toplevel's maximize request)", out)
+	}
+	if out := s.ok(t, "window_action", map[string]any{"session": osess, "action": "close"}); out["verified"] != true {
+		t.Errorf("close: %v", out)
+	}
+	until(t, "the other window gone from sway's tree", func(context.Context) (bool, string) {
+		vs := swayViews(t, d, other.Pid)
+		return len(vs) == 0, fmt.Sprintf("%d views", len(vs))
+	})
 	vol := findOne(t, s, sess, map[string]any{"name": "Volume", "role": "slider"})
 	for _, c := range []struct {
 		tool string

@@ -95,6 +95,10 @@ func (d *Desktop) Platform() platform.Desktop {
 	desk := platform.Desktop{Accessibility: d, Processes: Processes{}, Windows: d, Input: d, Actions: d, Events: d, Pixels: d}
 	if d.onSway() {
 		desk.Windows, desk.Input, desk.Pixels = swayWindows{d}, waylandParts{d}, waylandParts{d}
+	} else if os.Getenv("WAYLAND_DISPLAY") != "" && os.Getenv("DISPLAY") == "" {
+		// A Wayland compositor without sway's IPC: its own window list;
+		// input and pixels stay X11's, which answer notSupported (errNotSway).
+		desk.Windows = toplevelWindows{d}
 	}
 	return desk
 }

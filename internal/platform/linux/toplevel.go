@@ -4,7 +4,10 @@ package linux
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
+	"time"
 
 	"github.com/uiscope/uiscope/internal/platform"
 	"github.com/uiscope/uiscope/internal/platform/wayland"
@@ -124,4 +127,209 @@ func (d *Desktop) toplevelApps(ctx context.Context, c conns, byPid map[int]*plat
 			byPid[pid].Windows = append(byPid[pid].Windows, toplevelWindow(t, pid))
 		}
 	}
+}
+
+// toplevelWindows is the Windows part of the seam on a Wayland compositor
+// without sway's IPC: the windows it lists (matchToplevels gives them to
+// apps), activated, closed, maximized, minimized and restored by request
+// and read back. It has no places: what needs one answers notSupported.
+type toplevelWindows struct{ d *Desktop }
+
+var (
+	_ platform.Windows      = toplevelWindows{}
+	_ platform.WindowLister = toplevelWindows{}
+)
+
+// errNoPlace is the error of a call that needs where windows are.
+func errNoPlace() error {
+	return fmt.Errorf("%w: %v", platform.ErrNotSupported, errNotSway(nil))
+}
+
+// AppWindows lists the windows that are the process's (matchToplevels).
+func (t toplevelWindows) AppWindows(ctx context.Context, pid int) ([]platform.Window, error) {
+	apps, err := t.d.Apps(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range apps {
+		if a.Pid == pid {
+			return a.Windows, nil
+		}
+	}
+	return nil, nil
+}
+
+// Window is the app's window titled with the name of the element's top
+// level (ErrWindowUnknown when none is).
+func (t toplevelWindows) Window(ctx context.Context, app platform.App, key string) (platform.Window, error) {
+	a, err := t.d.elementA11y(ctx, app, key)
+	if err != nil {
+		return platform.Window{}, err
+	}
+	top, err := a.TopLevel(ctx, key, true)
+	if err != nil {
+		return platform.Window{}, err
+	}
+	wins, err := t.AppWindows(ctx, app.Pid)
+	if err != nil {
+		return platform.Window{}, err
+	}
+	for _, w := range wins {
+		if top.Name != "" && w.Title == top.Name {
+			return w, nil
+		}
+	}
+	return platform.Window{}, fmt.Errorf("%w: no window the compositor lists is titled %q, the name of the element's top level, for pid %d alone", platform.ErrWindowUnknown, top.Name, app.Pid)
+}
+
+// handle is the toplevel handle a window id names.
+func handle(id platform.WindowID, err error) (wayland.ToplevelID, error) {
+	h, ok := id.Toplevel()
+	if !ok {
+		return 0, fmt.Errorf("%w: %s is not a window the compositor lists", err, id)
+	}
+	return wayland.ToplevelID(h), nil
+}
+
+// request asks the compositor for action on a window and waits until its
+// list says done holds (ErrToplevelGone as platform.ErrElementGone), or
+// returns notDone once it has not in time.
+func (t toplevelWindows) request(ctx context.Context, id wayland.ToplevelID, action wayland.ToplevelAction, done func(wayland.Toplevel) bool, notDone error) error {
+	t.d.tlMu.Lock()
+	c := t.d.tl
+	t.d.tlMu.Unlock()
+	if c == nil {
+		if _, err := t.d.toplevels(ctx); err != nil {
+			return err
+		}
+		t.d.tlMu.Lock()
+		c = t.d.tl
+		t.d.tlMu.Unlock()
+	}
+	if err := c.ActOnToplevel(ctx, id, action); err != nil {
+		if errors.Is(err, wayland.ErrToplevelGone) {
+			return fmt.Errorf("%w: %v", platform.ErrElementGone, err)
+		}
+		return err
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		tls, err := t.d.toplevels(ctx)
+		if err != nil {
+			return err
+		}
+		gone := true
+		for _, tl := range tls {
+			if tl.ID == id {
+				gone = false
+				if done(tl) {
+					return nil
+				}
+			}
+		}
+		if gone {
+			if action == wayland.ToplevelClose {
+				return nil
+			}
+			return fmt.Errorf("%w: the window closed", platform.ErrElementGone)
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%w: the compositor did not %s the window", notDone, action)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// Activate asks the compositor to activate the window and reads back that
+// it did.
+func (t toplevelWindows) Activate(ctx context.Context, win platform.Window) error {
+	h, err := handle(win.ID, platform.ErrNotActivated)
+	if err != nil {
+		return err
+	}
+	return t.request(ctx, h, wayland.ToplevelActivate, func(tl wayland.Toplevel) bool { return tl.Activated }, platform.ErrNotActivated)
+}
+
+// ActiveWindow is the window the compositor says is active (0 when none
+// is).
+func (t toplevelWindows) ActiveWindow(ctx context.Context) (platform.WindowID, error) {
+	tls, err := t.d.toplevels(ctx)
+	if err != nil {
+		return 0, err
+	}
+	for _, tl := range tls {
+		if tl.Activated {
+			return platform.ToplevelWindowID(uint32(tl.ID)), nil
+		}
+	}
+	return 0, nil
+}
+
+// TopmostAt needs where windows are, which this compositor does not say.
+func (toplevelWindows) TopmostAt(context.Context, int, int) (platform.WindowID, error) {
+	return 0, errNoPlace()
+}
+
+// WindowPid is the process a window was given to (0 when none).
+func (t toplevelWindows) WindowPid(ctx context.Context, id platform.WindowID) (int, error) {
+	if _, ok := id.Toplevel(); !ok {
+		return 0, nil
+	}
+	apps, err := t.d.Apps(ctx)
+	if err != nil {
+		return 0, err
+	}
+	for _, a := range apps {
+		for _, w := range a.Windows {
+			if w.ID == id {
+				return a.Pid, nil
+			}
+		}
+	}
+	return 0, nil
+}
+
+// WindowAction asks the compositor to close, maximize, minimize or restore
+// (out of maximized, minimized and fullscreen) a window, and reads back
+// that it did: a compositor may ignore a request (noEffect).
+func (t toplevelWindows) WindowAction(ctx context.Context, win platform.Window, action string) error {
+	h, err := handle(win.ID, platform.ErrElementGone)
+	if err != nil {
+		return err
+	}
+	switch action {
+	case "close":
+		return t.request(ctx, h, wayland.ToplevelClose, func(wayland.Toplevel) bool { return false }, platform.ErrNoEffect)
+	case "maximize":
+		return t.request(ctx, h, wayland.ToplevelMaximize, func(tl wayland.Toplevel) bool { return tl.Maximized }, platform.ErrNoEffect)
+	case "minimize":
+		return t.request(ctx, h, wayland.ToplevelMinimize, func(tl wayland.Toplevel) bool { return tl.Minimized }, platform.ErrNoEffect)
+	case "restore":
+		for _, a := range []struct {
+			on     bool
+			action wayland.ToplevelAction
+			done   func(wayland.Toplevel) bool
+		}{
+			{win.States&platform.WindowFullscreen != 0, wayland.ToplevelUnfullscreen, func(tl wayland.Toplevel) bool { return !tl.Fullscreen }},
+			{win.States&platform.WindowMaximized != 0, wayland.ToplevelUnmaximize, func(tl wayland.Toplevel) bool { return !tl.Maximized }},
+			{win.States&platform.WindowMinimized != 0, wayland.ToplevelUnminimize, func(tl wayland.Toplevel) bool { return !tl.Minimized }},
+		} {
+			if a.on {
+				if err := t.request(ctx, h, a.action, a.done, platform.ErrNoEffect); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("unknown window action %q; actions are maximize, minimize, restore, close", action)
+}
+
+// Screen needs the outputs' places, which uiscope reads from sway.
+func (toplevelWindows) Screen(context.Context) (platform.Rect, error) {
+	return platform.Rect{}, errNoPlace()
 }
