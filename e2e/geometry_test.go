@@ -620,8 +620,16 @@ func xWindowGone(t *testing.T, d *testdesk.Desk, pid int, title string) {
 // TestWindowActionDialog: window_action with element closes
 // the window the element is in (the dialog), with window the window
 // given; the main window stays, as X says.
-func TestWindowActionDialog(t *testing.T) {
-	g := openGTK4Dialog(t, testdesk.Shared(t), "winact gtk4")
+//
+// On sway the windows are sway's views (swaymsg, the oracle).
+func TestWindowActionDialog(t *testing.T) { testdesk.ForEach(t, testWindowActionDialog) }
+
+func testWindowActionDialog(t *testing.T, d *testdesk.Desk) {
+	g := openGTK4Dialog(t, d, "winact gtk4")
+	if d.Sway != nil {
+		windowActionDialogSway(t, g)
+		return
+	}
 	s, sess := g.s, g.early
 	keep := findOne(t, s, sess, map[string]any{"name": "Keep format", "role": "push button"})
 	out := s.ok(t, "window_action", map[string]any{"session": sess, "element": keep.Ref, "action": "close"})
@@ -648,6 +656,55 @@ func TestWindowActionDialog(t *testing.T) {
 	s.fail(t, "window_action", map[string]any{"session": sess, "window": "0x1", "action": "close"}, "notFound")
 	s.fail(t, "window_action", map[string]any{"session": sess, "window": fmt.Sprintf("%#x", uint32(dlg.id)), "element": keep.Ref, "action": "close"}, "invalidArgument")
 	findXWindow(t, g.d, g.xc, g.app.Pid, g.title)
+}
+
+// windowActionDialogSway is TestWindowActionDialog on sway.
+func windowActionDialogSway(t *testing.T, g *gtk4Dialogs) {
+	s, sess, d := g.s, g.early, g.d
+	views := func() (main, dlg swayView) {
+		for _, v := range swayViews(t, d, g.app.Pid) {
+			switch v.title {
+			case g.title:
+				main = v
+			case gtk4DialogTitle:
+				dlg = v
+			}
+		}
+		return main, dlg
+	}
+	main, dlg := views()
+	gone := func() {
+		until(t, "the dialog's view gone, the main one there", func(context.Context) (bool, string) {
+			m, dl := views()
+			return dl.con == 0 && m.con == main.con, fmt.Sprintf("main %d, dialog %d", m.con, dl.con)
+		})
+	}
+	keep := findOne(t, s, sess, map[string]any{"name": "Keep format", "role": "push button"})
+	out := s.ok(t, "window_action", map[string]any{"session": sess, "element": keep.Ref, "action": "close"})
+	g.log.await(t, "dialog-closed", 1)
+	gone()
+	if det, _ := out["detail"].(string); !strings.Contains(det, fmt.Sprintf("sway:%d", dlg.con)) {
+		t.Errorf("window_action's detail %q does not name the dialog's window sway:%d", det, dlg.con)
+	}
+
+	// Again by window id.
+	opener := findOne(t, s, sess, map[string]any{"name": "Open dialog", "role": "push button"})
+	s.ok(t, "click", map[string]any{"session": sess, "element": opener.Ref})
+	g.log.await(t, "dialog-open", 2)
+	until(t, "the dialog's view again", func(context.Context) (bool, string) {
+		_, dlg = views()
+		return dlg.con != 0, "none"
+	})
+	s.ok(t, "window_action", map[string]any{"session": sess, "window": fmt.Sprintf("sway:%d", dlg.con), "action": "close"})
+	g.log.await(t, "dialog-closed", 2)
+	gone()
+
+	// Not the app's window, and both arguments: refused, nothing closed.
+	s.fail(t, "window_action", map[string]any{"session": sess, "window": "sway:999999", "action": "close"}, "notFound")
+	s.fail(t, "window_action", map[string]any{"session": sess, "window": fmt.Sprintf("sway:%d", main.con), "element": keep.Ref, "action": "close"}, "invalidArgument")
+	if m, _ := views(); m.con != main.con {
+		t.Errorf("the main window is gone after refusals")
+	}
 }
 
 // TestScreenshotGeditAlert: where a capture of the wrong window was
