@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -263,6 +264,20 @@ func TestWaylandWithoutSway(t *testing.T) {
 	if !strings.HasPrefix(w.Window, "toplevel:") || w.Title != view.title || !w.BoundsUnknown || w.Bounds != (platform.Rect{}) || slices.Contains(w.States, "active") != view.focused {
 		t.Errorf("the fixture's window %+v; swaymsg says %q, focused %v; want a toplevel with no place", w, view.title, view.focused)
 	}
+	// A frozen app keeps its own windows unknown, not the listing waiting.
+	frozen := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", title+" (frozen)")
+	if err := syscall.Kill(frozen.Pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if a := listedApp(t, env, app.Pid); len(a.Windows) != 1 {
+		t.Errorf("beside a frozen app, apps lists the fixture as %+v; want its window", a)
+	}
+	if took := time.Since(start); took > 4*time.Second {
+		t.Errorf("apps took %v beside a frozen app", took)
+	}
+	syscall.Kill(frozen.Pid, syscall.SIGCONT)
+	frozen.Proc.Stop()
 	// A SWAYSOCK left from a sway that is gone is said to be so.
 	stale := runCLIEnv(t, userSwayEnv(d, "SWAYSOCK="+t.TempDir()+"/sway-ipc.gone.sock"), 30*time.Second, "doctor")
 	if !strings.Contains(stale.stdout, "SWAYSOCK does not answer") {

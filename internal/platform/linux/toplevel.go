@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/uiscope/uiscope/internal/platform"
@@ -108,20 +109,31 @@ func (d *Desktop) toplevelApps(ctx context.Context, c conns, byPid map[int]*plat
 	if err != nil || len(tls) == 0 {
 		return
 	}
+	// Each app's top levels, all at once and each within a second: a busy
+	// or frozen app keeps its own windows unknown, not the listing waiting.
 	tops, names := map[int][]string{}, map[int]string{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
 	for pid, a := range byPid {
 		if !a.Accessible {
 			continue
 		}
-		nodes, err := c.a11y.TopLevels(ctx, a.BusName)
-		if err != nil {
-			continue
-		}
-		for _, n := range nodes {
-			tops[pid] = append(tops[pid], n.Name)
-		}
-		names[pid] = a.Name
+		wg.Go(func() {
+			actx, cancel := context.WithTimeout(ctx, time.Second)
+			defer cancel()
+			nodes, err := c.a11y.TopLevels(actx, a.BusName)
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for _, n := range nodes {
+				tops[pid] = append(tops[pid], n.Name)
+			}
+			names[pid] = a.Name
+		})
 	}
+	wg.Wait()
 	for pid, ts := range matchToplevels(tls, tops, names) {
 		for _, t := range ts {
 			byPid[pid].Windows = append(byPid[pid].Windows, toplevelWindow(t, pid))
