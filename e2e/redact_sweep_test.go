@@ -66,8 +66,9 @@ func browserCase(b browser) sweepCase {
 // password field's secrets: the one it held, one set with set_value and
 // one typed with type_text. A tool the sweep does not call fails the test,
 // so a new tool joins it.
-func TestRedactionEveryTool(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestRedactionEveryTool(t *testing.T) { testdesk.ForEach(t, testRedactionEveryTool) }
+
+func testRedactionEveryTool(t *testing.T, d *testdesk.Desk) {
 	for _, tc := range sweepCases {
 		t.Run(tc.name, func(t *testing.T) {
 			app := tc.launch(t, d)
