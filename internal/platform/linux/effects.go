@@ -9,13 +9,34 @@ import (
 )
 
 // TopLevels reads the application's top-level accessibles: their role,
-// name, states and bounds (what a window's role is read from).
+// name, states and bounds (what a window's role is read from). On sway,
+// where toolkits give window-relative boxes, each is placed by the view
+// it fits (as reads are: swayOrigins), so that an untitled window is
+// matched to its accessible by place too; one no view fits keeps its box
+// as the toolkit gave it.
 func (d *Desktop) TopLevels(ctx context.Context, app platform.App) ([]platform.Node, error) {
 	a, err := d.a11y(ctx, app)
 	if err != nil {
 		return nil, err
 	}
-	return a.TopLevels(ctx, app.BusName)
+	tops, err := a.TopLevels(ctx, app.BusName)
+	if err != nil || !d.onSway() {
+		return tops, err
+	}
+	sc, err := swayWindows{d}.client(ctx)
+	if err != nil {
+		return tops, nil
+	}
+	origin, _ := swayOrigins(sc, app.Pid, true) // atspi.TopLevels reads screen extents
+	for i := range tops {
+		if b := tops[i].Bounds; b != nil {
+			if x, y, ok := origin(ctx, &tops[i]); ok {
+				placed := platform.Rect{X: x + b.X, Y: y + b.Y, Width: b.Width, Height: b.Height}
+				tops[i].Bounds = &placed
+			}
+		}
+	}
+	return tops, nil
 }
 
 // Attached reports whether the element is still in the application's tree
