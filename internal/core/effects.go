@@ -415,7 +415,31 @@ func topLevelFor(w platform.Window, tops []platform.Node) (platform.Node, bool) 
 	if len(framed) == 1 {
 		return framed[0], true
 	}
+	// Else the only one whose box is the window's with the same border on
+	// every side: a client-side decoration's invisible border, which a
+	// Wayland toolkit counts in its window's box and the compositor does
+	// not (GTK 3's dialogs on sway: 10 px).
+	var bordered []platform.Node
+	for _, n := range tops {
+		if b := n.Bounds; shown(n) && b != nil && holdsBordered(*b, w.Bounds) {
+			bordered = append(bordered, n)
+		}
+	}
+	if len(bordered) == 1 {
+		return bordered[0], true
+	}
 	return platform.Node{}, false
+}
+
+// maxCSDBorder bounds the invisible border of a client-side decorated
+// window that holdsBordered accepts.
+const maxCSDBorder = 64
+
+// holdsBordered reports a box that is win's with the same border, of at
+// most maxCSDBorder, on every side.
+func holdsBordered(box, win platform.Rect) bool {
+	m := win.X - box.X
+	return m > 0 && m <= maxCSDBorder && win.Y-box.Y == m && box.Width-win.Width == 2*m && box.Height-win.Height == 2*m
 }
 
 // holdsFramed reports a box that holds win's, larger by at most a window

@@ -167,6 +167,27 @@ func TestWindowRefFramed(t *testing.T) {
 	}
 }
 
+// TestWindowRefBordered: on sway an untitled window's accessible has the
+// window's box with a client-side decoration's invisible border on every
+// side (GTK 3's "Save changes?" question: 10 px); it is named by that
+// accessible's role and name, and the main window, which holds it too, is
+// no match; an uneven margin is not a border.
+func TestWindowRefBordered(t *testing.T) {
+	shown := platform.StateSet(1) << platform.StateShowing
+	tops := []platform.Node{
+		{Role: platform.RoleFrame, Name: "*Untitled Document 1 - gedit", States: shown, Bounds: &platform.Rect{X: 2, Y: 25, Width: 1916, Height: 1053}},
+		{Role: fake.Role("alert"), Name: "Question", States: shown, Bounds: &platform.Rect{X: 653, Y: 436, Width: 614, Height: 207}},
+	}
+	w := platform.Window{ID: platform.SwayWindowID(7), Bounds: platform.Rect{X: 663, Y: 446, Width: 594, Height: 187}, Mapped: true}
+	if got, want := windowRef(w, tops), (WindowRef{Window: "sway:7", Title: "Question", Role: "alert"}); got != want {
+		t.Errorf("windowRef(untitled alert on sway) = %+v, want %+v", got, want)
+	}
+	w.Bounds = platform.Rect{X: 663, Y: 456, Width: 594, Height: 177} // 20 px above, 10 below
+	if got := windowRef(w, tops); got.Role != "window" || got.Title != "" {
+		t.Errorf("windowRef(a window inside an uneven margin) = %+v, want role window, no title", got)
+	}
+}
+
 // detachedA11y is the fake's Accessibility that calls every element but
 // the root's detached from the app's tree (GTK 4's widgets of a window it
 // destroyed, which still answer).
