@@ -84,8 +84,9 @@ func TestEffectsFocusRefNewDialog(t *testing.T) {
 // alert, title "Question" — and its focused Save button by ref, whose
 // click answers with the question closed. The file on disk is the check
 // outside uiscope.
-func TestEffectsGTK3DialogsClose(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestEffectsGTK3DialogsClose(t *testing.T) { testdesk.ForEach(t, testEffectsGTK3DialogsClose) }
+
+func testEffectsGTK3DialogsClose(t *testing.T, d *testdesk.Desk) {
 	app := d.Launch(t, append(freshHome(t), "gedit", "--new-window")...)
 	s := startMCP(t, d, "", "--allow-input")
 	conn := s.ok(t, "connect", map[string]any{"pid": app.Pid})
@@ -95,9 +96,10 @@ func TestEffectsGTK3DialogsClose(t *testing.T) {
 		t.Fatalf("connect: focus %v; want the document by ref", conn["focus"])
 	}
 	s.ok(t, "type_text", map[string]any{"session": sess, "element": doc.Ref, "text": "saved"})
-	name := decode[actEffects](t, s.ok(t, "press_key", map[string]any{"session": sess, "keys": "Ctrl+S"})).Effects.Focus
+	saveAs := s.ok(t, "press_key", map[string]any{"session": sess, "keys": "Ctrl+S"})
+	name := decode[actEffects](t, saveAs).Effects.Focus
 	if name == nil || name.Ref == "" {
-		t.Fatal("Ctrl+S: no focused name field in the effects")
+		t.Fatalf("Ctrl+S: no focused name field in the effects: %v", saveAs)
 	}
 	path := filepath.Join(t.TempDir(), "gedit.txt")
 	s.ok(t, "set_value", map[string]any{"session": sess, "element": name.Ref, "value": path})
