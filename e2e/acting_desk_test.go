@@ -277,3 +277,23 @@ func handClick(t *testing.T, d *testdesk.Desk, x, y int) {
 		t.Fatal(err)
 	}
 }
+
+// swayTitle is the title of pid's visible view in swaymsg's tree (the
+// shown one of a browser's windows), windowTitle on sway.
+func swayTitle(ctx context.Context, d *testdesk.Desk, pid int) string {
+	out, err := exec.CommandContext(ctx, "swaymsg", "-s", d.SwaySock, "-r", "-t", "get_tree").Output()
+	if err != nil {
+		return "<swaymsg: " + err.Error() + ">"
+	}
+	var root swayNode
+	if err := json.Unmarshal(out, &root); err != nil {
+		return "<swaymsg's tree: " + err.Error() + ">"
+	}
+	title := "<no window>"
+	swayWalk(root, "", func(n swayNode, _ string) {
+		if n.Pid == pid && n.Visible {
+			title = n.Name
+		}
+	})
+	return title
+}

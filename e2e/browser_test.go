@@ -191,8 +191,12 @@ func documents(n *platform.Node) []string {
 }
 
 // windowTitle is the title of app's first mapped top-level window, read
-// from X11 rather than AT-SPI: an independent account of the page's title.
+// from X11 (on sway from swaymsg's tree) rather than AT-SPI: an
+// independent account of the page's title.
 func windowTitle(ctx context.Context, d *testdesk.Desk, pid int) string {
+	if d.Sway != nil {
+		return swayTitle(ctx, d, pid)
+	}
 	wins, err := d.X.TopLevels(ctx)
 	if err != nil {
 		return "<" + err.Error() + ">"

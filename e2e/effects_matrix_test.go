@@ -179,8 +179,9 @@ func (m *matrixApp) gone(t *testing.T, tool string) {
 	m.s.fail(t, "click", map[string]any{"session": m.sess, "element": btn.Ref}, "elementGone")
 }
 
-func TestEffectsMatrix(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestEffectsMatrix(t *testing.T) { testdesk.ForEach(t, testEffectsMatrix) }
+
+func testEffectsMatrix(t *testing.T, d *testdesk.Desk) {
 	t.Run("gtk3", func(t *testing.T) {
 		log := newFixtureLog(t)
 		app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "effects gtk3",
