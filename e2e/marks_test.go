@@ -6,8 +6,11 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/uiscope/uiscope/internal/testdesk"
 )
@@ -90,17 +93,11 @@ func testScreenshotMarks(t *testing.T, d *testdesk.Desk) {
 		t.Logf("gedit: %d marks", len(marks))
 	})
 	t.Run("system-monitor", func(t *testing.T) {
-		argv := append(freshHome(t), "gnome-system-monitor")
-		var app *testdesk.App
-		if d.Sway != nil {
-			// sway's tab shows the whole process table (1916x1053), whose
-			// rows change every few seconds on a busy machine: Launch's
-			// wait for a tree that holds still may never end. Its
-			// window and the table are enough (below).
-			app = launchBusy(t, d, argv)
-		} else {
-			app = d.Launch(t, argv...)
-		}
+		// The process table's rows change every few seconds on a busy
+		// machine (the more so in sway's 1916x1053 tab): Launch's wait
+		// for a tree that holds still may never end. Its window and the
+		// table are enough (below).
+		app := launchBusy(t, d, append(freshHome(t), "gnome-system-monitor"))
 		s := startMCP(t, d, "")
 		defer s.logCost(t, "system-monitor: an annotated screenshot")
 		var sess string
@@ -118,7 +115,7 @@ func testScreenshotMarks(t *testing.T, d *testdesk.Desk) {
 			table = els[0]
 			return true, ""
 		})
-		out, _, _ := s.screenshot(t, map[string]any{"session": sess})
+		out, _, _ := s.screenshot(t, map[string]any{"session": sess, "timeoutMs": 60000})
 		marks := checkMarks(t, s, sess, "system monitor", out)
 		if tables := noCells(t, "system monitor", marks, "tree table"); len(tables) != 1 || tables[0].Ref != table.Ref {
 			t.Errorf("system monitor: the process table %s has marks %+v, want one", table.Ref, tables)
@@ -157,12 +154,27 @@ func launchBusy(t *testing.T, d *testdesk.Desk, argv []string) *testdesk.App {
 	}
 	t.Cleanup(func() { p.Stop() })
 	app := &testdesk.App{Proc: p, Pid: p.Pid()}
-	until(t, fmt.Sprintf("%v shows a window", argv), func(context.Context) (bool, string) {
+	shown := func() bool {
 		if d.Sway != nil {
-			return len(swayViews(t, d, app.Pid)) > 0, "no sway window"
+			return len(swayViews(t, d, app.Pid)) > 0
 		}
-		return false, "launchBusy is for sway"
-	})
+		cmd := exec.Command("xdotool", "search", "--onlyvisible", "--pid", strconv.Itoa(app.Pid))
+		cmd.Env = d.Env()
+		out, _ := cmd.Output()
+		return len(strings.Fields(string(out))) > 0
+	}
+	// As generous as Launch: a cold start on a loaded machine.
+	deadline := time.Now().Add(180 * time.Second)
+	for !shown() {
+		if time.Now().After(deadline) {
+			t.Fatalf("launch %v: no window after 180 s (log: %s)", argv, p.LogPath)
+		}
+		select {
+		case <-p.Done():
+			t.Fatalf("launch %v: exited with status %d (log: %s)", argv, p.ExitCode(), p.LogPath)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 	return app
 }
 
