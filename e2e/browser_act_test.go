@@ -14,8 +14,8 @@ import (
 
 // formPage is a form of every common kind of control. Its script writes
 // what the form holds into the page's title on every change, so a test
-// checks the page itself through the window's title, read from X11: an
-// account independent of AT-SPI and of the tool's answers.
+// checks the page itself through the window's title, read from X11 or
+// sway: an account independent of AT-SPI and of the tool's answers.
 const formPage = `<!DOCTYPE html>
 <html lang="en">
 <head><meta charset="utf-8"><title>form ready</title></head>
@@ -56,8 +56,9 @@ document.getElementById("go").addEventListener("click", function () { presses++;
 // its form in its title. Between steps the address bar takes the keys
 // (Ctrl+L), as after a user's visit there: keys sent next must still
 // reach the page's field, not the address bar.
-func TestBrowserFormTask(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestBrowserFormTask(t *testing.T) { testdesk.ForEach(t, testBrowserFormTask) }
+
+func testBrowserFormTask(t *testing.T, d *testdesk.Desk) {
 	for _, b := range browsers {
 		t.Run(b.name, func(t *testing.T) {
 			app := openPage(t, d, b, "form ready", formPage)
@@ -194,8 +195,9 @@ func TestBrowserFormTask(t *testing.T) {
 // must fail without sending a key or a click: they would land in the tab
 // in front — its address bar, its page at the field's old place — not in
 // the field.
-func TestBrowserBackgroundTab(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestBrowserBackgroundTab(t *testing.T) { testdesk.ForEach(t, testBrowserBackgroundTab) }
+
+func testBrowserBackgroundTab(t *testing.T, d *testdesk.Desk) {
 	for _, b := range browsers {
 		t.Run(b.name, func(t *testing.T) {
 			app := openPage(t, d, b, "form ready", formPage)
@@ -228,6 +230,44 @@ func TestBrowserBackgroundTab(t *testing.T) {
 			}
 			if got := windowTitle(ctx, d, app.Pid); strings.Contains(got, "typed") {
 				t.Errorf("the keys meant for the background tab's field went to the tab in front: its title is %q", got)
+			}
+		})
+	}
+}
+
+// TestBrowserTypesEveryASCII types every printable ASCII character and
+// characters of other scripts into a page's field in Firefox and
+// Chromium, each checked by the page itself: its script puts the field's
+// text into its title, read from X11 or sway. Browsers read a key's code
+// as well as its keysym (Chromium on Wayland gave a ')' typed on
+// Backspace's keycode Backspace's meaning, and dropped a key whose code
+// is no key's).
+func TestBrowserTypesEveryASCII(t *testing.T) { testdesk.ForEach(t, testBrowserTypesEveryASCII) }
+
+func testBrowserTypesEveryASCII(t *testing.T, d *testdesk.Desk) {
+	const page = `<!DOCTYPE html><html><head><meta charset="utf-8"><title>typing page</title></head><body>
+<input id="f" aria-label="typed here" size="120">
+<script>document.getElementById("f").addEventListener("input", function (e) { document.title = "[" + e.target.value + "]"; });</script>
+</body></html>`
+	var ascii strings.Builder
+	for r := rune(0x20); r <= 0x7e; r++ {
+		ascii.WriteRune(r)
+	}
+	for _, b := range browsers {
+		t.Run(b.name, func(t *testing.T) {
+			app := openPage(t, d, b, "typing page", page)
+			s := startMCP(t, d, "", "--allow-input")
+			sess := s.connect(t, map[string]any{"pid": app.Pid})
+			field := findKeyed(t, s, sess, map[string]any{"name": "typed here", "nameMatch": "exact", "role": "entry"})
+			for _, text := range []string{ascii.String(), "Zoë, 東京: Ωß€ é"} {
+				out := s.ok(t, "set_value", map[string]any{"session": sess, "element": field.Ref, "value": text})
+				if got, ok := afterText(out); !ok || got != text {
+					t.Errorf("set_value %q answered ok with after.text %q (present %v)", text, got, ok)
+				}
+				until(t, "the page's title shows "+text, func(ctx context.Context) (bool, string) {
+					got := windowTitle(ctx, d, app.Pid)
+					return strings.HasPrefix(got, "["+text+"] "), fmt.Sprintf("%q", got)
+				})
 			}
 		})
 	}

@@ -78,8 +78,9 @@ func nodeLines(n *platform.Node) []string {
 // prefetch, for fewer than 3.5 D-Bus calls a node. Before, the walk cost
 // 4.7 (Firefox) and 3.7 (Chromium) calls a node on this page (GetAll,
 // GetRole, GetState, GetInterfaces per element, GetChildren per parent).
-func TestBrowserCollectionRead(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestBrowserCollectionRead(t *testing.T) { testdesk.ForEach(t, testBrowserCollectionRead) }
+
+func testBrowserCollectionRead(t *testing.T, d *testdesk.Desk) {
 	page := collectionPage()
 	for _, b := range browsers {
 		t.Run(b.name, func(t *testing.T) {

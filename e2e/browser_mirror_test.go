@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/uiscope/uiscope/internal/platform"
 	"github.com/uiscope/uiscope/internal/platform/atspi"
+	"github.com/uiscope/uiscope/internal/platform/wayland"
 	"github.com/uiscope/uiscope/internal/testdesk"
 )
 
@@ -70,7 +72,8 @@ func (bm *browserMirror) read(mirror bool) (*platform.Node, atspi.TreeStats) {
 
 // openMirrorPage opens mirrorPage in a browser and a connection of the
 // test's own to read it with, with the options the Linux desktop gives a
-// browser; the connection is closed when the test ends.
+// browser (on sway, window-relative extents placed by the window's
+// origin); the connection is closed when the test ends.
 func openMirrorPage(t *testing.T, d *testdesk.Desk, br browser) (*browserMirror, *testdesk.App) {
 	t.Helper()
 	app := openPage(t, d, br, "mirror page", mirrorPage())
@@ -80,7 +83,24 @@ func openMirrorPage(t *testing.T, d *testdesk.Desk, br browser) (*browserMirror,
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	return &browserMirror{t: t, c: c, bus: app.Bus, opts: atspi.TreeOptions{Actions: true, Bulk: true, SilentMoves: true, MaxNodes: 100000}}, app
+	opts := atspi.TreeOptions{Actions: true, Bulk: true, SilentMoves: true, MaxNodes: 100000}
+	if d.Sway != nil {
+		// A Wayland client's extents count from its window: placed by the
+		// origin of the browser's one view, as the Linux desktop does.
+		opts.WindowOrigin = func(ctx context.Context, _ *platform.Node) (int, int, bool) {
+			wins, err := d.Sway.Windows(ctx)
+			if err != nil {
+				return 0, 0, false
+			}
+			for _, w := range wins {
+				if w.Pid == app.Pid {
+					return w.Bounds.X, w.Bounds.Y, true
+				}
+			}
+			return 0, 0, false
+		}
+	}
+	return &browserMirror{t: t, c: c, bus: app.Bus, opts: opts}, app
 }
 
 // mirrorLines renders a tree one node a line with everything a read returns.
@@ -140,14 +160,15 @@ func heldStill(t testing.TB, read func(underTest bool) (*platform.Node, atspi.Tr
 // states when anything moved: SilentMoves); Firefox announces the element
 // that gains the focus but not always the one that loses it (the mirror
 // reads again the states of what it holds as focused when the focus moves).
-func TestBrowserMirrorRandom(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestBrowserMirrorRandom(t *testing.T) { testdesk.ForEach(t, testBrowserMirrorRandom) }
+
+func testBrowserMirrorRandom(t *testing.T, d *testdesk.Desk) {
 	explore := os.Getenv("UISCOPE_MIRROR_EXPLORE") != ""
 	for _, br := range browsers {
 		t.Run(br.name, func(t *testing.T) {
 			bm, app := openMirrorPage(t, d, br)
 			c := bm.c
-			win := pidWindow(t, d, app.Pid)
+			u := newPageUser(t, d, app.Pid)
 			bm.read(true)
 			if dd, st := bm.check(); dd != "" {
 				t.Fatalf("idle: the mirror (%s) differs from a fresh walk:\n%s", st.Strategy, dd)
@@ -181,21 +202,19 @@ func TestBrowserMirrorRandom(t *testing.T) {
 				switch k := r.Intn(10); {
 				case k == 0:
 					what = []string{"maximize", "restore"}[r.Intn(2)]
-					if err := d.X.WindowAction(ctx, win, what); err != nil {
+					if err := u.windowAction(ctx, what); err != nil {
 						t.Fatal(err)
 					}
 				case k <= 2:
 					db := *doc.Bounds
 					dy := []int{-5, -2, 2, 5}[r.Intn(4)]
 					what = fmt.Sprintf("wheel %d over the page", dy)
-					if err := d.X.Scroll(ctx, db.X+db.Width/2, db.Y+db.Height/2, 0, dy); err != nil {
+					if err := u.wheel(ctx, db.X+db.Width/2, db.Y+db.Height/2, dy); err != nil {
 						t.Fatal(err)
 					}
 				case k == 3:
 					what = "Tab"
-					ch, _ := platform.ParseChord("Tab")
-					d.X.ActivateWindow(ctx, win)
-					if err := d.X.KeyChord(ctx, ch); err != nil {
+					if err := u.key(ctx, "Tab"); err != nil {
 						t.Fatal(err)
 					}
 				default:
@@ -208,9 +227,7 @@ func TestBrowserMirrorRandom(t *testing.T) {
 					if n.Role.String() == "entry" {
 						what = "type into " + what
 						b := *n.Bounds
-						d.X.ActivateWindow(ctx, win)
-						d.X.Click(ctx, b.X+b.Width/2, b.Y+b.Height/2, 1, 1)
-						d.X.TypeText(ctx, fmt.Sprint(step))
+						u.clickAndType(ctx, b.X+b.Width/2, b.Y+b.Height/2, fmt.Sprint(step))
 					} else {
 						c.DoAction(ctx, n.Key, "click", "press", "activate", "jump", "toggle")
 					}
@@ -232,20 +249,85 @@ func TestBrowserMirrorRandom(t *testing.T) {
 	}
 }
 
-// pidWindow returns the first mapped top-level X window of pid.
-func pidWindow(t *testing.T, d *testdesk.Desk, pid int) uint32 {
+// pageUser acts on a browser's window as a user would, outside uiscope:
+// XTest and EWMH on X11; on sway the project's own Wayland client (its
+// virtual keyboard and pointer: input is not what these tests check) and
+// sway's IPC for the window.
+type pageUser struct {
+	d   *testdesk.Desk
+	win uint32           // X11
+	con int64            // sway
+	wl  *wayland.Backend // sway
+}
+
+func newPageUser(t *testing.T, d *testdesk.Desk, pid int) *pageUser {
 	t.Helper()
+	u := &pageUser{d: d}
+	if d.Sway != nil {
+		u.con = oneView(t, d, pid).con
+		u.wl = wayland.NewBackend(filepath.Join(d.RuntimeDir, d.WaylandDisplay), d.Sway)
+		t.Cleanup(func() { u.wl.Close() })
+		return u
+	}
 	wins, err := d.X.TopLevels(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range wins {
 		if w.Pid == pid && w.Mapped {
-			return uint32(w.ID)
+			u.win = uint32(w.ID)
+			return u
 		}
 	}
 	t.Fatalf("no window of pid %d", pid)
-	return 0
+	return nil
+}
+
+// windowAction maximizes or restores the window (on sway: fullscreen on
+// and off, which is what maximize is there).
+func (u *pageUser) windowAction(ctx context.Context, what string) error {
+	if u.wl != nil {
+		return u.d.Sway.Fullscreen(ctx, u.con, what == "maximize")
+	}
+	return u.d.X.WindowAction(ctx, u.win, what)
+}
+
+// wheel turns the wheel dy steps over a point.
+func (u *pageUser) wheel(ctx context.Context, x, y, dy int) error {
+	if u.wl != nil {
+		return u.wl.Wheel(ctx, x, y, 0, dy)
+	}
+	return u.d.X.Scroll(ctx, x, y, 0, dy)
+}
+
+// key presses a key in the window, brought to the front first.
+func (u *pageUser) key(ctx context.Context, chord string) error {
+	if u.wl != nil {
+		if err := u.d.Sway.Focus(ctx, u.con); err != nil {
+			return err
+		}
+		return u.wl.KeyChord(ctx, chord)
+	}
+	ch, err := platform.ParseChord(chord)
+	if err != nil {
+		return err
+	}
+	u.d.X.ActivateWindow(ctx, u.win)
+	return u.d.X.KeyChord(ctx, ch)
+}
+
+// clickAndType clicks a point of the window, brought to the front first,
+// and types text; what it did is the mirror's to see, not checked here.
+func (u *pageUser) clickAndType(ctx context.Context, x, y int, text string) {
+	if u.wl != nil {
+		_ = u.d.Sway.Focus(ctx, u.con)
+		_ = u.wl.Click(ctx, x, y, 1, 1)
+		_, _ = u.wl.TypeText(ctx, text)
+		return
+	}
+	u.d.X.ActivateWindow(ctx, u.win)
+	u.d.X.Click(ctx, x, y, 1, 1)
+	u.d.X.TypeText(ctx, text)
 }
 
 // TestBrowserMirrorScrollReads reads the mirror again and again while a
@@ -254,11 +336,12 @@ func pidWindow(t *testing.T, d *testdesk.Desk, pid int) uint32 {
 // SHOWING state off (or on): a read in between sees them moved but still
 // showing, and the next read sees nothing move any more, yet must still
 // see the states change.
-func TestBrowserMirrorScrollReads(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestBrowserMirrorScrollReads(t *testing.T) { testdesk.ForEach(t, testBrowserMirrorScrollReads) }
+
+func testBrowserMirrorScrollReads(t *testing.T, d *testdesk.Desk) {
 	for _, br := range browsers {
 		t.Run(br.name, func(t *testing.T) {
-			bm, _ := openMirrorPage(t, d, br)
+			bm, app := openMirrorPage(t, d, br)
 			bm.read(true)
 			if dd, st := bm.check(); dd != "" {
 				t.Fatalf("idle: the mirror (%s) differs from a fresh walk:\n%s", st.Strategy, dd)
@@ -279,9 +362,10 @@ func TestBrowserMirrorScrollReads(t *testing.T) {
 				t.Fatal("no page document on screen")
 			}
 			db := *doc.Bounds
+			u := newPageUser(t, d, app.Pid)
 			for round, dy := range []int{3, 3, -2, 5, -5, 4, -4, 2, -3, 3} {
 				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-				if err := d.X.Scroll(ctx, db.X+db.Width/2, db.Y+db.Height/2, 0, dy); err != nil {
+				if err := u.wheel(ctx, db.X+db.Width/2, db.Y+db.Height/2, dy); err != nil {
 					t.Fatal(err)
 				}
 				cancel()

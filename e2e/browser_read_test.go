@@ -30,8 +30,9 @@ const pageSections = 210
 // extents of what is on screen). A call per property and per child cost
 // 6.7 calls per node in Chromium and 6.9 in Firefox; GetAll, the role,
 // states and interfaces per node and GetChildren per parent 4.4.
-func TestBrowserLargePage(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestBrowserLargePage(t *testing.T) { testdesk.ForEach(t, testBrowserLargePage) }
+
+func testBrowserLargePage(t *testing.T, d *testdesk.Desk) {
 	url, last := bigPage(t, pageSections)
 	for _, b := range browsers {
 		t.Run(b.name, func(t *testing.T) {
@@ -154,8 +155,9 @@ func waitForNamed(t testing.TB, d *testdesk.Desk, bus, name string) int {
 // TestDoctorBrowsers: `uiscope doctor` explains a Chromium started without
 // --force-renderer-accessibility (its pages' trees are empty frames) and
 // says that Firefox exports its pages lazily.
-func TestDoctorBrowsers(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestDoctorBrowsers(t *testing.T) { testdesk.ForEach(t, testDoctorBrowsers) }
+
+func testDoctorBrowsers(t *testing.T, d *testdesk.Desk) {
 	page := writePage(t, "doctor.html", "<!doctype html><title>doctor page</title><button>a button</button>")
 	bare := d.Launch(t, append(freshHome(t), "chromium", "--no-sandbox", "--user-data-dir="+t.TempDir(),
 		"--no-first-run", "--no-default-browser-check", "--password-store=basic", page)...)

@@ -55,7 +55,28 @@ func writePage(t testing.TB, name, html string) string {
 // launchFirefox starts Firefox ESR on pageURL with a fresh home and profile.
 func launchFirefox(t testing.TB, d *testdesk.Desk, pageURL string) *testdesk.App {
 	t.Helper()
-	return d.Launch(t, append(freshHome(t), "firefox-esr", "-profile", firefoxProfile(t), "-no-remote", pageURL)...)
+	app := d.Launch(t, append(freshHome(t), "firefox-esr", "-profile", firefoxProfile(t), "-no-remote", pageURL)...)
+	waylandNative(t, d, app)
+	return app
+}
+
+// waylandNative checks, on sway, that the browser's windows are Wayland
+// clients' (xdg_shell views of its pid in swaymsg's tree), as the sandbox
+// environment asks of it (MOZ_ENABLE_WAYLAND, XDG_SESSION_TYPE).
+func waylandNative(t testing.TB, d *testdesk.Desk, app *testdesk.App) {
+	t.Helper()
+	if d.Sway == nil {
+		return
+	}
+	views := swayViews(t, d, app.Pid)
+	if len(views) == 0 {
+		t.Fatalf("pid %d has no view in sway's tree", app.Pid)
+	}
+	for _, v := range views {
+		if v.shell != "xdg_shell" {
+			t.Fatalf("pid %d's view %d %q is %q, not a Wayland client's (xdg_shell)", app.Pid, v.con, v.title, v.shell)
+		}
+	}
 }
 
 // launchChromium starts Chromium on pageURL with a fresh home and profile
@@ -91,6 +112,7 @@ func launchChromium(t testing.TB, d *testdesk.Desk, pageURL string) *testdesk.Ap
 		"--password-store=basic", "--disable-background-networking",
 		"--disable-component-update", "--disable-default-apps",
 		"--new-window", pageURL)...)
+	waylandNative(t, d, app)
 	return app
 }
 

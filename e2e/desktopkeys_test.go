@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"os/exec"
 	"slices"
 	"strings"
@@ -205,8 +206,9 @@ func testDesktopKeysHeldTyping(t *testing.T, d *testdesk.Desk) {
 // the active window and the workspace are unchanged (before the fix
 // Chromium's Alt+Tab switched windows); with nothing held
 // the same calls go through.
-func TestBrowserHeldKeysRefused(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestBrowserHeldKeysRefused(t *testing.T) { testdesk.ForEach(t, testBrowserHeldKeysRefused) }
+
+func testBrowserHeldKeysRefused(t *testing.T, d *testdesk.Desk) {
 	// Another window for Alt+Tab to switch to.
 	d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "browser keys other", "--x", "600")
 	for _, b := range browsers {
@@ -227,8 +229,30 @@ func TestBrowserHeldKeysRefused(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			win, desk, title := activeWindow(t, d), rootProp(t, d, "_NET_CURRENT_DESKTOP"), windowTitle(ctx, d, app.Pid)
-			t.Cleanup(func() { desktopNotShown(t, d, win) })
+			// The focused window and the workspace, read outside uiscope:
+			// the root's EWMH properties, or swaymsg's tree and workspaces.
+			focused := func() string {
+				if d.Sway != nil {
+					for _, v := range swayViews(t, d, app.Pid) {
+						if v.focused {
+							return fmt.Sprintf("the browser's view %d", v.con)
+						}
+					}
+					return "no view of the browser"
+				}
+				return fmt.Sprintf("%#x", activeWindow(t, d))
+			}
+			workspace := func() string {
+				if d.Sway != nil {
+					return swayFocusedWorkspace(t, d)
+				}
+				return rootProp(t, d, "_NET_CURRENT_DESKTOP")
+			}
+			win, desk, title := focused(), workspace(), windowTitle(ctx, d, app.Pid)
+			if d.X != nil {
+				active := activeWindow(t, d)
+				t.Cleanup(func() { desktopNotShown(t, d, active) })
+			}
 			out := s.call(t, call, args)
 			if out["ok"] != false || out["errorCode"] != "invalidArgument" {
 				t.Errorf("%s with %v held: %v, want refused with invalidArgument", call, held, out)
@@ -236,10 +260,10 @@ func TestBrowserHeldKeysRefused(t *testing.T) {
 			for _, k := range slices.Backward(held) {
 				s.ok(t, "key_up", map[string]any{"session": sess, "key": k})
 			}
-			if got := activeWindow(t, d); got != win {
-				t.Errorf("the active window is %#x after %s with %v held, was %#x", got, call, held, win)
+			if got := focused(); got != win {
+				t.Errorf("the focused window is %s after %s with %v held, was %s", got, call, held, win)
 			}
-			if got := rootProp(t, d, "_NET_CURRENT_DESKTOP"); got != desk {
+			if got := workspace(); got != desk {
 				t.Errorf("the workspace is %s after %s with %v held, was %s", got, call, held, desk)
 			}
 			// The page titles itself with what the form holds once it changes.

@@ -14,8 +14,9 @@ import (
 // search cannot see where the page holds it in the Text interface: the
 // status line a script fills in ("1 of 3 done"), found in both browsers,
 // and nothing of the browser around it.
-func TestFindTextBrowser(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestFindTextBrowser(t *testing.T) { testdesk.ForEach(t, testFindTextBrowser) }
+
+func testFindTextBrowser(t *testing.T, d *testdesk.Desk) {
 	for _, b := range browsers {
 		t.Run(b.name, func(t *testing.T) {
 			app := openPage(t, d, b, "Status page", statusPage)

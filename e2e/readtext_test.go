@@ -32,9 +32,10 @@ function step() { var t = (++n) + ' of 3 done'; document.getElementById('s').tex
 // <p role=status> later; the status line's text is found by name and read
 // back from the tree's value (Firefox) or its static text child
 // (Chromium); the page ran the step once (the script counts it in the
-// window's title, read from X, outside uiscope).
-func TestTaskBrowserStatusText(t *testing.T) {
-	d := testdesk.Shared(t)
+// window's title, read from X or sway, outside uiscope).
+func TestTaskBrowserStatusText(t *testing.T) { testdesk.ForEach(t, testTaskBrowserStatusText) }
+
+func testTaskBrowserStatusText(t *testing.T, d *testdesk.Desk) {
 	for _, b := range browsers {
 		t.Run(b.name, func(t *testing.T) {
 			app := openPage(t, d, b, "Status page", statusPage)

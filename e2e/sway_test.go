@@ -28,6 +28,7 @@ import (
 type swayView struct {
 	con     int64
 	title   string
+	shell   string        // xdg_shell (a Wayland client) or xwayland
 	content platform.Rect // on the screen
 	focused bool
 	visible bool
@@ -36,15 +37,25 @@ type swayView struct {
 // swayViews runs swaymsg -t get_tree and returns pid's views.
 func swayViews(t testing.TB, d *testdesk.Desk, pid int) []swayView {
 	t.Helper()
-	out, err := exec.Command("swaymsg", "-s", d.SwaySock, "-r", "-t", "get_tree").Output()
+	views, err := readSwayViews(context.Background(), d, pid)
 	if err != nil {
-		t.Fatalf("swaymsg -t get_tree: %v", err)
+		t.Fatal(err)
+	}
+	return views
+}
+
+// readSwayViews is swayViews under ctx, its failure an error.
+func readSwayViews(ctx context.Context, d *testdesk.Desk, pid int) ([]swayView, error) {
+	out, err := exec.CommandContext(ctx, "swaymsg", "-s", d.SwaySock, "-r", "-t", "get_tree").Output()
+	if err != nil {
+		return nil, fmt.Errorf("swaymsg -t get_tree: %v", err)
 	}
 	type rect struct{ X, Y, Width, Height int }
 	type node struct {
 		ID            int64  `json:"id"`
 		Name          string `json:"name"`
 		Pid           int    `json:"pid"`
+		Shell         string `json:"shell"`
 		Focused       bool   `json:"focused"`
 		Visible       bool   `json:"visible"`
 		Rect          rect   `json:"rect"`
@@ -54,13 +65,13 @@ func swayViews(t testing.TB, d *testdesk.Desk, pid int) []swayView {
 	}
 	var root node
 	if err := json.Unmarshal(out, &root); err != nil {
-		t.Fatalf("swaymsg's tree: %v", err)
+		return nil, fmt.Errorf("swaymsg's tree: %v", err)
 	}
 	var views []swayView
 	var walk func(n node)
 	walk = func(n node) {
 		if n.Pid == pid {
-			views = append(views, swayView{con: n.ID, title: n.Name, focused: n.Focused, visible: n.Visible, content: platform.Rect{
+			views = append(views, swayView{con: n.ID, title: n.Name, shell: n.Shell, focused: n.Focused, visible: n.Visible, content: platform.Rect{
 				X: n.Rect.X + n.WindowRect.X, Y: n.Rect.Y + n.WindowRect.Y, Width: n.WindowRect.Width, Height: n.WindowRect.Height}})
 		}
 		for _, k := range append(n.Nodes, n.FloatingNodes...) {
@@ -68,7 +79,7 @@ func swayViews(t testing.TB, d *testdesk.Desk, pid int) []swayView {
 		}
 	}
 	walk(root)
-	return views
+	return views, nil
 }
 
 // oneView waits until pid has exactly one view and returns it.
@@ -426,4 +437,27 @@ func TestSwayGTK4Dialog(t *testing.T) {
 			return true, ""
 		})
 	}
+}
+
+// swayFocusedWorkspace is the name of sway's focused workspace, as
+// swaymsg -t get_workspaces reports it.
+func swayFocusedWorkspace(t testing.TB, d *testdesk.Desk) string {
+	t.Helper()
+	out, err := exec.Command("swaymsg", "-s", d.SwaySock, "-r", "-t", "get_workspaces").Output()
+	if err != nil {
+		t.Fatalf("swaymsg -t get_workspaces: %v", err)
+	}
+	var ws []struct {
+		Name    string `json:"name"`
+		Focused bool   `json:"focused"`
+	}
+	if err := json.Unmarshal(out, &ws); err != nil {
+		t.Fatalf("swaymsg's workspaces: %v", err)
+	}
+	for _, w := range ws {
+		if w.Focused {
+			return w.Name
+		}
+	}
+	return "none focused"
 }

@@ -290,7 +290,9 @@ func testReadTableQt5(t *testing.T, d *testdesk.Desk) {
 // the secret is nowhere in the answer. A cell mixing text and a link reads
 // as a screen reader reads it: Chromium gives the cell's text leaves as
 // children too (static text), which are no embedded objects.
-func TestReadTableBrowsers(t *testing.T) {
+func TestReadTableBrowsers(t *testing.T) { testdesk.ForEach(t, testReadTableBrowsers) }
+
+func testReadTableBrowsers(t *testing.T, d *testdesk.Desk) {
 	const secret = "hunter2-html-table-secret"
 	var rows strings.Builder
 	for i := range 400 {
@@ -305,7 +307,6 @@ func TestReadTableBrowsers(t *testing.T) {
 	}
 	page := `<!DOCTYPE html><html><head><title>Table page</title></head><body><table id="t">` +
 		`<thead><tr><th>First</th><th>Link</th><th>Third</th></tr></thead><tbody>` + rows.String() + `</tbody></table></body></html>`
-	d := testdesk.Shared(t)
 	for _, b := range browsers {
 		t.Run(b.name, func(t *testing.T) {
 			app := openPage(t, d, b, "Table page", page)

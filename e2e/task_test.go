@@ -153,10 +153,10 @@ func firefoxProfile(t testing.TB) string {
 // TestTaskFirefoxForm: fill a web form in Firefox ESR (text, password,
 // check box), read it back, and check the page holds what each success
 // claimed.
-func TestTaskFirefoxForm(t *testing.T) {
-	d := testdesk.Shared(t)
-	page := "file://" + testdesk.Fixture("form.html")
-	app := d.Launch(t, append(freshHome(t), "firefox-esr", "-profile", firefoxProfile(t), "-no-remote", page)...)
+func TestTaskFirefoxForm(t *testing.T) { testdesk.ForEach(t, testTaskFirefoxForm) }
+
+func testTaskFirefoxForm(t *testing.T, d *testdesk.Desk) {
+	app := launchFirefox(t, d, "file://"+testdesk.Fixture("form.html"))
 	s := startMCP(t, d, "", "--allow-input")
 	defer s.logCost(t, "firefox-form")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})

@@ -172,8 +172,9 @@ const valuesPage = `<!DOCTYPE html>
 // TestValuesInBrowsers: the same form in Firefox and Chromium. Firefox
 // answers a GetText whose end is past the character count with "", and
 // marks the chosen option of a select selected, as Chromium does.
-func TestValuesInBrowsers(t *testing.T) {
-	d := testdesk.Shared(t)
+func TestValuesInBrowsers(t *testing.T) { testdesk.ForEach(t, testValuesInBrowsers) }
+
+func testValuesInBrowsers(t *testing.T, d *testdesk.Desk) {
 	for _, b := range browsers {
 		t.Run(b.name, func(t *testing.T) {
 			app := openPage(t, d, b, "uiscope values", valuesPage)
