@@ -235,3 +235,73 @@ func TestDeadlines(t *testing.T) {
 		t.Error("a reply that is not JSON decoded")
 	}
 }
+
+// TestWatchInputs: the subscription is answered, input events come on the
+// same connection (others are skipped), stop ends the watch; a silent
+// compositor holds the subscription to its deadline.
+func TestWatchInputs(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "sway-ipc.sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	frame := func(typ uint32, body string) []byte {
+		msg := make([]byte, 14+len(body))
+		copy(msg, magic)
+		binary.NativeEndian.PutUint32(msg[6:], uint32(len(body)))
+		binary.NativeEndian.PutUint32(msg[10:], typ)
+		copy(msg[14:], body)
+		return msg
+	}
+	subscribed := make(chan string, 1)
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		hdr := make([]byte, 14)
+		if _, err := io.ReadFull(c, hdr); err != nil {
+			return
+		}
+		body := make([]byte, binary.NativeEndian.Uint32(hdr[6:]))
+		if _, err := io.ReadFull(c, body); err != nil {
+			return
+		}
+		subscribed <- string(body)
+		_, _ = c.Write(frame(msgSubscribe, `{"success": true}`))
+		_, _ = c.Write(frame(1<<31, `{"change": "focus"}`)) // a workspace event (number 0): skipped
+		_, _ = c.Write(frame(eventInput, `{"change": "removed", "input": {"identifier": "0:0:virtual", "type": "keyboard"}}`))
+		_, _ = io.Copy(io.Discard, c)
+	}()
+	got := make(chan InputEvent, 4)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	stop, err := New(sock).WatchInputs(ctx, func(ev InputEvent) { got <- ev })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := <-subscribed; p != `["input"]` {
+		t.Errorf("subscribed to %s", p)
+	}
+	select {
+	case ev := <-got:
+		if ev.Change != "removed" || ev.Input.Type != "keyboard" || ev.Input.Identifier != "0:0:virtual" {
+			t.Errorf("event %+v", ev)
+		}
+	case <-ctx.Done():
+		t.Fatal("no input event")
+	}
+	stop()
+	if len(got) != 0 {
+		t.Errorf("more events: %+v", <-got)
+	}
+
+	silent := fakeSway(t, func(uint32, string) (string, bool) { return "", false })
+	sctx, scancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer scancel()
+	if _, err := silent.WatchInputs(sctx, func(InputEvent) {}); !errors.Is(err, platform.ErrTimeout) {
+		t.Errorf("silent compositor: %v, want ErrTimeout", err)
+	}
+}
