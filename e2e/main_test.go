@@ -6,8 +6,6 @@
 package e2e
 
 import (
-	"bytes"
-	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -80,22 +78,5 @@ type result struct {
 // runCLI runs uiscope with args in the desktop, bounded by limit.
 func runCLI(t testing.TB, d *testdesk.Desk, limit time.Duration, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), limit)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, uiscopeBin, args...)
-	cmd.Env = d.Env()
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	start := time.Now()
-	err := cmd.Run()
-	r := result{stdout: out.String(), stderr: errb.String(), took: time.Since(start)}
-	if ctx.Err() != nil {
-		t.Fatalf("uiscope %v did not finish within %v; stderr:\n%s", args, limit, r.stderr)
-	}
-	if ee, ok := err.(*exec.ExitError); ok {
-		r.code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("uiscope %v: %v", args, err)
-	}
-	return r
+	return runCLIEnv(t, d.Env(), limit, args...)
 }
