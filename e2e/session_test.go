@@ -104,24 +104,7 @@ func TestUserSwaySession(t *testing.T) {
 	}
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
 
-	// A pointer click: a GTK 3 slider has no action.
-	vol := findOne(t, s, sess, map[string]any{"name": "Volume", "role": "slider"})
-	before := pyProbe(t, d, app.Pid, "slider", "Volume", "value")
-	if out := s.ok(t, "click", map[string]any{"session": sess, "element": vol.Ref}); out["method"] != "pointer" {
-		t.Fatalf("click on the slider: %v", out)
-	}
-	until(t, "the slider's value moved, read by pyatspi", func(context.Context) (bool, string) {
-		v := pyProbe(t, d, app.Pid, "slider", "Volume", "value")
-		return v != before, before + " -> " + v
-	})
-
-	entry := findOne(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
-	const typed = "typed in a user's sway — ✓"
-	s.ok(t, "type_text", map[string]any{"session": sess, "element": entry.Ref, "text": typed})
-	until(t, "the text in the entry, read by pyatspi", func(context.Context) (bool, string) {
-		got := pyProbe(t, d, app.Pid, "text", "Name", "text")
-		return got == typed, got
-	})
+	clickAndType(t, d, s, sess, app.Pid, "typed in a user's sway — ✓")
 
 	unfocusEntry(t, s, sess)
 	pw := findOne(t, s, sess, map[string]any{"role": "password text"})
@@ -214,22 +197,7 @@ func TestXwaylandClients(t *testing.T) {
 			t.Errorf("the %s %q at %+v: centre outside its sway window %+v", el.role, el.name, *got.Bounds, view.content)
 		}
 	}
-	vol := findOne(t, s, sess, map[string]any{"name": "Volume", "role": "slider"})
-	before := pyProbe(t, d, gtk.Pid, "slider", "Volume", "value")
-	if out := s.ok(t, "click", map[string]any{"session": sess, "element": vol.Ref}); out["method"] != "pointer" {
-		t.Fatalf("click on the slider: %v", out)
-	}
-	until(t, "the X client's slider moved, read by pyatspi", func(context.Context) (bool, string) {
-		v := pyProbe(t, d, gtk.Pid, "slider", "Volume", "value")
-		return v != before, before + " -> " + v
-	})
-	entry := findOne(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
-	const typed = "on Xwayland: é ✓"
-	s.ok(t, "type_text", map[string]any{"session": sess, "element": entry.Ref, "text": typed})
-	until(t, "the text in the X client's entry, read by pyatspi", func(context.Context) (bool, string) {
-		got := pyProbe(t, d, gtk.Pid, "text", "Name", "text")
-		return got == typed, got
-	})
+	clickAndType(t, d, s, sess, gtk.Pid, "on Xwayland: é ✓")
 }
 
 // TestWaylandWithoutSway: a Wayland session whose compositor has no sway
@@ -470,4 +438,26 @@ func testDoctorNamesDesktop(t *testing.T, d *testdesk.Desk) {
 			t.Errorf("doctor on sway says nothing of %s:\n%s", topic, r.stdout)
 		}
 	}
+}
+
+// clickAndType clicks the GTK 3 fixture's Volume slider (which has no
+// action: the click is the pointer's) and types text into its Name entry,
+// each effect read by pyatspi in a process of its own.
+func clickAndType(t *testing.T, d *testdesk.Desk, s *mcpServer, sess string, pid int, typed string) {
+	t.Helper()
+	vol := findOne(t, s, sess, map[string]any{"name": "Volume", "role": "slider"})
+	before := pyProbe(t, d, pid, "slider", "Volume", "value")
+	if out := s.ok(t, "click", map[string]any{"session": sess, "element": vol.Ref}); out["method"] != "pointer" {
+		t.Fatalf("click on the slider: %v", out)
+	}
+	until(t, "the slider's value moved, read by pyatspi", func(context.Context) (bool, string) {
+		v := pyProbe(t, d, pid, "slider", "Volume", "value")
+		return v != before, before + " -> " + v
+	})
+	entry := findOne(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
+	s.ok(t, "type_text", map[string]any{"session": sess, "element": entry.Ref, "text": typed})
+	until(t, "the text in the entry, read by pyatspi", func(context.Context) (bool, string) {
+		got := pyProbe(t, d, pid, "text", "Name", "text")
+		return got == typed, got
+	})
 }
