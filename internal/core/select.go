@@ -215,6 +215,13 @@ func (m *Sessions) selected(ctx context.Context, t *actTarget, want bool) bool {
 // focused is the read-back for focus.
 func focused(d *platform.Details) bool { return d.Node.States.Has(platform.StateFocused) }
 
+// movedElsewhere reports that the app's last focus event named another
+// element than key.
+func movedElsewhere(ctx context.Context, ft platform.FocusTracker, app platform.App, key string) bool {
+	k, _ := ft.Focus(ctx, app)
+	return k != "" && k != key
+}
+
 // focus gives an element the keyboard focus and checks it took: through
 // Component.GrabFocus, else the element's own focus action (Qt's
 // "SetFocus"), else a pointer click on it (GTK 4.8 answers GrabFocus with
@@ -225,11 +232,15 @@ func (m *Sessions) focus(ctx context.Context, t *actTarget) error {
 		return nil // a descendant has them
 	}
 	if focused(t.det) {
-		// Asked again all the same: a browser keeps a page element's
-		// focused state while its own UI (the address bar) has the keys,
-		// and Chromium's GrabFocus gives them back to the page. Where the
-		// focus is real, asking again changes nothing.
-		_ = t.actor.GrabFocus(ctx, t.s.App, t.node.Key)
+		// Asked again when the app's last focus move was to another
+		// element: a browser keeps a page element's focused state while
+		// its own UI (the address bar) has the keys, and Chromium's
+		// GrabFocus gives them back to the page. Not otherwise: a GTK 3
+		// entry asked again selects all its text, which the keys would
+		// then replace.
+		if ft, ok := m.desk.Accessibility.(platform.FocusTracker); !ok || movedElsewhere(ctx, ft, t.s.App, t.node.Key) {
+			_ = t.actor.GrabFocus(ctx, t.s.App, t.node.Key)
+		}
 		return nil
 	}
 	if err := t.actor.GrabFocus(ctx, t.s.App, t.node.Key); err == nil {
