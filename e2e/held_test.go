@@ -102,6 +102,41 @@ func testHeldShiftRangeSelection(t *testing.T, d *testdesk.Desk) {
 	untilNothingHeld(t, d, log, "after key_up")
 }
 
+// TestHeldShiftTyping: text typed while the session holds Shift arrives
+// shifted ("ab1" as "AB!", read back over AT-SPI): type_text answers it
+// delivered, unverified, saying Shift was held and what the field holds,
+// never noEffect (which an agent may answer by typing it again). Once
+// Shift is let go, text goes in as given.
+func TestHeldShiftTyping(t *testing.T) { testdesk.ForEach(t, testHeldShiftTyping) }
+
+func testHeldShiftTyping(t *testing.T, d *testdesk.Desk) {
+	log := newFixtureLog(t)
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "held typing", "--input-log", log.path)
+	s := startMCP(t, d, "", "--allow-input")
+	sess := s.connect(t, map[string]any{"pid": app.Pid})
+	name := findKeyed(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
+	text := func(want string) {
+		t.Helper()
+		until(t, "the entry holds "+want, func(ctx context.Context) (bool, string) {
+			got := liveText(ctx, d, name.Key)
+			return got == want, got
+		})
+	}
+	s.ok(t, "key_down", map[string]any{"session": sess, "key": "Shift"})
+	out := s.ok(t, "type_text", map[string]any{"session": sess, "element": name.Ref, "text": "ab1"})
+	note, _ := out["note"].(string)
+	if out["verified"] != false || !strings.Contains(note, "Shift held") || !strings.Contains(note, `"AB!"`) {
+		t.Errorf("type_text with Shift held: verified %v, note %q; want unverified, naming Shift and what the entry holds", out["verified"], note)
+	}
+	text("AB!")
+	s.ok(t, "key_up", map[string]any{"session": sess, "key": "Shift"})
+	untilNothingHeld(t, d, log, "after key_up")
+	if out := s.ok(t, "type_text", map[string]any{"session": sess, "element": name.Ref, "text": "c"}); out["verified"] != true {
+		t.Errorf("type_text with nothing held: %v, want verified", out)
+	}
+	text("AB!c")
+}
+
 func TestHeldDragGTK3Slider(t *testing.T) { testdesk.ForEach(t, testHeldDragGTK3Slider) }
 
 func testHeldDragGTK3Slider(t *testing.T, d *testdesk.Desk) {

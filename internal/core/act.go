@@ -336,7 +336,8 @@ func (m *Sessions) finish(ctx context.Context, t *actTarget, method, detail stri
 		return m.finishLate(t, r, after, want != nil && held, claim)
 	}
 	if want != nil && !held {
-		if !t.submits && !changedBeyond(eff, t.key()) {
+		retexted := textChanged(t.det, after)
+		if !t.submits && !changedBeyond(eff, t.key()) && !retexted {
 			return nil, m.noEffect(t, claim, after)
 		}
 		if t.submits {
@@ -346,9 +347,24 @@ func (m *Sessions) finish(ctx context.Context, t *actTarget, method, detail stri
 		}
 		// Delivered, and the app changed, but not as asked: say so,
 		// with what it holds; never a failure the agent would retry.
-		r.Note = notAsAsked(claim, after)
+		if retexted {
+			r.Note = fmt.Sprintf("%s was delivered and the element's text changed, but not to what was asked: it holds %s", claim, describe(after))
+		} else {
+			r.Note = notAsAsked(claim, after)
+		}
 	}
 	return r, nil
+}
+
+// textChanged reports that an element's own text differs after an action
+// from before it: the input reached it, whatever the app made of it (a
+// field that takes only digits, a held Shift, an autocorrection). A
+// password field's text is never compared.
+func textChanged(before, after *platform.Details) bool {
+	if before == nil || after == nil || before.Text == nil || after.Text == nil || before.Node.Secret() || after.Node.Secret() {
+		return false
+	}
+	return before.Text.Text != after.Text.Text || before.Text.Length != after.Text.Length
 }
 
 // changedBeyond reports effects that show the app reacted: a window opened

@@ -182,3 +182,51 @@ func TestSuccessIsReadBack(t *testing.T) {
 		})
 	}
 }
+
+// shiftedInput types every character as Shift would make it: keys that
+// reach the element, but not as the text asked.
+type shiftedInput struct{ platform.Input }
+
+func (s shiftedInput) TypeText(ctx context.Context, text string) (int, error) {
+	return s.Input.TypeText(ctx, strings.ToUpper(text))
+}
+
+// lostInput types nothing: keys that reach no element.
+type lostInput struct{ platform.Input }
+
+func (lostInput) TypeText(_ context.Context, text string) (int, error) {
+	return len([]rune(text)), nil
+}
+
+// TestTypedOtherwiseIsDelivered: typing that changed the element's text,
+// but not into what was asked, was delivered: ok, unverified, with what
+// the element holds (never noEffect, which an agent may answer by typing
+// it again). Typing that changed nothing is still noEffect.
+func TestTypedOtherwiseIsDelivered(t *testing.T) {
+	oldCap, oldChange := settleCap, changeTime
+	settleCap, changeTime = 300*time.Millisecond, 300*time.Millisecond
+	t.Cleanup(func() { settleCap, changeTime = oldCap, oldChange })
+	synctest.Test(t, func(t *testing.T) {
+		d := formDesk()
+		p := d.Platform()
+		p.Input = shiftedInput{p.Input}
+		m, s, tr := formSession(t, p)
+		r, err := m.TypeText(context.Background(), s.ID, refOf(t, tr, "Name"), "abc")
+		if err != nil {
+			t.Fatalf("typing that reached the field as capitals: %v", err)
+		}
+		if r.Verified || !strings.Contains(r.Note, "not to what was asked") || !strings.Contains(r.Note, `"NameABC"`) {
+			t.Errorf("typing that reached the field as capitals: verified %v, note %q; want unverified, saying what it holds", r.Verified, r.Note)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		p := formDesk().Platform()
+		p.Input = lostInput{p.Input}
+		m, s, tr := formSession(t, p)
+		r, err := m.TypeText(context.Background(), s.ID, refOf(t, tr, "Name"), "abc")
+		if err == nil {
+			t.Fatalf("ok although the field did not change: %+v", r)
+		}
+		wantErrCode(t, "typing lost", err, CodeNoEffect)
+	})
+}

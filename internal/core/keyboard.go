@@ -112,6 +112,11 @@ func (m *Sessions) TypeText(ctx context.Context, sessionID, ref, text string) (*
 		want, claim = contains(typedText), "typing "+Quote(text)
 	}
 	r, err := m.finish(ctx, t, MethodKeyboard, detail, want, claim)
+	if _, _, held := m.heldDown(); r != nil && !r.Verified && len(held) > 0 && r.Note != "" {
+		// The session's own keys held (key_down) went with every
+		// character: Shift made them capitals, Ctrl chords.
+		r.Note = fmt.Sprintf("%s held (key_down) went with every key typed; release it with key_up to type the text as given. %s", strings.Join(held, " and "), r.Note)
+	}
 	switch {
 	case r != nil && t.s.Mode == ModeVisual:
 		r.Note = visualKeysNote
