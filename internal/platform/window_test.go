@@ -3,18 +3,21 @@ package platform
 import (
 	"strings"
 	"testing"
+
+	"github.com/uiscope/uiscope/internal/quote"
 )
 
 // FuzzParseWindowID: window ids parse or fail clearly, round-trip through
 // String, and an error never echoes a long argument whole.
 func FuzzParseWindowID(f *testing.F) {
-	for _, s := range []string{"0x1a00003", "12345", "0", "-1", "0xzz", "", " 0x10 ", "0xffffffffffffffff", "sway:42", "sway:0", "sway:-1", "sway:4294967296", "0x737700000005", "toplevel:4278190080", "toplevel:0", "toplevel:4294967296", "0x746cff000000", strings.Repeat("9", 200)} {
+	for _, s := range []string{"0x1a00003", "12345", "0", "-1", "0xzz", "", " 0x10 ", "0xffffffffffffffff", "sway:42", "sway:0", "sway:-1", "sway:4294967296", "0x737700000005", "toplevel:4278190080", "toplevel:0", "toplevel:4294967296", "0x746cff000000", strings.Repeat("9", 200), strings.Repeat("\xff", 50)} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		id, err := ParseWindowID(s)
 		if err != nil {
-			if len(err.Error()) > 250 {
+			// The message around the id, and the id as quote.Short shows it.
+			if len(err.Error()) > 100+quote.MaxShown {
 				t.Fatalf("ParseWindowID(%d bytes): error of %d bytes", len(s), len(err.Error()))
 			}
 			return
