@@ -243,7 +243,7 @@ func kwriteFileMenuSway(t *testing.T, d *testdesk.Desk) {
 // gives), so they have no bounds in the a11y tree: a screenshot of one
 // alone is refused, never made of another window's pixels.
 func TestScreenshotGIMPImageMenu(t *testing.T) {
-	d := testdesk.Shared(t)
+	d := testdesk.Shared(t) // X11 only: GIMP 2.10 is GTK 2, which has no Wayland backend
 	xc := xclient(t, d)
 	app := gimp(t, d, true)
 	s := startMCP(t, d, "", "--allow-input")

@@ -411,7 +411,7 @@ func tkButton(t *testing.T, root *elem) *elem {
 // reach it too; semantic actions and the other tree's refs are refused and
 // press nothing.
 func TestVisualActTk(t *testing.T) {
-	d := testdesk.Shared(t)
+	d := testdesk.Shared(t) // X11 only: Tk has no Wayland backend
 	tk := d.LaunchX(t, testdesk.Python, testdesk.Fixture("tk_fixture.py"), "--title", "visual act tk", "--title-follows")
 	s := startMCP(t, d, "", "--allow-input")
 	vis := s.connect(t, map[string]any{"pid": tk.Pid, "mode": "visual"})
@@ -615,6 +615,9 @@ func visualPopupSway(t *testing.T, d *testdesk.Desk) {
 // accessible element, the frame being what it sits in; a click on that
 // window in a visual session presses the button, read back over AT-SPI.
 func TestVisualCorrelationOwnWindow(t *testing.T) {
+	// X11 only: a widget's own window is an X child window; a Wayland
+	// client's widgets have none the compositor lists (sway's visual tree
+	// is the app's views: TestVisualTree, TestVisualPopup).
 	d := testdesk.Shared(t)
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "visual own window", "--native-submit")
 	s := startMCP(t, d, "", "--allow-input")
