@@ -415,10 +415,11 @@ func topLevelFor(w platform.Window, tops []platform.Node) (platform.Node, bool) 
 	if len(framed) == 1 {
 		return framed[0], true
 	}
-	// Else the only one whose box is the window's with the same border on
-	// every side: a client-side decoration's invisible border, which a
+	// Else the only one whose box is the window's with an even border
+	// around it: a client-side decoration's invisible border, which a
 	// Wayland toolkit counts in its window's box and the compositor does
-	// not (GTK 3's dialogs on sway: 10 px).
+	// not (GTK 3's dialogs on sway: 10 px; its header-bar windows' shadow,
+	// 26 px across, 23 above and 29 below).
 	var bordered []platform.Node
 	for _, n := range tops {
 		if b := n.Bounds; shown(n) && b != nil && holdsBordered(*b, w.Bounds) {
@@ -435,11 +436,13 @@ func topLevelFor(w platform.Window, tops []platform.Node) (platform.Node, bool) 
 // window that holdsBordered accepts.
 const maxCSDBorder = 64
 
-// holdsBordered reports a box that is win's with the same border, of at
-// most maxCSDBorder, on every side.
+// holdsBordered reports a box that is win's with a border of at most
+// maxCSDBorder around it: as deep left as right, and in all as deep down
+// as across, its top part anywhere in that (a shadow cast downwards is
+// deeper below than above).
 func holdsBordered(box, win platform.Rect) bool {
-	m := win.X - box.X
-	return m > 0 && m <= maxCSDBorder && win.Y-box.Y == m && box.Width-win.Width == 2*m && box.Height-win.Height == 2*m
+	m, top := win.X-box.X, win.Y-box.Y
+	return m > 0 && m <= maxCSDBorder && top >= 0 && top <= 2*m && box.Width-win.Width == 2*m && box.Height-win.Height == 2*m
 }
 
 // holdsFramed reports a box that holds win's, larger by at most a window

@@ -171,7 +171,8 @@ func TestWindowRefFramed(t *testing.T) {
 // window's box with a client-side decoration's invisible border on every
 // side (GTK 3's "Save changes?" question: 10 px); it is named by that
 // accessible's role and name, and the main window, which holds it too, is
-// no match; an uneven margin is not a border.
+// no match; a border deeper below than above (a shadow) is one, a margin
+// deeper down than across is not.
 func TestWindowRefBordered(t *testing.T) {
 	shown := platform.StateSet(1) << platform.StateShowing
 	tops := []platform.Node{
@@ -181,6 +182,10 @@ func TestWindowRefBordered(t *testing.T) {
 	w := platform.Window{ID: platform.SwayWindowID(7), Bounds: platform.Rect{X: 663, Y: 446, Width: 594, Height: 187}, Mapped: true}
 	if got, want := windowRef(w, tops), (WindowRef{Window: "sway:7", Title: "Question", Role: "alert"}); got != want {
 		t.Errorf("windowRef(untitled alert on sway) = %+v, want %+v", got, want)
+	}
+	w.Bounds.Y = 443 // a shadow cast downwards: 7 px above, 13 below, as deep in all
+	if got, want := windowRef(w, tops), (WindowRef{Window: "sway:7", Title: "Question", Role: "alert"}); got != want {
+		t.Errorf("windowRef(untitled alert in a shadow deeper below) = %+v, want %+v", got, want)
 	}
 	w.Bounds = platform.Rect{X: 663, Y: 456, Width: 594, Height: 177} // 20 px above, 10 below
 	if got := windowRef(w, tops); got.Role != "window" || got.Title != "" {

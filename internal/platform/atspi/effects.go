@@ -283,3 +283,37 @@ func (c *Conn) FocusedChild(ctx context.Context, key string) (string, error) {
 	}
 	return "", nil
 }
+
+// ChildExtents reads the extents of an element's children (window-relative,
+// or in screen coordinates), in order, in one round trip after
+// GetChildren; children that give none (not on screen, no Component, gone)
+// are left out.
+func (c *Conn) ChildExtents(ctx context.Context, key string, windowRelative bool) ([]platform.Rect, error) {
+	bus, path, err := ParseKey(key)
+	if err != nil {
+		return nil, err
+	}
+	var refs []objRef
+	if err := c.call(ctx, bus, path, ifaceAccessible+".GetChildren", nil, &refs); err != nil {
+		return nil, goneErr(err)
+	}
+	rects := make([]*platform.Rect, len(refs))
+	b := c.newBatch(ctx)
+	defer b.close()
+	for i, r := range refs {
+		if !r.null() {
+			b.extents(r.Bus, r.Path, coordType(windowRelative), func(rect *platform.Rect) { rects[i] = rect })
+		}
+	}
+	b.wait()
+	if err := ctx.Err(); err != nil {
+		return nil, mapErr(err)
+	}
+	var out []platform.Rect
+	for _, r := range rects {
+		if r != nil {
+			out = append(out, *r)
+		}
+	}
+	return out, nil
+}

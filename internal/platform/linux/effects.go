@@ -27,7 +27,7 @@ func (d *Desktop) TopLevels(ctx context.Context, app platform.App) ([]platform.N
 	if err != nil {
 		return tops, nil
 	}
-	origin, _ := swayOrigins(sc, app.Pid, true) // atspi.TopLevels reads screen extents
+	origin, _ := swayOrigins(sc, app.Pid, true, a.ChildExtents) // atspi.TopLevels reads screen extents
 	for i := range tops {
 		if b := tops[i].Bounds; b != nil {
 			if x, y, ok := origin(ctx, &tops[i]); ok {

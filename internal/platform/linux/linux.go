@@ -458,6 +458,15 @@ func WindowRelative(toolkit, version string) bool {
 	return isGTK4(platform.App{Toolkit: toolkit, ToolkitVersion: version})
 }
 
+// childExtents reads an element's children's extents on the
+// accessibility bus, or is nil without one.
+func (c conns) childExtents() childExtents {
+	if c.a11y == nil {
+		return nil
+	}
+	return c.a11y.ChildExtents
+}
+
 // originFuncs return how to find the screen origin of a top-level
 // element's window, and of a popover's popup window, for one read, or nil
 // when the toolkit reports screen coordinates already. On sway every
@@ -465,7 +474,7 @@ func WindowRelative(toolkit, version string) bool {
 // display when first needed and kept for that read only (geometry.go).
 func (c conns) originFuncs(app platform.App) (origin, popup func(context.Context, *platform.Node) (int, int, bool)) {
 	if c.sway != nil {
-		return swayOrigins(c.sway, app.Pid, c.screenExtents(app))
+		return swayOrigins(c.sway, app.Pid, c.screenExtents(app), c.childExtents())
 	}
 	// In a Wayland session without sway's IPC every Wayland client's
 	// extents are its window's, whose place is not known: an element is

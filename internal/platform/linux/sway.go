@@ -167,9 +167,9 @@ func pidWindows(all []sway.Window, pid int) []sway.Window {
 // has the top level's size (or is inside it by the same margin on every
 // side: an invisible client-side border), narrowed by title and focus
 // when several fit. Sway does not say where in a surface its window
-// geometry starts, so a border deeper on one side than the other is split
-// evenly: GTK 4's shadow on sway 1.7 is 14 px left and right, 12 above and
-// 16 below, which places its elements 2 px low; with no bounds, the one visible view titled the
+// geometry starts, so the border is split evenly here (csdCorner places
+// it by the window's title bar where there is one: a shadow is deeper
+// below than above); with no bounds, the one visible view titled the
 // element's name. origin is where the toolkit's coordinates count from on
 // the screen.
 func matchSway(wins []sway.Window, top *platform.Node) (w sway.Window, x, y int, ok bool) {
@@ -218,6 +218,37 @@ func matchSway(wins []sway.Window, top *platform.Node) (w sway.Window, x, y int,
 		return sway.Window{}, 0, 0, false
 	}
 	return fits[0].w, fits[0].x, fits[0].y, true
+}
+
+// childExtents reads the extents of an element's children
+// (atspi.Conn.ChildExtents).
+type childExtents func(ctx context.Context, key string, windowRelative bool) ([]platform.Rect, error)
+
+// csdCorner finds where, in a top level's coordinates, the window
+// geometry of the view in starts, when the top level's box is the view's
+// content with an invisible client-side border around it (top, as the
+// toolkit gives it) and one of its children (kids) is a title bar: as wide
+// as the view's content, its left edge where an even split of the border
+// puts the content's (a shadow is as deep left as right), its top inside
+// the border. A client-side decoration draws its title bar across the
+// whole window from its top edge, and a shadow is deeper below than
+// above (GTK 3's on sway 1.7: 23 px above, 29 below; split evenly, its
+// elements were placed 3 px high). With no such child the border is
+// split evenly (matchSway).
+func csdCorner(top, in platform.Rect, kids []platform.Rect) (x, y int, ok bool) {
+	dw, dh := top.Width-in.Width, top.Height-in.Height
+	if dw <= 0 || dw%2 != 0 || dh < 0 {
+		return 0, 0, false
+	}
+	for _, k := range kids {
+		if k.Width != in.Width || k.X != top.X+dw/2 || k.Y < top.Y || k.Y > top.Y+dh {
+			continue
+		}
+		if !ok || k.Y < y {
+			x, y, ok = k.X, k.Y, true
+		}
+	}
+	return x, y, ok
 }
 
 // swayPopup reports a top level that may be a popup surface: a role a
@@ -278,7 +309,7 @@ func swayUnknown(pid int, top *platform.Node, wins []sway.Window) error {
 // first, or alone) a tiled view's content origin is its toplevel's (a
 // tiled client draws no shadow); a floating view's popup has no known
 // place.
-func swayOrigins(sc *sway.Client, pid int, screen bool) (origin, popup func(context.Context, *platform.Node) (int, int, bool)) {
+func swayOrigins(sc *sway.Client, pid int, screen bool, kids childExtents) (origin, popup func(context.Context, *platform.Node) (int, int, bool)) {
 	var once sync.Once
 	var wins []sway.Window
 	var err error
@@ -319,6 +350,12 @@ func swayOrigins(sc *sway.Client, pid int, screen bool) (origin, popup func(cont
 			// An X client's screen coordinates are its X screen's,
 			// which Xwayland lays out as sway does: already placed.
 			x, y = 0, 0
+		} else if ok && kids != nil && top.Key != "" && top.Bounds != nil && top.Bounds.Width > w.Bounds.Width {
+			if ks, err := kids(ctx, top.Key, !screen); err == nil {
+				if cx, cy, found := csdCorner(*top.Bounds, w.Bounds, ks); found {
+					x, y = w.Bounds.X-cx, w.Bounds.Y-cy
+				}
+			}
 		}
 		if ok {
 			placed[w.Con] = [2]int{x, y}
@@ -515,8 +552,11 @@ func (s swayWindows) WindowLayout(ctx context.Context, app platform.App, root *p
 		shown := false
 		for _, w := range wins {
 			in := w.Bounds
-			m := in.X - b.X
-			if m >= 0 && m <= maxCSDBorder && in.Y-b.Y == m && b.Width-in.Width == 2*m && b.Height-in.Height == 2*m {
+			// The content inside an invisible client-side border:
+			// as deep left as right, in all as deep down as across,
+			// deeper below than above where a shadow falls (csdCorner).
+			m, above := in.X-b.X, in.Y-b.Y
+			if m >= 0 && m <= maxCSDBorder && above >= 0 && above <= 2*m && b.Width-in.Width == 2*m && b.Height-in.Height == 2*m {
 				out.Shows[top.Key] = w.ID()
 				shown = true
 				break

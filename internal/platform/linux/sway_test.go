@@ -46,6 +46,36 @@ func TestMatchSway(t *testing.T) {
 	}
 }
 
+// TestCSDCorner: a client-side decorated window's geometry starts where
+// its title bar does (measured: GTK 3's header bar in a floating view on
+// sway 1.7, 23 px under the surface's top, 26 px in from its left).
+func TestCSDCorner(t *testing.T) {
+	in := platform.Rect{X: 230, Y: 170, Width: 560, Height: 462}
+	top := platform.Rect{Width: 612, Height: 514}
+	bar := platform.Rect{X: 26, Y: 23, Width: 560, Height: 47}
+	content := platform.Rect{X: 34, Y: 78, Width: 544, Height: 436}
+	for _, c := range []struct {
+		name  string
+		top   platform.Rect
+		kids  []platform.Rect
+		x, y  int
+		found bool
+	}{
+		{"the header bar gives the top", top, []platform.Rect{content, bar}, 26, 23, true},
+		{"no child as wide as the window", top, []platform.Rect{content}, 0, 0, false},
+		{"as wide, but off the even split", top, []platform.Rect{{X: 20, Y: 23, Width: 560, Height: 47}}, 0, 0, false},
+		{"as wide, but below the border", top, []platform.Rect{{X: 26, Y: 80, Width: 560, Height: 47}}, 0, 0, false},
+		{"the highest of two", top, []platform.Rect{{X: 26, Y: 40, Width: 560, Height: 20}, bar}, 26, 23, true},
+		{"no border", in, []platform.Rect{{X: 0, Y: 0, Width: 560, Height: 47}}, 0, 0, false},
+		{"a border uneven across", platform.Rect{Width: 613, Height: 514}, []platform.Rect{bar}, 0, 0, false},
+	} {
+		x, y, ok := csdCorner(c.top, in, c.kids)
+		if ok != c.found || ok && (x != c.x || y != c.y) {
+			t.Errorf("%s: got %d,%d (found %v), want %d,%d (found %v)", c.name, x, y, ok, c.x, c.y, c.found)
+		}
+	}
+}
+
 // TestSwayWindowsWithoutIPC: window, input and capture calls on a desktop
 // whose sway is gone answer notSupported, and minimize says sway has
 // none, before any call.
