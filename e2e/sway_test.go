@@ -137,42 +137,6 @@ func checkSwayBounds(t *testing.T, d *testdesk.Desk, s *mcpServer, session strin
 	})
 }
 
-// TestSwayBoundsPerToolkit: GTK 4 and Qt 5 on Wayland report
-// window-relative extents as GTK 3 does; uiscope places them on the screen
-// by their sway window alike.
-func TestSwayBoundsPerToolkit(t *testing.T) {
-	d := testdesk.On(t, "sway")
-	s := startMCP(t, d, "")
-	for _, c := range []struct {
-		name string
-		argv []string
-	}{
-		{"gtk4", []string{testdesk.Python, testdesk.Fixture("gtk4_fixture.py")}},
-		{"qt5", []string{testdesk.Python, testdesk.Fixture("qt5_fixture.py")}},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			app := d.Launch(t, c.argv...)
-			v := oneView(t, d, app.Pid)
-			if v.content.X == 0 && v.content.Y == 0 {
-				t.Fatalf("the window's content is at the screen's origin (%+v): nothing to tell placed bounds from window-relative ones", v.content)
-			}
-			session := s.connect(t, map[string]any{"pid": app.Pid})
-			checkSwayBounds(t, d, s, session, app.Pid, "push button", "Submit")
-			// What lies at the button's centre is the button, or inside it.
-			b := findOne(t, s, session, map[string]any{"name": "Submit", "role": "push button"})
-			x, y := centre(*b.Bounds)
-			hit := s.ok(t, "hit_test", map[string]any{"session": session, "x": x, "y": y})
-			inside := decode[*elem](t, hit["element"]) != nil && decode[*elem](t, hit["element"]).Ref == b.Ref
-			for _, anc := range decode[[]*elem](t, hit["ancestors"]) {
-				inside = inside || anc.Ref == b.Ref
-			}
-			if !inside {
-				t.Errorf("hit_test at Submit's centre %d,%d: %v", x, y, hit)
-			}
-		})
-	}
-}
-
 // TestSwayWidgetFactory runs gtk3-widget-factory as a Wayland client on
 // headless sway: list_apps shows its sway window, a read places its
 // elements on the screen where sway and GTK together say they are, focus

@@ -49,6 +49,26 @@ Options:
                        changes and after each key event (M its GdkModifierType mask; 0 is
                        none held): the app's own
                        account of what is held, where a Wayland client cannot read the seat
+  --headerbar          a header bar as the window's title bar (Gtk.HeaderBar with a close
+                       button, as GNOME apps have): client-side decorations, with an invisible
+                       resize border where the desktop composites
+  --print-positions FILE
+                       append where "Name" (entry), "Remember me" (check box) and "Submit"
+                       (push button) are, as GTK itself places them (not AT-SPI), once the
+                       window is mapped and again whenever a place changes (checked every
+                       100 ms): a block, written at once,
+                         "positions"
+                         "origin<TAB>DX<TAB>DY"  where the window's geometry (what the window
+                                                 manager places: the window without its
+                                                 client-side shadow) starts in its surface
+                         "widget<TAB>NAME<TAB>X<TAB>Y<TAB>W<TAB>H<TAB>SX<TAB>SY"
+                                                 its allocation, X Y counted from the window
+                                                 geometry's corner; SX SY its corner on the
+                                                 screen (Gdk.Window.get_origin), "-" on
+                                                 Wayland, where a client cannot know it
+                         "end"
+                       and "press<TAB>NAME<TAB>X<TAB>Y<TAB>BUTTON" for each button press GTK
+                       dispatches to one of them or inside it, X Y counted from its corner
   --x X --y Y          window position (default 40, 40)
 """
 import argparse
@@ -114,6 +134,8 @@ def add_effects(win, box):
 
 def build(args):
     win = Gtk.Window(title=args.title)
+    if args.headerbar:
+        win.set_titlebar(Gtk.HeaderBar(title=args.title, show_close_button=True))
     win.set_default_size(600, 500)
     win.move(args.x, args.y)
     win.connect("destroy", Gtk.main_quit)
@@ -128,6 +150,7 @@ def build(args):
     box.pack_start(password, False, False, 0)
 
     remember = Gtk.CheckButton(label="Remember me")
+    POSITIONED["Name"], POSITIONED["Remember me"] = entry, remember
     remember.connect("toggled", lambda b: log_event("toggled Remember me %s" % b.get_active()))
     box.pack_start(remember, False, False, 0)
 
@@ -148,6 +171,7 @@ def build(args):
     status = Gtk.Label(label="Ready", xalign=0)
     submit = Gtk.Button(label="Submit")
     submit.connect("clicked", lambda _b: status.set_text("Submitted: " + entry.get_text()))
+    POSITIONED["Submit"] = submit
     box.pack_start(submit, False, False, 0)
     box.pack_start(status, False, False, 0)
 
@@ -268,9 +292,93 @@ def build(args):
     return win
 
 
-def log_input(path):
-    """Log every button and key event and modifier change (--input-log)."""
+# The widgets --print-positions reports, by accessible name.
+POSITIONED = {}
+
+
+def content_origin(win):
+    """Where the window's geometry starts in its surface (toplevel GdkWindow).
+
+    A client-side decorated window (style class csd) draws a shadow and a
+    resize border around itself, and GTK places its title bar at their inner
+    corner, where it tells the desktop its window geometry starts
+    (gdk_window_set_shadow_width); otherwise the surface is the window.
+    """
+    if not win.get_style_context().has_class("csd"):
+        return 0, 0
+    bars = []
+    win.forall(lambda w: bars.append(w) if w.get_style_context().has_class("titlebar") else None)
+    for bar in bars:
+        if bar.get_mapped():
+            return bar.translate_coordinates(win, 0, 0)
+    return 0, 0
+
+
+def position_block(win):
+    """The --print-positions block for the widgets' places now, or None."""
+    top = win.get_window()
+    if top is None or not win.get_mapped():
+        return None
+    cx, cy = content_origin(win)
+    wayland = top.get_display().__gtype__.name.startswith("GdkWayland")
+    ox, oy = top.get_origin()[1:]
+    lines = ["positions", "origin\t%d\t%d" % (cx, cy)]
+    for text, w in POSITIONED.items():
+        if not w.get_mapped():
+            continue
+        a = w.get_allocation()
+        x, y = w.translate_coordinates(win, 0, 0)
+        screen = "-\t-" if wayland else "%d\t%d" % (ox + x, oy + y)
+        lines.append("widget\t%s\t%d\t%d\t%d\t%d\t%s" % (text, x - cx, y - cy, a.width, a.height, screen))
+    lines.append("end")
+    return "\n".join(lines) + "\n"
+
+
+def print_positions(win, path):
+    """Write the positions block whenever it changes (--print-positions)."""
     out = open(path, "a", buffering=1)
+    last = [None]
+
+    def check():
+        block = position_block(win)
+        if block is not None and block != last[0]:
+            out.write(block)
+            out.flush()
+            last[0] = block
+        return GLib.SOURCE_CONTINUE
+
+    GLib.timeout_add(100, check)
+    return out
+
+
+def toplevel_coords(event, top):
+    """An event's coordinates in the toplevel GdkWindow top, or None."""
+    w, x, y = event.get_window(), event.x, event.y
+    while w is not None and w != top:
+        x, y = w.coords_to_parent(x, y)
+        w = w.get_effective_parent()
+    return (x, y) if w == top else None
+
+
+def log_press(out, win, event):
+    """Log a button press GTK dispatches to a --print-positions widget."""
+    target = Gtk.get_event_widget(event)
+    while target is not None:
+        for text, w in POSITIONED.items():
+            if w is target:
+                at = toplevel_coords(event, win.get_window())
+                if at is None:
+                    return
+                x, y = w.translate_coordinates(win, 0, 0)
+                out.write("press\t%s\t%d\t%d\t%d\n" % (text, round(at[0] - x), round(at[1] - y), event.button.button))
+                return
+        target = target.get_parent()
+
+
+def log_input(path, positions=None, win=None):
+    """Log every button and key event and modifier change (--input-log), and
+    button presses on the --print-positions widgets (to positions)."""
+    out = open(path, "a", buffering=1) if path else None
     kinds = {
         Gdk.EventType.BUTTON_PRESS: "press", Gdk.EventType.BUTTON_RELEASE: "release",
         Gdk.EventType.KEY_PRESS: "key-press", Gdk.EventType.KEY_RELEASE: "key-release",
@@ -279,13 +387,16 @@ def log_input(path):
     keymap = Gdk.Keymap.get_for_display(Gdk.Display.get_default())
 
     def mods(*_a):
-        out.write("mods %d\n" % int(keymap.get_modifier_state()))
+        if out:
+            out.write("mods %d\n" % int(keymap.get_modifier_state()))
 
     def handle(event, _data):
         kind = kinds.get(event.type)
-        if kind in ("press", "release"):
+        if positions and event.type == Gdk.EventType.BUTTON_PRESS:
+            log_press(positions, win, event)
+        if out and kind in ("press", "release"):
             out.write("%s %d\n" % (kind, event.button.button))
-        elif kind is not None:
+        elif out and kind is not None:
             out.write("%s %s\n" % (kind, Gdk.keyval_name(event.key.keyval)))
         Gtk.main_do_event(event)
         if kind is not None and kind.startswith("key-"):
@@ -312,6 +423,8 @@ def main():
     p.add_argument("--effects", action="store_true")
     p.add_argument("--log", metavar="FILE")
     p.add_argument("--input-log", metavar="FILE")
+    p.add_argument("--headerbar", action="store_true")
+    p.add_argument("--print-positions", metavar="FILE")
     p.add_argument("--x", type=int, default=40)
     p.add_argument("--y", type=int, default=40)
     args = p.parse_args()
@@ -320,9 +433,10 @@ def main():
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     Gtk.init([sys.argv[0]])
-    if args.input_log:
-        log_input(args.input_log)
-    build(args)
+    win = build(args)
+    positions = print_positions(win, args.print_positions) if args.print_positions else None
+    if args.input_log or positions:
+        log_input(args.input_log, positions, win)
     Gtk.main()
 
 

@@ -27,6 +27,29 @@ Options:
                  150 ms after the click, as an editor's replace running from its main loop
                  does; GTK 4.8 announces none of it on the AT-SPI bus
   --log FILE     append "replaced all" when the last replacement is done
+  --headerbar    a header bar as the window's title bar (Gtk.HeaderBar): client-side
+                 decorations with a title bar of GTK's own, as GNOME apps have
+  --print-positions FILE
+                 append where "Name" (text), "Remember me" (check box) and "Submit" (button) are,
+                 as GTK itself places them (compute_bounds, not AT-SPI), once the window is
+                 mapped and again whenever a place changes (checked every 100 ms): a block,
+                 written at once,
+                   "positions"
+                   "origin<TAB>DX<TAB>DY"  where the window's geometry (what the compositor or
+                                           window manager places: the window widget's border
+                                           box, without its client-side shadow) starts in its
+                                           surface
+                   "widget<TAB>NAME<TAB>X<TAB>Y<TAB>W<TAB>H<TAB>-<TAB>-"
+                                           its bounds, X Y counted from the window geometry's
+                                           corner (GTK 4 cannot say where its surface is on
+                                           the screen: the last two fields are always "-")
+                   "a11y<TAB>NAME<TAB>X<TAB>Y<TAB>W<TAB>H"
+                                           the part of it GTK's accessibility describes, counted
+                                           alike: GTK 4.8 gives AT-SPI its content box (inside
+                                           its padding and border: get_width, get_height)
+                   "end"
+                 and "press<TAB>NAME<TAB>X<TAB>Y<TAB>BUTTON" for each button press that reaches
+                 one of them (or a widget inside it), X Y counted from its corner
 """
 import argparse
 import signal
@@ -35,7 +58,8 @@ import sys
 import gi
 
 gi.require_version("Gtk", "4.0")
-from gi.repository import GLib, Gtk  # noqa: E402
+gi.require_version("Graphene", "1.0")
+from gi.repository import GLib, Graphene, Gtk  # noqa: E402
 
 SECRET = "hunter2-gtk4-secret"
 HIDDEN_SECRET = "gtk4-hidden-entry-secret"
@@ -47,8 +71,84 @@ def name(widget, text):
     return widget
 
 
+# The widgets --print-positions reports, by accessible name.
+POSITIONED = {}
+
+
+def content_origin(win):
+    """Where the window's geometry starts in its native's coordinates.
+
+    GTK tells the desktop that its window geometry is the window widget's
+    border box (the surface less the CSS margin: the shadow and resize
+    border of client-side decorations), and counts the native's own
+    coordinates from its content box, border and padding further in.
+    """
+    ok, b = win.compute_bounds(win)
+    return (b.get_x(), b.get_y()) if ok else (0, 0)
+
+
+def position_block(win):
+    """The --print-positions block for the widgets' places now, or None."""
+    if not win.get_mapped() or win.get_surface() is None:
+        return None
+    cx, cy = content_origin(win)
+    sx, sy = win.get_surface_transform()
+    lines = ["positions", "origin\t%d\t%d" % (round(sx + cx), round(sy + cy))]
+    for text, w in POSITIONED.items():
+        if not w.get_mapped() or w.get_native() is not win:
+            continue
+        ok, b = w.compute_bounds(win)
+        if not ok:
+            continue
+        lines.append("widget\t%s\t%d\t%d\t%d\t%d\t-\t-" % (
+            text, round(b.get_x() - cx), round(b.get_y() - cy), round(b.get_width()), round(b.get_height())))
+        ok, p = w.compute_point(win, Graphene.Point().init(0, 0))
+        if ok:
+            lines.append("a11y\t%s\t%d\t%d\t%d\t%d" % (
+                text, round(p.x - cx), round(p.y - cy), w.get_width(), w.get_height()))
+    lines.append("end")
+    return "\n".join(lines) + "\n"
+
+
+def print_positions(win, path):
+    """Write the positions block whenever it changes, and log presses
+    (--print-positions)."""
+    out = open(path, "a", buffering=1)
+    last = [None]
+
+    def check():
+        block = position_block(win)
+        if block is not None and block != last[0]:
+            out.write(block)
+            out.flush()
+            last[0] = block
+        return GLib.SOURCE_CONTINUE
+
+    GLib.timeout_add(100, check)
+
+    for text, w in POSITIONED.items():
+        # A click gesture in the capture phase sees every press that reaches
+        # the widget or one inside it, in the widget's coordinates, before
+        # the widget handles it; it claims nothing, so the widget's own
+        # gestures run as before.
+        click = Gtk.GestureClick(button=0)
+        click.set_propagation_phase(Gtk.PropagationPhase.CAPTURE)
+
+        def pressed(g, _n, x, y, text=text, w=w):
+            # The widget's coordinates count from its content box: from its
+            # corner (its border box, as in the widget line) it is further.
+            ok, b = w.compute_bounds(w)
+            dx, dy = (b.get_x(), b.get_y()) if ok else (0, 0)
+            out.write("press\t%s\t%d\t%d\t%d\n" % (text, round(x - dx), round(y - dy), g.get_current_button()))
+
+        click.connect("pressed", pressed)
+        w.add_controller(click)
+
+
 def build(args, loop):
     win = Gtk.Window(title=args.title)
+    if args.headerbar:
+        win.set_titlebar(Gtk.HeaderBar())
     win.set_default_size(500, 300)
     win.connect("close-request", lambda _w: (loop.quit(), False)[1])
 
@@ -59,17 +159,21 @@ def build(args, loop):
 
     entry = name(Gtk.Entry(placeholder_text="Your name"), "Name")
     box.append(entry)
+    POSITIONED["Name"] = entry
 
     password = Gtk.PasswordEntry()
     password.set_text(SECRET)
     box.append(name(password, "Password"))
 
-    box.append(Gtk.CheckButton(label="Remember me"))
+    remember = Gtk.CheckButton(label="Remember me")
+    box.append(remember)
+    POSITIONED["Remember me"] = remember
 
     status = Gtk.Label(label="Ready", xalign=0)
     submit = Gtk.Button(label="Submit")
     submit.connect("clicked", lambda _b: status.set_text("Submitted: " + entry.get_text()))
     box.append(submit)
+    POSITIONED["Submit"] = submit
     box.append(status)
 
     # Last, so that the widgets above keep their places.
@@ -118,6 +222,8 @@ def build(args, loop):
         notes.get_buffer().set_text("first line\nsecond line")
         box.append(name(notes, "Notes"))
 
+    if args.print_positions:
+        print_positions(win, args.print_positions)
     win.present()
     return win
 
@@ -128,6 +234,8 @@ def main():
     p.add_argument("--form", action="store_true")
     p.add_argument("--replace", action="store_true")
     p.add_argument("--log")
+    p.add_argument("--headerbar", action="store_true")
+    p.add_argument("--print-positions", metavar="FILE")
     args = p.parse_args()
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)

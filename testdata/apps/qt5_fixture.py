@@ -28,17 +28,117 @@ Options:
   --rows N          add item views of N rows: a table "Rows" (QTableWidget, columns "Row" and
                     "Value", cells "Row i" and "Value i") and a list "Items" (QListWidget,
                     items "Item i"), i from 1; the window grows to show several rows of each
+  --print-positions FILE
+                    append where "Name" (text), "Remember me" (check box) and "Submit" (push
+                    button) are, as Qt itself places them (not AT-SPI), once the window is
+                    shown and again whenever a place changes (checked every 100 ms): a block,
+                    written at once,
+                      "positions"
+                      "origin<TAB>DX<TAB>DY"  where the window's geometry (what the window
+                                              manager or compositor places) starts, counted
+                                              from the top-level widget's corner: on Wayland
+                                              the corner of Qt's own decorations, if it draws
+                                              any (-frameMargins), else 0 0
+                      "widget<TAB>NAME<TAB>X<TAB>Y<TAB>W<TAB>H<TAB>SX<TAB>SY"
+                                              its geometry, X Y counted from the window
+                                              geometry's corner (mapTo its window); SX SY its
+                                              corner on the screen (mapToGlobal), "-" on
+                                              Wayland, where a client cannot know it
+                      "a11y<TAB>NAME<TAB>X<TAB>Y<TAB>W<TAB>H"
+                                              where the widget's accessible is, when Qt's
+                                              accessibility describes a part of it (a check box:
+                                              its click rect, SE_CheckBoxClickRect), counted alike
+                      "end"
+                    and "press<TAB>NAME<TAB>X<TAB>Y<TAB>BUTTON" for each mouse press Qt delivers to
+                    one of them or a widget inside it, X Y counted from its corner
 """
 import argparse
 import signal
 import sys
 
-from PyQt5.QtCore import Qt
+from PyQt5.QtCore import QEvent, QObject, QPoint, Qt, QTimer
 from PyQt5.QtWidgets import (QApplication, QCheckBox, QComboBox, QLabel, QLineEdit,
                              QListWidget, QMainWindow, QPlainTextEdit, QPushButton, QSlider,
-                             QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+                             QSpinBox, QStyle, QStyleOptionButton, QTableWidget,
+                             QTableWidgetItem, QVBoxLayout, QWidget)
 
 SECRET = "hunter2-qt-secret"
+
+# The widgets --print-positions reports, by accessible name.
+POSITIONED = {}
+
+
+def position_block(win):
+    """The --print-positions block for the widgets' places now, or None."""
+    handle = win.windowHandle()
+    if handle is None or not win.isVisible():
+        return None
+    wayland = QApplication.platformName().startswith("wayland")
+    # On X11 the window manager places the client's own window; on Wayland
+    # the window geometry starts at Qt's decorations, when it draws them.
+    m = handle.frameMargins() if wayland else None
+    cx, cy = (-m.left(), -m.top()) if m is not None else (0, 0)
+    lines = ["positions", "origin\t%d\t%d" % (cx, cy)]
+    for text, w in POSITIONED.items():
+        if not w.isVisible():
+            continue
+        p = w.mapTo(win, QPoint(0, 0))
+        if wayland:
+            screen = "-\t-"
+        else:
+            g = w.mapToGlobal(QPoint(0, 0))
+            screen = "%d\t%d" % (g.x(), g.y())
+        lines.append("widget\t%s\t%d\t%d\t%d\t%d\t%s" % (text, p.x() - cx, p.y() - cy, w.width(), w.height(), screen))
+        if isinstance(w, QCheckBox):
+            # As QAccessibleButton::rect does.
+            opt = QStyleOptionButton()
+            w.initStyleOption(opt)
+            r = w.style().subElementRect(QStyle.SE_CheckBoxClickRect, opt, w)
+            lines.append("a11y\t%s\t%d\t%d\t%d\t%d" % (text, p.x() - cx + r.x(), p.y() - cy + r.y(), r.width(), r.height()))
+    lines.append("end")
+    return "\n".join(lines) + "\n"
+
+
+class PressLog(QObject):
+    """Logs each mouse press Qt delivers to a --print-positions widget or
+    one inside it, in that widget's coordinates."""
+
+    def __init__(self, out):
+        super().__init__()
+        self.out = out
+
+    def eventFilter(self, obj, event):
+        if event.type() == QEvent.MouseButtonPress and obj.isWidgetType():
+            target = obj
+            while target is not None:
+                for text, w in POSITIONED.items():
+                    if w is target:
+                        p = obj.mapTo(w, event.pos()) if obj is not w else event.pos()
+                        self.out.write("press\t%s\t%d\t%d\t%d\n" % (text, p.x(), p.y(), int(event.button())))
+                        return False
+                target = target.parentWidget()
+        return False
+
+
+def print_positions(app, win, path):
+    """Write the positions block whenever it changes, and log presses
+    (--print-positions)."""
+    out = open(path, "a", buffering=1)
+    last = [None]
+
+    def check():
+        block = position_block(win)
+        if block is not None and block != last[0]:
+            out.write(block)
+            out.flush()
+            last[0] = block
+
+    timer = QTimer(win)
+    timer.timeout.connect(check)
+    timer.start(100)
+    presses = PressLog(out)
+    app.installEventFilter(presses)
+    return timer, presses
 
 
 def build(args):
@@ -53,13 +153,16 @@ def build(args):
     entry.setAccessibleName("Name")
     entry.setPlaceholderText("Your name")
     layout.addWidget(entry)
+    POSITIONED["Name"] = entry
 
     password = QLineEdit(SECRET)
     password.setEchoMode(QLineEdit.Password)
     password.setAccessibleName("Password")
     layout.addWidget(password)
 
-    layout.addWidget(QCheckBox("Remember me"))
+    remember = QCheckBox("Remember me")
+    layout.addWidget(remember)
+    POSITIONED["Remember me"] = remember
 
     combo = QComboBox()
     combo.setAccessibleName("Color")
@@ -70,6 +173,7 @@ def build(args):
     submit = QPushButton("Submit")
     submit.clicked.connect(lambda: status.setText("Submitted: " + entry.text()))
     layout.addWidget(submit)
+    POSITIONED["Submit"] = submit
     layout.addWidget(status)
 
     disabled = QPushButton("Disabled action")
@@ -125,12 +229,15 @@ def main():
     p.add_argument("--x", type=int, default=60)
     p.add_argument("--y", type=int, default=60)
     p.add_argument("--rows", type=int, default=0)
+    p.add_argument("--print-positions", metavar="FILE")
     args = p.parse_args()
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     app = QApplication([sys.argv[0]])  # keep our options away from Qt's own parser
     app.setApplicationName("qt5_fixture.py")
     win = build(args)  # noqa: F841 (keep a reference)
+    if args.print_positions:
+        keep = print_positions(app, win, args.print_positions)  # noqa: F841
     sys.exit(app.exec_())
 
 
