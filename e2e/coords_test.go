@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -230,8 +231,9 @@ func checkCoords(t *testing.T, c *coordsApp, s *mcpServer, session, stage string
 // and Qt 5, uiscope places the fixture's entry, check box and button
 // where the app itself says they are on the screen (within 2 px), a
 // pointer press at uiscope's centre reaches that widget at its centre, and
-// hit_test there names it. On sway each window is checked tiled and then
-// floating, where client-side decorations draw their shadow around it.
+// hit_test there names it. On X11 each window is checked again after it
+// moved; on sway it is checked tiled and then floating (moved), where
+// client-side decorations draw their shadow around it.
 func TestCoordinatesPerToolkit(t *testing.T) { testdesk.ForEach(t, testCoordinatesPerToolkit) }
 
 func testCoordinatesPerToolkit(t *testing.T, d *testdesk.Desk) {
@@ -257,6 +259,20 @@ func testCoordinatesPerToolkit(t *testing.T, d *testdesk.Desk) {
 			session := s.connect(t, map[string]any{"pid": c.app.Pid})
 			if d.Sway == nil {
 				checkCoords(t, c, s, session, "x11")
+				// Moved after connect (as a user drags it): placed anew.
+				w := findXWindow(t, d, xc, c.app.Pid, c.title)
+				x, y := awayFrom(w.rect, w.rect.Width, w.rect.Height)
+				cmd := exec.Command("xdotool", "windowmove", strconv.Itoa(int(w.id)), strconv.Itoa(x), strconv.Itoa(y))
+				cmd.Env = d.Env()
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("xdotool windowmove: %v %s", err, out)
+				}
+				// The window manager's frame, if any, goes where asked.
+				until(t, "the window moved", func(context.Context) (bool, string) {
+					r := xRect(t, xc, w.id)
+					return abs(r.X-x) < 40 && abs(r.Y-y) < 40, fmt.Sprint(r)
+				})
+				checkCoords(t, c, s, session, "x11 moved")
 				return
 			}
 			v := oneView(t, d, c.app.Pid)
