@@ -266,11 +266,76 @@ func (m *Sessions) focusRef(ctx context.Context, s *Session, key string) *FocusR
 }
 
 // FocusOf is the element of the session's app that has the keyboard focus
-// in its watcher's last read (connect's first look: where typed keys go),
-// or nil: the first shown element in the read's order with the focused
-// state, the top-level windows aside.
-func (m *Sessions) FocusOf(s *Session) *FocusRef {
-	return s.watchedFocus(nil)
+// (connect's first look: where typed keys go), or nil: the first shown
+// element in its watcher's last read with the focused state, the top-level
+// windows aside. When that read has none and no active top level while
+// the desktop's active window is the app's, the app has not yet taken the
+// focus the window system gave it (GTK 4 marks its window active and its
+// focused widget a moment after its tree holds still, and announces no
+// focus move): the watcher reads again until a read has a focused element
+// or an active top level, for up to focusWait.
+func (m *Sessions) FocusOf(ctx context.Context, s *Session) *FocusRef {
+	if f := s.watchedFocus(nil); f != nil || !m.focusComing(ctx, s) {
+		return f
+	}
+	ctx, cancel := context.WithTimeout(ctx, focusWait)
+	defer cancel()
+	for {
+		if !m.readSince(ctx, s) {
+			return nil
+		}
+		if f := s.watchedFocus(nil); f != nil || s.watchedActive() {
+			return f
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(pollGap):
+		}
+	}
+}
+
+// focusWait bounds connect's wait for an app to take the focus its window
+// has (FocusOf).
+const focusWait = 2 * time.Second
+
+// focusComing reports a session whose watcher's last read has no active
+// top level while the desktop's active window is one of the app's (by
+// the app's window list, else by the window's process): the app is yet
+// to mark the focus its window has.
+func (m *Sessions) focusComing(ctx context.Context, s *Session) bool {
+	w := m.desk.Windows
+	if w == nil || s.watchedActive() {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	active, err := w.ActiveWindow(ctx)
+	if err != nil || active == 0 {
+		return false
+	}
+	if hasWindow(s.App.Windows, active) {
+		return true
+	}
+	pid, err := w.WindowPid(ctx, active)
+	return err == nil && pid == s.App.Pid
+}
+
+// watchedActive reports whether a top-level accessible of the watcher's
+// last read has the active state (its window has the keyboard focus).
+func (s *Session) watchedActive() bool {
+	s.mu.Lock()
+	t := s.watched
+	s.mu.Unlock()
+	if t == nil {
+		return false
+	}
+	for _, top := range t.Children(0) {
+		if n, _ := t.Node(top); n != nil && n.States.Has(platform.StateActive) {
+			return true
+		}
+	}
+	return false
 }
 
 // focusIn is the focused element of one of the windows that opened (not

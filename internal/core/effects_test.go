@@ -389,3 +389,77 @@ func openSaveDialog(d safetyDesk) {
 	d.SetTree(editorPid, root)
 	d.AddWindow(editorPid, "Save File", platform.Rect{X: 100, Y: 100, Width: 300, Height: 200})
 }
+
+// TestFocusOfWaitsForTheApp: connect's focus, where the desktop's active
+// window is the app's and the app's read has neither a focused element nor
+// an active top level yet (GTK 4 marks both a moment after its tree holds
+// still, announcing no focus move), is the element the app focuses once
+// it catches up, by a ref the session resolves; when the app never marks
+// it, none, after focusWait at most. A read with an active top level and
+// no focus, or an active window of another app, answers no focus at once.
+func TestFocusOfWaitsForTheApp(t *testing.T) {
+	focusedTree := func(active bool) *platform.Node {
+		root := safetyEditorTree()
+		if active {
+			root.Children[0].States |= fake.States("active")
+		}
+		root.Children[0].Children[2].States |= fake.States("focused")
+		return root
+	}
+	activeNoFocus := func() *platform.Node {
+		root := safetyEditorTree()
+		root.Children[0].States |= fake.States("active")
+		return root
+	}
+	cases := []struct {
+		name  string
+		setup func(d safetyDesk)
+		later *platform.Node // the tree the app shows after 300 ms
+		want  string         // the focus's key, "" for none
+		took  time.Duration  // how long FocusOf takes
+	}{
+		{"the app catches up", nil, focusedTree(true), "body", 300 * time.Millisecond},
+		{"the app never marks it", nil, nil, "", focusWait},
+		{"an active top level without focus", func(d safetyDesk) { d.SetTree(editorPid, activeNoFocus()) }, focusedTree(true), "", 0},
+		{"another app's window active", func(d safetyDesk) { d.SetActive(d.otherWin) }, focusedTree(true), "", 0},
+		{"focused at once", func(d safetyDesk) { d.SetTree(editorPid, focusedTree(false)) }, nil, "body", 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				d := newSafetyDesk()
+				if c.setup != nil {
+					c.setup(d)
+				}
+				m, s, _ := formSession(t, d.Platform())
+				ctx := context.Background()
+				m.KeepEvents(ctx, s)
+				t.Cleanup(func() { s.live.close() })
+				changed := make(chan struct{})
+				go func() {
+					defer close(changed)
+					time.Sleep(300 * time.Millisecond)
+					if c.later != nil {
+						d.SetTree(editorPid, c.later)
+					}
+				}()
+				start := time.Now()
+				f := m.FocusOf(ctx, s)
+				took := time.Since(start)
+				<-changed
+				if c.want == "" {
+					if f != nil {
+						t.Errorf("focus %+v; want none", f)
+					}
+				} else if f == nil || f.Ref == "" {
+					t.Errorf("focus %+v; want %s by ref", f, c.want)
+				} else if n, _, _, err := s.Resolve(f.Ref); err != nil || n.Key != c.want {
+					t.Errorf("the focus's ref %s resolves to %v, %v; want %s", f.Ref, n, err, c.want)
+				}
+				if took < c.took || took > c.took+200*time.Millisecond {
+					t.Errorf("FocusOf took %v; want %v", took, c.took)
+				}
+			})
+		})
+	}
+}

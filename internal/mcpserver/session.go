@@ -64,7 +64,7 @@ func (h *handlers) connect(ctx context.Context, _ *mcp.CallToolRequest, in conne
 	h.res.opened(s)
 	return connectResult{Session: s.ID, Mode: s.Mode, Pid: s.App.Pid, Name: s.App.Name, Executable: s.App.Executable,
 		Toolkit: s.App.Toolkit, ToolkitVersion: s.App.ToolkitVersion, Window: s.Identity.Window,
-		Windows: core.Summarize(s.App).Windows, Frameworks: fws, Focus: h.sessions.FocusOf(s)}, nil
+		Windows: core.Summarize(s.App).Windows, Frameworks: fws, Focus: h.sessions.FocusOf(ctx, s)}, nil
 }
 
 type sessionArgs struct {
