@@ -10,7 +10,8 @@
 //     dying application never hangs the caller;
 //   - the applications registered on the bus (apps.go);
 //   - tree reads (tree.go, batch.go): one bulk Cache.GetItems per
-//     application and pipelined calls for whatever the cache misses; the
+//     application, whose deadline each application's answers set
+//     (bulk.go), and pipelined calls for whatever the cache misses; the
 //     visible part of virtual containers (virtual.go); a browser's elements
 //     through Collection over a direct connection to it (collection.go);
 //   - the mirror (mirror.go): repeated reads of GTK 3 applications and
@@ -142,6 +143,11 @@ type Conn struct {
 	// peers: by bus name, direct connections to applications
 	// (collection.go); nil for one that offers none. Guarded by mu.
 	peers map[string]*dbusx.Conn
+
+	// bulks: by bus name, the applications' bulk calls (bulk.go), timed
+	// under bulkRule (zero: defaultBulkRule). Guarded by mu.
+	bulks    map[string]*bulkHistory
+	bulkRule bulkRule
 }
 
 // Dial connects to the accessibility bus at addr and registers for events, so

@@ -166,16 +166,15 @@ type cached struct {
 	old      bool
 }
 
-// readCache fetches an application's whole cache in one call. It is a bulk
+// readCache fetches an application's whole cache in one call, under the
+// deadline the app's earlier answers earned (bulk.go). It is a bulk
 // prefetch, not a snapshot: GTK 4 lists only objects it exported already, GTK
 // 3 leaves out the subtrees of elements that manage their descendants, and Qt
 // answers with nothing. The walk checks every element's child count against it.
 func (c *Conn) readCache(ctx context.Context, bus string) (map[objRef]*cached, error) {
-	cctx, cancel := withCallTimeout(ctx)
-	defer cancel()
-	call := c.bus.Object(bus, cachePath).CallWithContext(cctx, ifaceCache+".GetItems", dbus.FlagNoAutoStart)
-	if call.Err != nil {
-		return nil, mapErr(call.Err)
+	call, err := c.getItems(ctx, bus)
+	if err != nil {
+		return nil, err
 	}
 	out := map[objRef]*cached{}
 	var items []cacheItem
