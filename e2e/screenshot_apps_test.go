@@ -95,17 +95,18 @@ func showingItem(t *testing.T, s *mcpServer, sess string, args map[string]any) e
 	return item
 }
 
-// checkMarksInside checks an annotated capture of w: it is w's, it marks
+// checkMarksInside checks an annotated capture of window (its id as
+// uiscope names it: X's %#x or sway:N): it is that window's, it marks
 // the names in must, and every mark lies inside the image and is one that
 // want accepts, never one of the names of the window behind (notBehind).
-func checkMarksInside(t *testing.T, what string, out map[string]any, w xWin, must []string, want func(role, name string) bool, notBehind map[string]bool) {
+func checkMarksInside(t *testing.T, what string, out map[string]any, window string, must []string, want func(role, name string) bool, notBehind map[string]bool) {
 	t.Helper()
 	if out["ok"] != true {
 		t.Fatalf("%s: %v", what, out)
 	}
 	shot := decode[shotResult](t, out)
-	if id, _ := strconv.ParseUint(shot.Window, 0, 32); xproto.Window(id) != w.id {
-		t.Errorf("%s: captured window %s, X has the window as %#x", what, shot.Window, w.id)
+	if shot.Window != window {
+		t.Errorf("%s: captured window %s, the desktop has the window as %s", what, shot.Window, window)
 	}
 	img := platform.Rect{Width: shot.Width, Height: shot.Height}
 	marked := map[string]bool{}
@@ -169,7 +170,7 @@ func testScreenshotKWriteFileMenu(t *testing.T, d *testdesk.Desk) {
 	// of the menu bar's or the document's behind it.
 	out, img, _ = s.screenshot(t, map[string]any{"session": sess, "window": fmt.Sprintf("%#x", uint32(popup.id))})
 	checkShotWindow(t, out, img, popup)
-	checkMarksInside(t, "KWrite's File menu, annotated", out, popup, []string{"Save As...", "Save", "Open..."},
+	checkMarksInside(t, "KWrite's File menu, annotated", out, fmt.Sprintf("%#x", uint32(popup.id)), []string{"Save As...", "Save", "Open..."},
 		func(role, name string) bool { return strings.HasPrefix(role, "menu") || role == "separator" },
 		map[string]bool{"Edit": true, "View": true, "Settings": true, "Help": true})
 	s.ok(t, "press_key", map[string]any{"session": sess, "keys": "Escape"})
@@ -293,11 +294,36 @@ func TestScreenshotGIMPImageMenu(t *testing.T) {
 // screenshot of one of its buttons captures, as the screen shows it, and
 // screenshot {window} of it marks its own controls only. "Use Text
 // Format" then writes the paragraphs to the file, read byte for byte.
+//
+// On sway Writer is a Wayland client (VCL's gtk3 plugin, the one it picks
+// there) and the question is a view of its own (swaymsg lists it, titled
+// "Confirm File Format"): the button and the alert are captured there as
+// grim shows them, the view by its sway:N id, with its marks inside.
+//
+// The pointer is first put on the document's page, where a typing user's
+// rests. Over a toolbar button (a fresh sandbox's cursor is over one)
+// Writer 7.4 shows that button's tooltip again as each modal dialog comes
+// or goes, a GTK 3 xdg_popup on the main window; sway 1.7 dismisses it
+// when the dialog's view takes the focus, wlroots 0.15.1 drops its
+// xdg_surface's role that moment, and GTK's ack of the configure it had
+// just been sent is answered with a protocol error ("xdg_surface must have
+// a role"): GDK prints "Error 71 (Protocol error) dispatching to Wayland
+// display" and soffice.bin (the pid the session has, no oosplash) exits
+// with status 1, which uiscope rightly reports as ownershipLost. That
+// ended 4 runs of 19 (WAYLAND_DEBUG=1 shows the sequence); with the
+// pointer on the page no tooltip opened in 5 runs.
 func TestScreenshotWriterKeepFormat(t *testing.T) {
-	d := testdesk.Shared(t)
-	xc := xclient(t, d)
+	testdesk.ForEach(t, testScreenshotWriterKeepFormat)
+}
+
+func testScreenshotWriterKeepFormat(t *testing.T, d *testdesk.Desk) {
 	paras := []string{"The first paragraph, saved as text.", "And the second one."}
 	app := launchWriter(t, d, paras)
+	if d.Sway != nil {
+		// The pointer on the page, off the toolbar (see above).
+		main := oneView(t, d, app.Pid)
+		swayCursorAt(t, d, main.content.X+main.content.Width/2, main.content.Y+main.content.Height/2)
+	}
 	s := startMCP(t, d, "", "--allow-input")
 	defer s.logCost(t, "Writer: Save As .txt, Keep current format")
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
@@ -305,23 +331,51 @@ func TestScreenshotWriterKeepFormat(t *testing.T) {
 	s.ok(t, "press_key", map[string]any{"session": sess, "keys": "Ctrl+Shift+S"})
 	saveAsIn(t, s, sess, "Save", path)
 	alert := appears(t, s, sess, "the question", map[string]any{"role": "alert", "name": "Question", "nameMatch": "exact"})
-	dlg := findXWindow(t, d, xc, app.Pid, "Confirm File Format")
 	use := findOne(t, s, sess, map[string]any{"within": alert.Ref, "name": "Use Text Format", "nameMatch": "exact", "role": "push button"})
-
+	// (A mark's name is cut at 40 characters.)
+	inAlert := map[string]bool{"Use Text Format": true, "Use ODF Format": true, "Ask when not saving in ODF or default f…": true}
+	const title = "Confirm File Format"
+	if d.Sway != nil {
+		view := swayViewTitled(t, d, app.Pid, title)
+		id := fmt.Sprintf("sway:%d", view.con)
+		for _, c := range []struct{ what, ref string }{{"the question's Use Text Format button", use.Ref}, {"the question", alert.Ref}} {
+			out, img, _ := s.screenshot(t, map[string]any{"session": sess, "element": c.ref, "annotate": false})
+			shot := decode[shotResult](t, out)
+			if out["ok"] != true || shot.Window != id {
+				t.Fatalf("%s: %v, want it captured in the question's view %s", c.what, out, id)
+			}
+			if share := sameShare(img, screenCapture(t, d, platform.Rect(shot.Bounds))); share < 0.97 {
+				t.Errorf("%s: only %.1f%% of its pixels are what grim shows at %+v", c.what, 100*share, shot.Bounds)
+			}
+		}
+		out, img, _ := s.screenshot(t, map[string]any{"session": sess, "window": id})
+		shot := decode[shotResult](t, out)
+		if out["ok"] != true || platform.Rect(shot.Bounds) != view.content || img.Rect.Dx() != view.content.Width || img.Rect.Dy() != view.content.Height {
+			t.Errorf("screenshot of window %s: %v (image %v), sway has it at %+v", id, out, img.Rect, view.content)
+		}
+		checkMarksInside(t, "the question, annotated", out, id, []string{"Use Text Format", "Use ODF Format"},
+			func(_, name string) bool { return inAlert[name] }, nil)
+		s.ok(t, "click", map[string]any{"session": sess, "element": use.Ref})
+		// Writer's text export: UTF-8 with a byte order mark, each
+		// paragraph and a line feed.
+		fileHolds(t, path, "\ufeff"+strings.Join(paras, "\n")+"\n")
+		swayViewGone(t, d, app.Pid, title)
+		return
+	}
+	xc := xclient(t, d)
+	dlg := findXWindow(t, d, xc, app.Pid, title)
 	out, img, _ := s.screenshot(t, map[string]any{"session": sess, "element": use.Ref, "annotate": false})
 	checkShot(t, xc, "the question's Use Text Format button", out, img, dlg.id)
 	out, img, _ = s.screenshot(t, map[string]any{"session": sess, "element": alert.Ref, "annotate": false})
 	checkShot(t, xc, "the question", out, img, dlg.id)
 	out, img, _ = s.screenshot(t, map[string]any{"session": sess, "window": fmt.Sprintf("%#x", uint32(dlg.id))})
 	checkShotWindow(t, out, img, dlg)
-	// (A mark's name is cut at 40 characters.)
-	inAlert := map[string]bool{"Use Text Format": true, "Use ODF Format": true, "Ask when not saving in ODF or default f…": true}
-	checkMarksInside(t, "the question, annotated", out, dlg, []string{"Use Text Format", "Use ODF Format"},
+	checkMarksInside(t, "the question, annotated", out, fmt.Sprintf("%#x", uint32(dlg.id)), []string{"Use Text Format", "Use ODF Format"},
 		func(_, name string) bool { return inAlert[name] }, nil)
 
 	s.ok(t, "click", map[string]any{"session": sess, "element": use.Ref})
 	// Writer's text export: UTF-8 with a byte order mark, each paragraph
 	// and a line feed.
 	fileHolds(t, path, "\ufeff"+strings.Join(paras, "\n")+"\n")
-	xWindowGone(t, d, app.Pid, "Confirm File Format")
+	xWindowGone(t, d, app.Pid, title)
 }

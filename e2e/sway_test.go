@@ -97,6 +97,49 @@ func oneView(t testing.TB, d *testdesk.Desk, pid int) swayView {
 	return v
 }
 
+// swayViewTitled waits until pid has a view titled title and returns it.
+func swayViewTitled(t testing.TB, d *testdesk.Desk, pid int, title string) swayView {
+	t.Helper()
+	var v swayView
+	until(t, fmt.Sprintf("pid %d's sway view %q", pid, title), func(context.Context) (bool, string) {
+		vs := swayViews(t, d, pid)
+		for _, w := range vs {
+			if w.title == title {
+				v = w
+				return true, ""
+			}
+		}
+		return false, fmt.Sprintf("%+v", vs)
+	})
+	return v
+}
+
+// swayViewGone waits until pid has no view titled title in sway's tree.
+func swayViewGone(t testing.TB, d *testdesk.Desk, pid int, title string) {
+	t.Helper()
+	until(t, fmt.Sprintf("pid %d's sway view %q gone", pid, title), func(context.Context) (bool, string) {
+		vs := swayViews(t, d, pid)
+		for _, w := range vs {
+			if w.title == title {
+				return false, fmt.Sprintf("%+v", vs)
+			}
+		}
+		return true, ""
+	})
+}
+
+// swayCursorAt moves the seat's cursor to (x, y) in sway's layout through
+// sway's own command (seat - cursor set), as a user's hand would: the
+// client under it gets the pointer's enter and motion.
+func swayCursorAt(t testing.TB, d *testdesk.Desk, x, y int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if out, err := exec.CommandContext(ctx, "swaymsg", "-s", d.SwaySock, "seat", "-", "cursor", "set", strconv.Itoa(x), strconv.Itoa(y)).CombinedOutput(); err != nil {
+		t.Fatalf("swaymsg seat - cursor set %d %d: %v\n%s", x, y, err, out)
+	}
+}
+
 // pyExtents is pyatspi's reading of an element's window-relative extents
 // and whether it has the focus (the first element of pid with that role
 // and name). A Wayland client's screen coordinates are its window's: it
