@@ -73,7 +73,7 @@ type handler func(opcode uint16, a *args) error
 // events leaves it usable.
 type Conn struct {
 	sock *net.UnixConn
-	path string         // the socket dialled, for the watchdog (watchdog.go)
+	path string         // the socket dialled, for the watchdog (watchdog.go) and the record of buttons down (pressed.go)
 	wd   watchdog.Watch // the child that releases what is held if this process dies
 
 	dead atomic.Bool // broken is set: Broken reads it without waiting for a call
@@ -101,6 +101,7 @@ type Conn struct {
 	ptrKnown          bool     // ptr is where the virtual pointer last moved
 	heldButtons       []uint32 // buttons ButtonDown left down
 	watching          bool     // a watchdog's: its new pointer leaves the seat's buttons as they are
+	pressed           []uint32 // buttons the pointer has down, as recorded beside the socket (pressed.go)
 	heldCodes         []uint32 // keys KeyDown left down,
 	heldSyms          []uint32 // and their keysyms, which every keymap keeps
 	toplevelMgr       ObjectID // zwlr_foreign_toplevel_manager_v1, bound on first use

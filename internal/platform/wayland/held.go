@@ -16,8 +16,8 @@ import (
 // way a hold can end). The virtual devices are this connection's: when it
 // closes (the process exits, killed or not) the compositor destroys them,
 // and their modifiers with them, but wlroots keeps a button they pressed
-// pressed for the seat: a new virtual pointer releases buttons 1 to 3
-// first (ensurePointer).
+// pressed for the seat: a new virtual pointer releases the buttons a gone
+// process recorded down (pressed.go).
 //
 // No Wayland client can read the seat's button or key state, so a held
 // call's check is that the compositor has handled it (a round trip), and
@@ -59,7 +59,8 @@ func (c *Conn) ButtonDown(ctx context.Context, x, y, button int) error {
 }
 
 // ButtonUp releases button wherever the pointer is. It is sent whatever
-// this connection believes (a release of a button that is up is harmless).
+// this connection believes: the caller releases what it pressed (a
+// release of a button that is up reaches the client under the pointer).
 func (c *Conn) ButtonUp(ctx context.Context, button int) error {
 	code, err := checkHeldButton(button)
 	if err != nil {

@@ -355,17 +355,8 @@ func (c *Conn) ensurePointer() error {
 	// The compositor keeps a button pressed by a virtual pointer that went
 	// away (a uiscope killed during a drag) pressed for the seat: the
 	// client under it goes on dragging. A release from this pointer ends
-	// that; a button that is up is not affected. (A watchdog's pointer,
-	// made while its owner may be pressing, leaves them.)
-	if c.watching {
-		return nil
-	}
-	for _, b := range []int{1, 2, 3} {
-		if err := c.send(newRequest(p, 2).Uint(c.now()).Uint(buttonCodes[b]).Uint(0)); err != nil {
-			return err
-		}
-	}
-	return c.send(newRequest(p, 4)) // frame
+	// that, for the buttons a gone process recorded down (pressed.go).
+	return c.releaseLeftPressed()
 }
 
 // layout is the box around every output: the space absolute motion spans.
@@ -429,11 +420,18 @@ func (c *Conn) button(code uint32, down bool) error {
 	state := uint32(0)
 	if down {
 		state = 1
+		c.notePressed(code, true) // recorded before it goes down
 	}
 	if err := c.send(newRequest(c.pointer, 2).Uint(c.now()).Uint(code).Uint(state)); err != nil {
 		return err
 	}
-	return c.send(newRequest(c.pointer, 4))
+	if err := c.send(newRequest(c.pointer, 4)); err != nil {
+		return err
+	}
+	if !down {
+		c.notePressed(code, false)
+	}
+	return nil
 }
 
 // pointerInput runs a pointer sequence at (x, y): the move there, then fn;

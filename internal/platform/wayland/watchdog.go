@@ -75,6 +75,7 @@ func (c *Conn) note(kind string, code uint32, down bool) {
 // and keyboard with them, the clients their wl_pointer and wl_keyboard,
 // and a release sent after that would reach no client that had the focus.
 func RunWatchdog(in io.Reader, socket string) int {
+	owner := os.Getppid() // the server, until it is gone
 	ctx, cancel := context.WithTimeout(context.Background(), DefaultTimeout)
 	c, err := Dial(ctx, socket)
 	if err == nil {
@@ -106,6 +107,16 @@ func RunWatchdog(in io.Reader, socket string) int {
 			return 1
 		}
 	}
+	// Released: no later pointer releases them again.
+	var buttons []uint32
+	for _, h := range held {
+		if num, ok := strings.CutPrefix(h, "b "); ok {
+			if code, err := strconv.ParseUint(num, 10, 32); err == nil {
+				buttons = append(buttons, uint32(code))
+			}
+		}
+	}
+	forgetPressed(socket, owner, buttons)
 	var names []string
 	for _, h := range held {
 		names = append(names, strings.NewReplacer("k ", "key code ", "b ", "button code ").Replace(h))
