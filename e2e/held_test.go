@@ -310,3 +310,33 @@ func holdVolumeAndShift(t *testing.T, d *testdesk.Desk, title string) (*exec.Cmd
 	untilHeld(t, d, log, "button 1 and Shift down while held", buttonAndShift)
 	return cmd, log
 }
+
+// TestSwayServerStartSendsNoInput: a server that starts and connects to
+// the app under the pointer gives it no input: the first events the app
+// logs are those of the key the test then presses. A new virtual pointer
+// used to release buttons 1 to 3 at once (for a button a killed uiscope
+// might have left down), and sway 1.7 passed each release to the client
+// under the pointer: LibreOffice Writer took them for the pointer's
+// activity and showed the tooltip of the toolbar button under it.
+func TestSwayServerStartSendsNoInput(t *testing.T) {
+	d := testdesk.On(t, "sway")
+	log := newFixtureLog(t)
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "start sends nothing", "--input-log", log.path)
+	v := oneView(t, d, app.Pid)
+	swayCursorAt(t, d, v.content.X+v.content.Width/2, v.content.Y+v.content.Height/2)
+	s := startMCP(t, d, "", "--allow-input")
+	sess := s.connect(t, map[string]any{"pid": app.Pid})
+	findOne(t, s, sess, map[string]any{"name": "Name", "nameMatch": "exact", "role": "text"})
+	s.ok(t, "press_key", map[string]any{"session": sess, "keys": "Shift"})
+	until(t, "the Shift key in the app's input log", func(context.Context) (bool, string) {
+		return slices.Contains(log.lines(), "key-release Shift_L"), fmt.Sprintf("%q", log.lines())
+	})
+	for _, l := range log.lines() {
+		if l == "key-press Shift_L" {
+			break
+		}
+		if !strings.HasPrefix(l, "mods ") {
+			t.Errorf("before the key pressed, the app got %q (its log: %q)", l, log.lines())
+		}
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/uiscope/uiscope/internal/platform/x11"
+	"github.com/uiscope/uiscope/internal/procinfo"
 	"github.com/uiscope/uiscope/internal/testdesk"
 )
 
@@ -190,6 +191,51 @@ func testHeldServerDies(t *testing.T, d *testdesk.Desk) {
 			untilNothingHeld(t, d, log, fmt.Sprintf("once the server got %v", sig))
 		})
 	}
+}
+
+// TestSwayHeldServerAndWatchdogKilled: a server holding button 1 that is
+// killed with its watchdog (SIGKILL to both) leaves the button pressed
+// for sway's seat; the next server's pointer releases it, from the record
+// the dead server left beside the compositor's socket.
+func TestSwayHeldServerAndWatchdogKilled(t *testing.T) {
+	d := testdesk.On(t, "sway")
+	log := newFixtureLog(t)
+	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "held both killed", "--input-log", log.path)
+	cmd := exec.Command(uiscopeBin, "mcp", "--allow-input")
+	cmd.Env = d.Env()
+	s := startMCPCmd(t, cmd)
+	sess := s.connect(t, map[string]any{"pid": app.Pid})
+	vol := findKeyed(t, s, sess, map[string]any{"name": "Volume", "role": "slider"})
+	s.ok(t, "press", map[string]any{"session": sess, "element": vol.Ref})
+	buttonDown := func(h heldInput) bool { return slices.Contains(h.buttons, 1) }
+	untilHeld(t, d, log, "button 1 down while held", buttonDown)
+	kids := procinfo.Children(cmd.Process.Pid)
+	if len(kids) == 0 {
+		t.Fatal("the server has no watchdog child")
+	}
+	for _, pid := range append(kids, cmd.Process.Pid) {
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+	}
+	until(t, "the server and its watchdog gone", func(context.Context) (bool, string) {
+		for _, pid := range append(kids, cmd.Process.Pid) {
+			if st, err := procinfo.State(pid); err == nil && st != "Z" {
+				return false, fmt.Sprintf("pid %d is %s", pid, st)
+			}
+		}
+		return true, ""
+	})
+	// Nobody released it.
+	if h := heldNow(t, d, log); !buttonDown(h) {
+		t.Fatalf("button 1 released with nobody left to release it: %s (the app's log %q)", h, log.lines())
+	}
+	next := startMCP(t, d, "", "--allow-input")
+	next.connect(t, map[string]any{"pid": app.Pid})
+	until(t, "button 1 released by the next server's pointer", func(context.Context) (bool, string) {
+		h := heldNow(t, d, log)
+		return !buttonDown(h), fmt.Sprintf("%s (the app's log %q)", h, log.lines())
+	})
 }
 
 // TestServerUnderNohup: a server started with SIGHUP ignored (nohup)
