@@ -185,9 +185,14 @@ func kwriteFileMenuSway(t *testing.T, d *testdesk.Desk) {
 	s.ok(t, "wait_for", map[string]any{"session": sess, "role": "text", "states": []string{"editable", "focused"},
 		"until": "appears", "timeoutMs": 30000})
 	view := oneView(t, d, app.Pid)
-	before := asRGBA(grimRegion(t, d, view.content))
 	bar := findOne(t, s, sess, map[string]any{"role": "menu bar"})
 	file := findOne(t, s, sess, map[string]any{"within": bar.Ref, "name": "File", "nameMatch": "exact", "role": "menu item"})
+	// The pointer on File first, where the click puts it: headless sway
+	// draws the cursor into the screen grim reads, so a cursor left below
+	// the menu bar by an earlier test and moved by the click would count
+	// as the menu's pixels.
+	swayCursorAt(t, d, file.Bounds.X+file.Bounds.Width/2, file.Bounds.Y+file.Bounds.Height/2)
+	before := asRGBA(grimRegion(t, d, view.content))
 	s.ok(t, "click", map[string]any{"session": sess, "element": file.Ref})
 	item := showingItem(t, s, sess, map[string]any{"name": "Save As...", "nameMatch": "exact", "role": "menu item"})
 	// The menu on the screen: what changed below the menu bar since.
