@@ -148,6 +148,10 @@ type Conn struct {
 	// under bulkRule (zero: defaultBulkRule). Guarded by mu.
 	bulks    map[string]*bulkHistory
 	bulkRule bulkRule
+
+	// embeds: the applications with a toolkit embedded in another's
+	// (embed.go).
+	embeds embeds
 }
 
 // Dial connects to the accessibility bus at addr and registers for events, so

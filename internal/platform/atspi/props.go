@@ -202,6 +202,16 @@ func (c *Conn) Element(ctx context.Context, key string, opts ElementOptions) (*p
 			showValue(n, formatNumber(d.Value.Current), false)
 		}
 	}
+	if n.Bounds != nil {
+		// Inside a toolkit embedded in another (embed.go): where it is
+		// drawn, or, with its ancestors unread, nowhere.
+		if dx, dy, err := c.embedShift(ctx, bus, path, n, opts.coord()); err != nil {
+			n.Bounds, n.BoundsUnknown = nil, true
+		} else {
+			n.Bounds.X += dx
+			n.Bounds.Y += dy
+		}
+	}
 	if n.Bounds != nil && opts.WindowOrigin != nil {
 		// Without its top level (gone meanwhile, or no answer) the
 		// element cannot be placed either.
@@ -260,6 +270,7 @@ func (c *Conn) topLevel(ctx context.Context, bus string, path dbus.ObjectPath, w
 		if err := dbus.Store([]any{v.Value()}, &parent); err != nil {
 			return nil, err
 		}
+		parent = c.embeds.treeParent(bus, cur.Path, parent)
 		if parent.null() {
 			return nil, platform.ErrElementGone
 		}
@@ -337,6 +348,7 @@ func (c *Conn) placing(ctx context.Context, bus string, path dbus.ObjectPath, po
 		if perr != nil {
 			return nil, nil, perr
 		}
+		parent = c.embeds.treeParent(bus, cur.Path, parent)
 		if parent.null() {
 			return nil, nil, platform.ErrElementGone
 		}

@@ -267,7 +267,10 @@ func (c *Conn) Tree(ctx context.Context, bus string, opts TreeOptions) (*platfor
 	return c.SubTree(ctx, objRef{bus, rootPath}.key(), opts)
 }
 
-// SubTree reads the tree under the element with the given key.
+// SubTree reads the tree under the element with the given key. A whole
+// application's tree (the root's key) has the bounds of subtrees that an
+// embedded toolkit places by another origin corrected (embed.go); a
+// subtree below the root has its bounds as the toolkit gives them.
 func (c *Conn) SubTree(ctx context.Context, key string, opts TreeOptions) (*platform.Node, TreeStats, error) {
 	if opts.MaxNodes <= 0 {
 		opts.MaxNodes = 50000
@@ -287,10 +290,21 @@ func (c *Conn) SubTree(ctx context.Context, key string, opts TreeOptions) (*plat
 		return nil, TreeStats{}, err
 	}
 	defer unlock()
-	if opts.Mirror && path == rootPath {
-		return c.mirrorTree(ctx, bus, opts)
+	if path != rootPath {
+		return c.read(ctx, bus, path, opts)
 	}
-	return c.read(ctx, bus, path, opts)
+	read := c.read
+	if opts.Mirror {
+		read = func(ctx context.Context, bus string, _ dbus.ObjectPath, opts TreeOptions) (*platform.Node, TreeStats, error) {
+			return c.mirrorTree(ctx, bus, opts)
+		}
+	}
+	root, st, err := read(ctx, bus, path, opts)
+	if err == nil && !opts.NoDetails {
+		// The tree is the caller's own (a mirror's is a copy).
+		c.embeds.learn(bus, root, unembed(root), st.Truncated)
+	}
+	return root, st, err
 }
 
 // read walks the tree under one element; the caller holds the app lock.

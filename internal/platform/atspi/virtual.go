@@ -94,9 +94,13 @@ func (w *walker) visibleArea(wn *walkNode) (platform.Rect, bool) {
 		w.stats.Calls++
 	}
 	b.wait()
-	if len(rects) == 0 || rects[0] == nil {
+	if len(rects) == 0 || rects[0] == nil || chain[0] != wn {
 		return platform.Rect{}, false
 	}
+	// Inside a toolkit embedded in another, the ancestors count from two
+	// origins (embed.go): clipped where they are drawn, the area is taken
+	// back to the container's own coordinates, which hit tests use.
+	d := unembedAncestors(wn, chain, rects)
 	area := *rects[0]
 	for _, r := range rects[1:] {
 		if r == nil || r.Empty() {
@@ -104,7 +108,26 @@ func (w *walker) visibleArea(wn *walkNode) (platform.Rect, bool) {
 		}
 		area = area.Intersect(*r)
 	}
+	area.X -= d.x
+	area.Y -= d.y
 	return area, !area.Empty()
+}
+
+// unembedAncestors corrects by the embedding rule the extents read of a
+// walk node and its ancestors (chain, nearest first: those with a
+// Component, rects their extents), in place, and returns the shift of the
+// node's own.
+func unembedAncestors(wn *walkNode, chain []*walkNode, rects []*platform.Rect) point {
+	byNode := make(map[*walkNode]*platform.Rect, len(chain))
+	for i, a := range chain {
+		byNode[a] = rects[i]
+	}
+	var line []*platform.Node // from the top down, every ancestor
+	for a := wn; a != nil && a.parent != nil; a = a.parent {
+		n := &platform.Node{Role: a.node.Role, ChildCount: a.node.ChildCount, Bounds: byNode[a]}
+		line = append([]*platform.Node{n}, line...)
+	}
+	return unembedChain(line)
 }
 
 // probePoints lays lines of points across the area: three vertical (left
