@@ -6,6 +6,8 @@
   probe.py PID ROLE NAME text      prints the element's text (no newline added)
   probe.py PID ROLE NAME value     prints the element's current value
   probe.py PID ROLE NAME focus     grabs the keyboard focus for the element, prints "ok"
+  probe.py PID ROLE NAME states    prints the element's state names, space-separated
+  probe.py PID ROLE NAME attrs     prints the text attributes at its first character, "name:value" a line
 
 The element is the first one with that role (any role when ROLE is empty) and
 that name in an app whose process is PID. Exits 1 (with the reason on
@@ -54,6 +56,11 @@ def main():
     elif what == "focus":
         el.queryComponent().grabFocus()
         print("ok")
+    elif what == "states":
+        print(*sorted(pyatspi.stateToString(s) for s in el.getState().getStates()))
+    elif what == "attrs":
+        attrs, _, _ = el.queryText().getAttributes(0)
+        print("\n".join(sorted(attrs.split(", "))) if attrs else "")
     else:
         sys.exit("unknown request " + what)
 
