@@ -111,10 +111,27 @@ func (m *Sessions) settleQuiet(ctx context.Context, s *Session, key string, chan
 			// Still busy: settled means quietTime after the last event.
 			quiet.Reset(quietTime)
 		case <-quiet.C:
+			// Quiet ends with a call the app answers (the element read
+			// back, else its top levels, twice): an app still at work on
+			// the action (a starved GTK 3 app building a file chooser
+			// falls silent for longer than quietTime before it shows it)
+			// answers only after it, and what it sent meanwhile says it
+			// is not done. Without an element, a second call: an app
+			// that has not yet taken the keys (in its socket, in the
+			// same turn of its main loop as the first call) answers it
+			// after their handler.
 			if key == "" {
+				if m.roundTrip(ctx, s) && (sent(changes) || m.roundTrip(ctx, s) && sent(changes)) {
+					quiet.Reset(quietTime)
+					continue
+				}
 				return nil, true
 			}
 			d, err := read()
+			if sent(changes) {
+				quiet.Reset(quietTime)
+				continue
+			}
 			switch {
 			case err == nil:
 				last = d
@@ -137,5 +154,27 @@ func (m *Sessions) settleQuiet(ctx context.Context, s *Session, key string, chan
 		case <-ctx.Done():
 			return last, last != nil && (want == nil || want(last))
 		}
+	}
+}
+
+// roundTrip makes one call the app answers (its top levels), for settle;
+// false when the platform has none to make or the session is visual.
+func (m *Sessions) roundTrip(ctx context.Context, s *Session) bool {
+	tl, ok := m.desk.Accessibility.(platform.TopLevelReader)
+	if !ok || s.Mode == ModeVisual {
+		return false
+	}
+	_, err := tl.TopLevels(ctx, s.App)
+	return err == nil
+}
+
+// sent reports whether the app sent an event since changes was last
+// drained (false for a platform without events).
+func sent(changes <-chan struct{}) bool {
+	select {
+	case <-changes:
+		return true
+	default:
+		return false
 	}
 }

@@ -207,3 +207,91 @@ func TestSettleHoldsStillWithoutEvents(t *testing.T) {
 		}
 	})
 }
+
+// busyDesk is an app that, busy until done closes, answers a call only
+// then, after the event of what it finished (a window it showed).
+type busyDesk struct {
+	elementDesk
+	done    <-chan struct{}
+	changes chan<- struct{}
+	once    *sync.Once
+	// first, when set, is closed by the first call, answered at once:
+	// the app starts its work only then.
+	first     chan struct{}
+	firstOnce *sync.Once
+}
+
+func (b busyDesk) TopLevels(ctx context.Context, _ platform.App) ([]platform.Node, error) {
+	if b.first != nil {
+		// The app answers its first call before it takes the keys.
+		first := false
+		b.firstOnce.Do(func() { first = true })
+		if first {
+			close(b.first)
+			return nil, nil
+		}
+	}
+	select {
+	case <-b.done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	b.once.Do(func() { b.changes <- struct{}{} })
+	return nil, nil
+}
+
+// TestSettleWaitsOutABusyApp: an app that falls silent for longer than
+// the quiet time while still at work on the action (a starved GTK 3 app
+// building a file chooser) is settled only once it answers a call and
+// has sent nothing meanwhile: the event it sent before its answer keeps
+// settle waiting. Without an element to read back, too.
+func TestSettleWaitsOutABusyApp(t *testing.T) {
+	cases := []struct {
+		name, key string
+		lateKeys  bool // the app takes the keys after it answered a call
+	}{
+		{"no element", "", false},
+		{"an element", "k", false},
+		{"keys taken after a call", "", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				done := make(chan struct{})
+				changes := make(chan struct{}, 1)
+				app := &textApp{text: "x"}
+				desk := busyDesk{elementDesk: elementDesk{app}, done: done, changes: changes, once: &sync.Once{}}
+				started := make(chan struct{})
+				if c.lateKeys {
+					desk.first, desk.firstOnce = started, &sync.Once{}
+				} else {
+					close(started)
+				}
+				m := NewSessions(platform.Desktop{Accessibility: busyElementDesk{desk}})
+				busy := 3 * quietTime
+				go func() {
+					<-started
+					time.Sleep(busy)
+					close(done)
+				}()
+				start := time.Now()
+				m.settle(context.Background(), &Session{}, c.key, changes, nil)
+				if took, least := time.Since(start), busy+quietTime; took < least {
+					t.Errorf("settled after %v; want %v at least: the app was busy for %v, then sent an event", took, least, busy)
+				}
+				<-done
+			})
+		})
+	}
+}
+
+// busyElementDesk reads its element only once the app is done, as
+// TopLevels does.
+type busyElementDesk struct{ busyDesk }
+
+func (b busyElementDesk) Element(ctx context.Context, a platform.App, key string) (*platform.Details, error) {
+	if _, err := b.TopLevels(ctx, a); err != nil {
+		return nil, err
+	}
+	return b.textApp.Element(ctx, a, key)
+}
