@@ -15,11 +15,13 @@ import (
 // that answer's effects), and the keys that open a Save dialog answer with the dialog and
 // its focused name field, by a ref the session takes at once — no read of
 // the tree between — in GTK 3 (mousepad), GTK 4 (GNOME Text Editor, which
-// announces no focus moves) and Qt 5 (KWrite, whose dialog runs in a
-// nested loop). The name field's ref is another session's unknownRef. The
-// file on disk is the check outside uiscope.
-func TestEffectsFocusRefNewDialog(t *testing.T) {
-	d := testdesk.Shared(t)
+// announces no focus moves, and on sway marks its focus a moment after its
+// tree holds still) and Qt 5 (KWrite, whose dialog runs in a nested loop),
+// on each desktop. The name field's ref is another session's unknownRef.
+// The file on disk is the check outside uiscope.
+func TestEffectsFocusRefNewDialog(t *testing.T) { testdesk.ForEach(t, testEffectsFocusRefNewDialog) }
+
+func testEffectsFocusRefNewDialog(t *testing.T, d *testdesk.Desk) {
 	cases := []struct {
 		name, keys, dialog string
 		argv               []string
