@@ -294,6 +294,16 @@ func (c *Conn) SubTree(ctx context.Context, key string, opts TreeOptions) (*plat
 		return c.read(ctx, bus, path, opts)
 	}
 	read := c.read
+	if opts.Mirror && c.embeds.has(bus) {
+		// An embedded toolkit moves its elements without an event: VCL
+		// changes the origin it counts from (seen on X11: from the
+		// window's top to its own widget's, a while after it started),
+		// all its elements at once. A mirror would hold some elements
+		// placed before and some after, which no rule can set right:
+		// such an application is read whole.
+		opts.Mirror = false
+		c.dropMirror(bus)
+	}
 	if opts.Mirror {
 		read = func(ctx context.Context, bus string, _ dbus.ObjectPath, opts TreeOptions) (*platform.Node, TreeStats, error) {
 			return c.mirrorTree(ctx, bus, opts)
