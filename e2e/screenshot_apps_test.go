@@ -315,7 +315,7 @@ func TestScreenshotGIMPImageMenu(t *testing.T) {
 // ("xdg_surface must have a role"): GDK prints "Error 71 (Protocol error)
 // dispatching to Wayland display" and soffice.bin (the pid the session
 // has, no oosplash) exits with status 1, which uiscope rightly reports as
-// ownershipLost. That ended 4 runs of 19 while each new virtual pointer
+// ownershipLost. That ended 4 runs of 18 while each new virtual pointer
 // released buttons 1 to 3 (activity Writer took for the pointer's: its
 // tooltip came 0.5 s later); since, a cursor over the button passed 10
 // runs, the tooltip still back at the question (opened there after the
