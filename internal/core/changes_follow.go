@@ -517,6 +517,14 @@ func (m *Sessions) Events(ctx context.Context, sessionID string, req EventsReque
 // that began after the call is recorded; false when that read failed, ctx
 // ended first or the watcher stopped (the application is gone).
 func (m *Sessions) readSince(ctx context.Context, s *Session) bool {
+	return m.readSinceOr(ctx, s, nil)
+}
+
+// readSinceOr is readSince that ends early, true, once a read recorded
+// meanwhile (one under way at the call included) makes enough true: a
+// starved app's read already begun may hold what the caller looks for,
+// a whole read sooner.
+func (m *Sessions) readSinceOr(ctx context.Context, s *Session, enough func() bool) bool {
 	l := &s.live
 	l.mu.Lock()
 	want, done := l.begun+1, l.done
@@ -533,6 +541,9 @@ func (m *Sessions) readSince(ctx context.Context, s *Session) bool {
 		l.mu.Unlock()
 		select {
 		case <-after:
+			if enough != nil && enough() {
+				return true
+			}
 		case <-done:
 			return false
 		case <-ctx.Done():

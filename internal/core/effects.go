@@ -254,11 +254,12 @@ func (m *Sessions) focusRef(ctx context.Context, s *Session, key string) *FocusR
 	if f.Ref == "" {
 		// An element no read of the session holds (the name field of a
 		// dialog the action opened): the session's watcher reads the app
-		// once more, and its read holds the ref (Resolve takes the
-		// watcher's refs), so that the agent needs no search to act on it.
+		// once more (or a read of it under way finds it), and its read
+		// holds the ref (Resolve takes the watcher's refs), so that the
+		// agent needs no search to act on it.
 		rctx, cancel := context.WithTimeout(ctx, focusReadTime)
 		defer cancel()
-		if m.readSince(rctx, s) {
+		if m.readSinceOr(rctx, s, func() bool { return s.refOfKey(key) != "" }) {
 			f.Ref = s.refOfKey(key)
 		}
 	}

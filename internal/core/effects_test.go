@@ -463,3 +463,37 @@ func TestFocusOfWaitsForTheApp(t *testing.T) {
 		})
 	}
 }
+
+// TestFocusRefFromReadUnderWay: the ref of a focused element no read of
+// the session held comes from the watcher's read already under way when
+// that read holds it (a starved app's read takes seconds), not from a
+// whole read more.
+func TestFocusRefFromReadUnderWay(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		d := newSafetyDesk()
+		m, s, _ := formSession(t, d.Platform())
+		ctx := context.Background()
+		m.KeepEvents(ctx, s)
+		t.Cleanup(func() { s.live.close() })
+		const readTime = time.Second
+		d.SetHook(func(ctx context.Context, c fake.Call) error {
+			if c.Name == "Tree" {
+				time.Sleep(readTime)
+			}
+			return nil
+		})
+		openSaveDialog(d) // wakes the watcher: its next read takes the dialog after readTime
+		time.Sleep(logMinGap + 50*time.Millisecond)
+		synctest.Wait() // that read is under way
+		start := time.Now()
+		f := m.focusRef(ctx, s, "dlg/name")
+		took := time.Since(start)
+		if f == nil || f.Ref == "" {
+			t.Fatalf("focus %+v; want the name field by ref", f)
+		}
+		if took > readTime+100*time.Millisecond {
+			t.Errorf("the ref came after %v; want it from the read under way, within %v", took, readTime)
+		}
+		d.SetHook(nil)
+	})
+}
