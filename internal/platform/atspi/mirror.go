@@ -48,7 +48,11 @@ package atspi
 //     read again (Gecko does not always announce the one losing it); and
 //     action names are held only when a read asks for them.
 //   - Every other toolkit (GTK 4, Qt) is read afresh every time: their
-//     events do not cover every change of bounds.
+//     events do not cover every change of bounds. So is an application
+//     whose last read found a toolkit's root pane embedded in another's
+//     (embed.go), whatever its toolkit says it is: LibreOffice's gtk3
+//     plugin answers as GTK 3, but VCL moves the origin it counts from
+//     without an event.
 //
 // Tests compare mirror reads with fresh walks after every kind of change,
 // and after random ones (mirror_test.go's TestMirrorRandomGTK3, e2e's
