@@ -268,3 +268,38 @@ func TestUnembedAncestors(t *testing.T) {
 		t.Errorf("shift %+v, grid %+v, root pane %+v; want 0,25, the grid at 0,175, the root pane at 0,44", d, *rects[0], *rects[1])
 	}
 }
+
+// TestEmbedsLearn: what a connection keeps of an application's tree reads:
+// its links while its last read found an embedded subtree (a read cut
+// short that found none changes nothing), none once a whole read finds
+// none or the application is gone; a partial container's children keep no
+// index.
+func TestEmbedsLearn(t *testing.T) {
+	var e embeds
+	tree := writerTree(t)
+	tree.Children[0].ChildrenPartial = true // the frame
+	e.learn(testBus, tree, true, false)
+	if !e.has(testBus) {
+		t.Fatal("an application with an embedded subtree is not remembered")
+	}
+	if l, ok := e.parent(testBus, "/rootpane"); !ok || l != (embedLink{"/embed", 0}) {
+		t.Errorf("the root pane's link %+v %v, want /embed at 0", l, ok)
+	}
+	if l, _ := e.parent(testBus, "/content"); l != (embedLink{"/frame", -1}) {
+		t.Errorf("a partial container's child's link %+v, want /frame without index", l)
+	}
+	if got := e.treeParent(testBus, "/rootpane", objRef{testBus, "/vclframe"}); got != (objRef{testBus, "/embed"}) {
+		t.Errorf("treeParent of the root pane: %+v, want the tree's /embed", got)
+	}
+	if got := e.treeParent(testBus, "/unknown", objRef{testBus, "/p"}); got != (objRef{testBus, "/p"}) {
+		t.Errorf("treeParent of an element not in the tree: %+v, want its Parent /p", got)
+	}
+	e.learn(testBus, tree, false, true)
+	if !e.has(testBus) {
+		t.Error("a read cut short that found nothing forgot the application")
+	}
+	e.learn(testBus, nil, false, false)
+	if e.has(testBus) {
+		t.Error("a whole read that found nothing (or the application gone) left it remembered")
+	}
+}

@@ -310,9 +310,12 @@ func (c *Conn) SubTree(ctx context.Context, key string, opts TreeOptions) (*plat
 		}
 	}
 	root, st, err := read(ctx, bus, path, opts)
-	if err == nil && !opts.NoDetails {
+	switch {
+	case err == nil && !opts.NoDetails:
 		// The tree is the caller's own (a mirror's is a copy).
 		c.embeds.learn(bus, root, unembed(root), st.Truncated)
+	case errors.Is(err, platform.ErrElementGone):
+		c.embeds.learn(bus, nil, false, false) // the application is gone
 	}
 	return root, st, err
 }
