@@ -48,6 +48,11 @@ func testEmbeddedToolkitBounds(t *testing.T, d *testdesk.Desk) {
 		t.Fatalf("find_elements: no toggle button Bold with bounds: %v", found)
 	}
 	b := *bold.Bounds
+	// What the toolkit says, for the log: on X11 VCL counts from the
+	// window's top at first (Bold 25 px high), from its own widget a while
+	// later; on sway it adds a window position of its own.
+	t.Logf("Bold's bounds %+v; its extents as the toolkit gives them (pyatspi, desktop coordinates): %s", b,
+		strings.TrimSpace(pyProbe(t, d, app.Pid, "toggle button", "Bold", "screen")))
 	props := s.ok(t, "get_element_properties", map[string]any{"session": session, "element": bold.Ref})
 	p := decode[struct{ Bounds *platform.Rect }](t, props["properties"])
 	if p.Bounds == nil || *p.Bounds != b {
