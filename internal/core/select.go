@@ -240,8 +240,14 @@ func (m *Sessions) focus(ctx context.Context, t *actTarget) error {
 		// then replace.
 		if ft, ok := m.desk.Accessibility.(platform.FocusTracker); !ok || movedElsewhere(ctx, ft, t.s.App, t.node.Key) {
 			_ = t.actor.GrabFocus(ctx, t.s.App, t.node.Key)
+			return nil
 		}
-		return nil
+		// Read live: the window was just activated, and its toolkit gives
+		// the element its focus back once it hears of it (GTK 3 on sway,
+		// a moment later); one that does not have it then is asked.
+		if m.awaitKeys(ctx, t) {
+			return nil
+		}
 	}
 	if err := t.actor.GrabFocus(ctx, t.s.App, t.node.Key); err == nil {
 		if m.awaitKeys(ctx, t) {
