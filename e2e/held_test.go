@@ -298,6 +298,14 @@ func testHeldServerTerminated(t *testing.T, d *testdesk.Desk) {
 // app's input log.
 func holdVolumeAndShift(t *testing.T, d *testdesk.Desk, title string) (*exec.Cmd, fixtureLog) {
 	t.Helper()
+	cmd, log, _ := holdVolume(t, d, title, true)
+	return cmd, log
+}
+
+// holdVolume is holdVolumeAndShift, Shift held only when shift is set; it
+// returns the fixture too.
+func holdVolume(t *testing.T, d *testdesk.Desk, title string, shift bool) (*exec.Cmd, fixtureLog, *testdesk.App) {
+	t.Helper()
 	log := newFixtureLog(t)
 	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", title, "--input-log", log.path)
 	cmd := exec.Command(uiscopeBin, "mcp", "--allow-input")
@@ -306,10 +314,17 @@ func holdVolumeAndShift(t *testing.T, d *testdesk.Desk, title string) (*exec.Cmd
 	sess := s.connect(t, map[string]any{"pid": app.Pid})
 	vol := findKeyed(t, s, sess, map[string]any{"name": "Volume", "role": "slider"})
 	s.ok(t, "press", map[string]any{"session": sess, "element": vol.Ref})
+	if !shift {
+		untilHeld(t, d, log, "button 1 down while held", buttonDown)
+		return cmd, log, app
+	}
 	s.ok(t, "key_down", map[string]any{"session": sess, "key": "Shift"})
 	untilHeld(t, d, log, "button 1 and Shift down while held", buttonAndShift)
-	return cmd, log
+	return cmd, log, app
 }
+
+// buttonDown reports whether button 1 is down.
+func buttonDown(h heldInput) bool { return slices.Contains(h.buttons, 1) }
 
 // TestSwayServerStartSendsNoInput: a server that starts and connects to
 // the app under the pointer gives it no input: the first events the app

@@ -199,16 +199,7 @@ func testHeldServerDies(t *testing.T, d *testdesk.Desk) {
 // the dead server left beside the compositor's socket.
 func TestSwayHeldServerAndWatchdogKilled(t *testing.T) {
 	d := testdesk.On(t, "sway")
-	log := newFixtureLog(t)
-	app := d.Launch(t, testdesk.Python, testdesk.Fixture("gtk3_fixture.py"), "--title", "held both killed", "--input-log", log.path)
-	cmd := exec.Command(uiscopeBin, "mcp", "--allow-input")
-	cmd.Env = d.Env()
-	s := startMCPCmd(t, cmd)
-	sess := s.connect(t, map[string]any{"pid": app.Pid})
-	vol := findKeyed(t, s, sess, map[string]any{"name": "Volume", "role": "slider"})
-	s.ok(t, "press", map[string]any{"session": sess, "element": vol.Ref})
-	buttonDown := func(h heldInput) bool { return slices.Contains(h.buttons, 1) }
-	untilHeld(t, d, log, "button 1 down while held", buttonDown)
+	cmd, log, app := holdVolume(t, d, "held both killed", false)
 	kids := procinfo.Children(cmd.Process.Pid)
 	if len(kids) == 0 {
 		t.Fatal("the server has no watchdog child")
