@@ -488,7 +488,7 @@ func topLevelFor(w platform.Window, tops []platform.Node) (platform.Node, bool) 
 	// 26 px across, 23 above and 29 below).
 	var bordered []platform.Node
 	for _, n := range tops {
-		if b := n.Bounds; shown(n) && b != nil && holdsBordered(*b, w.Bounds) {
+		if b := n.Bounds; shown(n) && b != nil && b.Borders(w.Bounds) {
 			bordered = append(bordered, n)
 		}
 	}
@@ -496,19 +496,6 @@ func topLevelFor(w platform.Window, tops []platform.Node) (platform.Node, bool) 
 		return bordered[0], true
 	}
 	return platform.Node{}, false
-}
-
-// maxCSDBorder bounds the invisible border of a client-side decorated
-// window that holdsBordered accepts.
-const maxCSDBorder = 64
-
-// holdsBordered reports a box that is win's with a border of at most
-// maxCSDBorder around it: as deep left as right, and in all as deep down
-// as across, its top part anywhere in that (a shadow cast downwards is
-// deeper below than above).
-func holdsBordered(box, win platform.Rect) bool {
-	m, top := win.X-box.X, win.Y-box.Y
-	return m > 0 && m <= maxCSDBorder && top >= 0 && top <= 2*m && box.Width-win.Width == 2*m && box.Height-win.Height == 2*m
 }
 
 // holdsFramed reports a box that holds win's, larger by at most a window

@@ -42,6 +42,21 @@ func (r Rect) Contains(x, y int) bool {
 	return x >= r.X && y >= r.Y && x < r.X+r.Width && y < r.Y+r.Height
 }
 
+// MaxCSDBorder bounds the invisible border (a shadow) a client-side
+// decorated window may draw around its content: GTK 4 without a
+// compositor draws 5 px; shadows of composited windows are a few tens.
+const MaxCSDBorder = 64
+
+// Borders reports whether r is win's box with an invisible client-side
+// border of at most MaxCSDBorder around it: as deep left as right, and in
+// all as deep down as across, its top part anywhere in that (a shadow
+// cast downwards is deeper below than above). A box that is win's exactly
+// has no border.
+func (r Rect) Borders(win Rect) bool {
+	m, top := win.X-r.X, win.Y-r.Y
+	return m > 0 && m <= MaxCSDBorder && top >= 0 && top <= 2*m && r.Width-win.Width == 2*m && r.Height-win.Height == 2*m
+}
+
 // Empty reports whether r covers no pixel.
 func (r Rect) Empty() bool { return r.Width <= 0 || r.Height <= 0 }
 

@@ -23,11 +23,8 @@ import (
 // action on them fails with platform.ErrWindowUnknown. Another window's
 // origin is never borrowed.
 
-// maxCSDBorder bounds the invisible border a client-side decorated window
-// may draw around its content when it does not say how wide it is
-// (_GTK_FRAME_EXTENTS): GTK 4 without a compositor draws 5 px; shadows of
-// composited windows are a few tens.
-const maxCSDBorder = 64
+// maxCSDBorder is platform.MaxCSDBorder.
+const maxCSDBorder = platform.MaxCSDBorder
 
 // liveWindows is one call's read of an application's windows, made on
 // first use and kept for that call only.

@@ -551,12 +551,10 @@ func (s swayWindows) WindowLayout(ctx context.Context, app platform.App, root *p
 		}
 		shown := false
 		for _, w := range wins {
-			in := w.Bounds
-			// The content inside an invisible client-side border:
-			// as deep left as right, in all as deep down as across,
-			// deeper below than above where a shadow falls (csdCorner).
-			m, above := in.X-b.X, in.Y-b.Y
-			if m >= 0 && m <= maxCSDBorder && above >= 0 && above <= 2*m && b.Width-in.Width == 2*m && b.Height-in.Height == 2*m {
+			// The content itself, or inside an invisible client-side
+			// border (deeper below than above where a shadow falls:
+			// csdCorner).
+			if *b == w.Bounds || b.Borders(w.Bounds) {
 				out.Shows[top.Key] = w.ID()
 				shown = true
 				break
