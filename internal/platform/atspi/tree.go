@@ -293,7 +293,6 @@ func (c *Conn) SubTree(ctx context.Context, key string, opts TreeOptions) (*plat
 	if path != rootPath {
 		return c.read(ctx, bus, path, opts)
 	}
-	read := c.read
 	if opts.Mirror && c.embeds.has(bus) {
 		// An embedded toolkit moves its elements without an event: VCL
 		// changes the origin it counts from (seen on X11: from the
@@ -304,12 +303,13 @@ func (c *Conn) SubTree(ctx context.Context, key string, opts TreeOptions) (*plat
 		opts.Mirror = false
 		c.dropMirror(bus)
 	}
+	var root *platform.Node
+	var st TreeStats
 	if opts.Mirror {
-		read = func(ctx context.Context, bus string, _ dbus.ObjectPath, opts TreeOptions) (*platform.Node, TreeStats, error) {
-			return c.mirrorTree(ctx, bus, opts)
-		}
+		root, st, err = c.mirrorTree(ctx, bus, opts)
+	} else {
+		root, st, err = c.read(ctx, bus, path, opts)
 	}
-	root, st, err := read(ctx, bus, path, opts)
 	switch {
 	case err == nil && !opts.NoDetails:
 		// The tree is the caller's own (a mirror's is a copy).
