@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/uiscope/uiscope/internal/procinfo"
 )
@@ -34,6 +35,10 @@ import (
 func pressedPrefix(socket string) string {
 	return filepath.Join(filepath.Dir(socket), ".uiscope-pressed-"+filepath.Base(socket)+"-")
 }
+
+// selfIdentity is this process's identity, read from /proc once rather
+// than at every button a pointer presses or lets go.
+var selfIdentity = sync.OnceValues(func() (procinfo.Identity, error) { return procinfo.Lookup(os.Getpid()) })
 
 // pressedRecord is one process's record: its identity and the evdev codes
 // of the buttons its pointer has down.
@@ -113,7 +118,7 @@ func (c *Conn) notePressed(code uint32, down bool) {
 		_ = os.Remove(path)
 		return
 	}
-	self, err := procinfo.Lookup(os.Getpid())
+	self, err := selfIdentity()
 	if err != nil {
 		return
 	}
